@@ -1,0 +1,8 @@
+// The ordered list of migrations, loaded as code so that the compiled server and the
+// swc-transformed tests run the same files. `npm run migration:create` rewrites this file.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261129224430_initial } from './Migration20261129224430_initial';
+
+export const MIGRATIONS: MigrationObject[] = [
+  { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
+];

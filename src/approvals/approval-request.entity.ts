@@ -1,0 +1,56 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { newId, TIMESTAMPTZ } from '../db/columns';
+import { Org } from '../orgs/org.entity';
+import { AgentRun } from '../runs/agent-run.entity';
+import { ToolCall } from '../gateway/tool-call.entity';
+
+export const APPROVAL_KINDS = ['expert', 'client'] as const;
+export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** A human decision a tool call waits for, bound to that exact call by `bindingHash`. */
+@Entity({ tableName: 'approval_requests' })
+@Index({ properties: ['orgId', 'createdAt', 'id'] })
+@Index({ properties: ['orgId', 'status', 'kind', 'createdAt'] })
+@Index({ properties: ['status', 'expiresAt'] })
+export class ApprovalRequest {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = newId();
+
+  @ManyToOne(() => Org, { mapToPk: true, fieldName: 'org_id' })
+  orgId!: string;
+
+  @ManyToOne(() => AgentRun, { mapToPk: true, fieldName: 'run_id' })
+  runId!: string;
+
+  @ManyToOne(() => ToolCall, { mapToPk: true, fieldName: 'tool_call_id', unique: true })
+  toolCallId!: string;
+
+  @Enum({ items: [...APPROVAL_KINDS], type: 'text' })
+  kind!: ApprovalKind;
+
+  @Enum({ items: [...APPROVAL_STATUSES], type: 'text' })
+  status: Opt<ApprovalStatus> = 'pending';
+
+  @Property({ type: 'text' })
+  bindingHash!: string;
+
+  @Property({ type: 'text', nullable: true })
+  requestedBy: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  resolvedBy: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  reason: string | null = null;
+
+  @Property({ ...TIMESTAMPTZ })
+  expiresAt!: Date;
+
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  resolvedAt: Date | null = null;
+
+  @Property({ ...TIMESTAMPTZ })
+  createdAt: Opt<Date> = new Date();
+}

@@ -1,0 +1,74 @@
+import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ApprovalKindEnum, ApprovalStatusEnum } from '../graphql/enums';
+import type { ApprovalKind, ApprovalRequest, ApprovalStatus } from './approval-request.entity';
+import { PageArgs, connectionType } from '../graphql/pagination';
+
+@ObjectType('ApprovalRequest', { description: 'A human decision a tool call waits for' })
+export class ApprovalRequestType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  runId!: string;
+
+  @Field(() => ID)
+  toolCallId!: string;
+
+  @Field(() => ApprovalKindEnum)
+  kind!: ApprovalKind;
+
+  @Field(() => ApprovalStatusEnum)
+  status!: ApprovalStatus;
+
+  @Field(() => String, { nullable: true })
+  requestedBy!: string | null;
+
+  @Field(() => String, { nullable: true })
+  resolvedBy!: string | null;
+
+  @Field(() => String, { nullable: true })
+  reason!: string | null;
+
+  @Field()
+  expiresAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  resolvedAt!: Date | null;
+
+  @Field()
+  createdAt!: Date;
+}
+
+export const ApprovalRequestConnection = connectionType(ApprovalRequestType, 'ApprovalRequest');
+
+@InputType()
+export class ApprovalRequestFilter {
+  @Field(() => ApprovalStatusEnum, { nullable: true })
+  status?: ApprovalStatus | null;
+
+  @Field(() => ApprovalKindEnum, { nullable: true })
+  kind?: ApprovalKind | null;
+
+  @Field(() => ID, { nullable: true })
+  runId?: string | null;
+}
+
+@ArgsType()
+export class ApprovalRequestsArgs extends PageArgs {
+  @Field(() => ApprovalRequestFilter, { nullable: true })
+  filter?: ApprovalRequestFilter | null;
+}
+
+export const toApprovalRequestType = (a: ApprovalRequest): ApprovalRequestType => ({
+  id: a.id,
+  runId: a.runId,
+  toolCallId: a.toolCallId,
+  kind: a.kind,
+  status: a.status,
+  requestedBy: a.requestedBy,
+  resolvedBy: a.resolvedBy,
+  reason: a.reason,
+  expiresAt: a.expiresAt,
+  resolvedAt: a.resolvedAt,
+  createdAt: a.createdAt,
+});

@@ -1,0 +1,114 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ToolDefinition } from './tool-definition.entity';
+import { ToolPermission } from './tool-permission.entity';
+import { ToolSpecialistBinding } from './tool-specialist-binding.entity';
+import { TOOL_CATALOG } from './tool-catalog';
+import { appendLedgerEvent } from '../ledger/ledger.service';
+import { AppError } from '../errors/app-error';
+import type { Caller } from '../auth/caller';
+import { findSpecialist } from '../orgs/org.service';
+
+/** Writes the built-in catalog into tool_definitions (insert or update by tool.action). */
+export async function ensureCatalog(em: EntityManager): Promise<void> {
+  await em.transactional(async (tx) => {
+    const existing = await tx.find(ToolDefinition, {});
+    const byKey = new Map(existing.map((d) => [`${d.toolName}.${d.action}`, d]));
+    for (const entry of TOOL_CATALOG) {
+      const row = byKey.get(`${entry.toolName}.${entry.action}`) ?? tx.create(ToolDefinition, { ...entry });
+      tx.assign(row, { ...entry });
+    }
+  });
+}
+
+export async function findTool(em: EntityManager, toolName: string, action: string): Promise<ToolDefinition> {
+  const tool = await em.findOne(ToolDefinition, { toolName, action });
+  if (!tool) throw new AppError('NOT_FOUND', `Tool ${toolName}.${action} is not in the catalog`);
+  return tool;
+}
+
+export interface CatalogListing {
+  tool: ToolDefinition;
+  enabled: boolean;
+}
+
+export async function listCatalog(em: EntityManager, orgId: string): Promise<CatalogListing[]> {
+  const [tools, permissions] = await Promise.all([
+    em.find(ToolDefinition, {}, { orderBy: { toolName: 'asc', action: 'asc' } }),
+    em.find(ToolPermission, { orgId }),
+  ]);
+  const enabled = new Map(permissions.map((p) => [p.toolId, p.enabled]));
+  return tools.map((tool) => ({ tool, enabled: enabled.get(tool.id) ?? false }));
+}
+
+export async function setToolPermission(
+  em: EntityManager,
+  caller: Caller,
+  toolName: string,
+  action: string,
+  enabled: boolean,
+): Promise<{ permission: ToolPermission; tool: ToolDefinition }> {
+  return em.transactional(async (tx) => {
+    const tool = await findTool(tx, toolName, action);
+    let permission = await tx.findOne(ToolPermission, { orgId: caller.orgId, toolId: tool.id });
+    if (!permission) {
+      permission = tx.create(ToolPermission, { orgId: caller.orgId, toolId: tool.id, enabled });
+    }
+    const previous = permission.enabled;
+    permission.enabled = enabled;
+    permission.updatedAt = new Date();
+    await tx.flush();
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'permission.changed',
+      resourceId: permission.id,
+      actor: caller,
+      metadata: { scope: 'org', tool: `${toolName}.${action}`, enabled, previous },
+    });
+    return { permission, tool };
+  });
+}
+
+export async function bindToolToSpecialist(
+  em: EntityManager,
+  caller: Caller,
+  specialistId: string,
+  toolName: string,
+  action: string,
+  bound: boolean,
+): Promise<{ specialistId: string; tool: ToolDefinition; bound: boolean }> {
+  return em.transactional(async (tx) => {
+    await findSpecialist(tx, caller.orgId, specialistId);
+    const tool = await findTool(tx, toolName, action);
+    const existing = await tx.findOne(ToolSpecialistBinding, { orgId: caller.orgId, specialistId, toolId: tool.id });
+    if (bound && !existing) {
+      tx.create(ToolSpecialistBinding, { orgId: caller.orgId, specialistId, toolId: tool.id });
+    } else if (!bound && existing) {
+      tx.remove(existing);
+    }
+    await tx.flush();
+    if (bound !== Boolean(existing)) {
+      await appendLedgerEvent(tx, {
+        orgId: caller.orgId,
+        type: 'permission.changed',
+        resourceId: specialistId,
+        actor: caller,
+        metadata: { scope: 'specialist', specialistId, tool: `${toolName}.${action}`, bound },
+      });
+    }
+    return { specialistId, tool, bound };
+  });
+}
+
+/** `tool.action` names a specialist may use in a new run: enabled permissions ∩ bindings. */
+export async function allowedToolsFor(em: EntityManager, orgId: string, specialistId: string): Promise<string[]> {
+  const rows = await em.execute<{ tool_name: string; action: string }[]>(
+    `select d.tool_name, d.action
+       from tool_permissions p
+       join tool_specialist_bindings b on b.tool_id = p.tool_id and b.org_id = p.org_id
+       join tool_definitions d on d.id = p.tool_id
+      where p.org_id = ? and b.specialist_id = ? and p.enabled
+      order by d.tool_name, d.action`,
+    [orgId, specialistId],
+  );
+  return rows.map((r) => `${r.tool_name}.${r.action}`);
+}

@@ -1,0 +1,100 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { RiskLevelEnum } from '../graphql/enums';
+import type { RiskLevel } from './risk';
+import type { ToolDefinition } from './tool-definition.entity';
+
+@ObjectType('ToolCatalogEntry', { description: 'A catalog tool action and whether the caller\'s org enabled it' })
+export class ToolCatalogEntryType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field({ description: '`tool.action`, as listed in run manifests' })
+  name!: string;
+
+  @Field()
+  toolName!: string;
+
+  @Field()
+  action!: string;
+
+  @Field()
+  vendor!: string;
+
+  @Field()
+  description!: string;
+
+  @Field(() => RiskLevelEnum)
+  defaultRisk!: RiskLevel;
+
+  @Field()
+  idempotent!: boolean;
+
+  @Field(() => GraphQLJSONObject)
+  inputSchema!: Record<string, unknown>;
+
+  @Field(() => Int)
+  costCents!: number;
+
+  @Field({ description: 'Enabled for the caller\'s org (tool permission)' })
+  enabled!: boolean;
+}
+
+@ObjectType('ToolPermission')
+export class ToolPermissionType {
+  @Field()
+  toolName!: string;
+
+  @Field()
+  action!: string;
+
+  @Field()
+  enabled!: boolean;
+
+  @Field()
+  updatedAt!: Date;
+}
+
+@ObjectType('ToolSpecialistBinding')
+export class ToolSpecialistBindingType {
+  @Field(() => ID)
+  specialistId!: string;
+
+  @Field()
+  toolName!: string;
+
+  @Field()
+  action!: string;
+
+  @Field()
+  bound!: boolean;
+}
+
+@InputType()
+export class BindToolInput {
+  @Field(() => ID)
+  specialistId!: string;
+
+  @Field()
+  toolName!: string;
+
+  @Field()
+  action!: string;
+
+  @Field({ defaultValue: true, description: 'false removes the binding' })
+  bound: boolean = true;
+}
+
+export const toCatalogEntryType = (tool: ToolDefinition, enabled: boolean): ToolCatalogEntryType => ({
+  id: tool.id,
+  name: `${tool.toolName}.${tool.action}`,
+  toolName: tool.toolName,
+  action: tool.action,
+  vendor: tool.vendor,
+  description: tool.description,
+  defaultRisk: tool.defaultRisk,
+  idempotent: tool.idempotent,
+  inputSchema: tool.inputSchema,
+  costCents: tool.costCents,
+  enabled,
+});

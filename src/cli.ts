@@ -1,0 +1,228 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import pino from 'pino';
+import { ConfigError, describeConfig, loadConfig, type Config } from './config';
+import { createLogger, type Logger } from './logger';
+import { openRuntime, startToolgate, type Toolgate } from './main';
+import { seedDemo, type SeedResult } from './seed/demo-seed';
+import { createKey, createOrg } from './orgs/org.service';
+import { isRole, ROLES } from './auth/roles';
+import { AppError } from './errors/app-error';
+import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
+import { MIGRATIONS_DIR, migrateUp } from './db/orm';
+
+const USAGE = `Usage: toolgate <command> [options]
+
+Commands:
+  start                                  run the API (GraphQL on /graphql, websockets on the same path)
+  migrate                                apply pending database migrations
+  seed [--json]                          create the demo org (idempotent) and print fresh keys
+  org create --name NAME [--json]        create a tenant and its first admin key
+  keys create --org ID --role ROLE [--json]
+                                         issue an API key (roles: ${ROLES.join(', ')})
+  schema [--out FILE]                    print the GraphQL schema (SDL)
+  migration:create [--name NAME]         generate a migration from entity changes
+
+Without DATABASE_URL every command uses the embedded PostgreSQL in TOOLGATE_DATA_DIR (.toolgate/).`;
+
+type Flags = Record<string, string | true>;
+
+function parseArgs(argv: string[]): { words: string[]; flags: Flags } {
+  const words: string[] = [];
+  const flags: Flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg.startsWith('--')) {
+      const [name, inline] = arg.slice(2).split('=', 2);
+      if (inline !== undefined) flags[name] = inline;
+      else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith('--')) flags[name] = argv[++i];
+      else flags[name] = true;
+    } else {
+      words.push(arg);
+    }
+  }
+  return { words, flags };
+}
+
+function requireFlag(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+class UsageError extends Error {}
+
+async function main(argv: string[]): Promise<number> {
+  const { words, flags } = parseArgs(argv);
+  const command = words.join(' ');
+  if (command === '' || command === 'help' || flags.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return command === '' && !flags.help ? 2 : 0;
+  }
+  if (command === 'schema') {
+    const sdl = printToolgateSchema(await buildToolgateSchema());
+    if (typeof flags.out === 'string') await fs.writeFile(flags.out, sdl);
+    else process.stdout.write(sdl);
+    return 0;
+  }
+  const config = loadConfig();
+  // Commands other than `start` keep stdout for their output; logs go to stderr.
+  const logger = createLogger(config, command === 'start' ? undefined : pino.destination(2));
+  switch (command) {
+    case 'start':
+      return start(config, logger);
+    case 'migrate':
+      return withRuntime(config, logger, async () => {
+        process.stdout.write('Migrations are up to date.\n');
+      });
+    case 'seed':
+      return withRuntime(config, logger, async (runtime) => {
+        const result = await seedDemo(runtime.orm.em.fork(), runtime.masterKey);
+        const { orgId, specialistId, keys } = result;
+        process.stdout.write(flags.json ? `${JSON.stringify({ orgId, specialistId, keys })}\n` : describeSeed(result, null));
+      });
+    case 'org create': {
+      const name = requireFlag(flags, 'name');
+      return withRuntime(config, logger, async (runtime) => {
+        const { org, adminKey } = await createOrg(runtime.orm.em.fork(), { name });
+        const out = { orgId: org.id, name: org.name, adminKey: adminKey.secret };
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(out)}\n` : `Created org ${org.name} (${org.id}).\nAdmin key (shown once): ${adminKey.secret}\n`,
+        );
+      });
+    }
+    case 'keys create': {
+      const orgId = requireFlag(flags, 'org');
+      const role = requireFlag(flags, 'role');
+      if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      return withRuntime(config, logger, async (runtime) => {
+        const key = await createKey(runtime.orm.em.fork(), orgId, role);
+        process.stdout.write(
+          flags.json ? `${JSON.stringify({ id: key.id, orgId, role, key: key.secret })}\n` : `${role} key (shown once): ${key.secret}\n`,
+        );
+      });
+    }
+    case 'migration:create':
+      return withRuntime(config, logger, async (runtime) => {
+        const name = typeof flags.name === 'string' ? flags.name : undefined;
+        const result = await runtime.orm.getMigrator().createMigration(MIGRATIONS_DIR, false, false, name);
+        if (!result.fileName) {
+          process.stdout.write('No entity changes: no migration created.\n');
+          return;
+        }
+        await writeMigrationIndex();
+        await migrateUp(runtime.orm);
+        process.stdout.write(`Created migrations/${result.fileName} and applied it.\n`);
+      });
+    default:
+      throw new UsageError(`Unknown command "${command}"`);
+  }
+}
+
+async function withRuntime(
+  config: Config,
+  logger: Logger,
+  run: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>,
+): Promise<number> {
+  const runtime = await openRuntime(config, logger, { migrate: true });
+  try {
+    await run(runtime);
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function start(config: Config, logger: Logger): Promise<number> {
+  logger.info({ settings: describeConfig(config) }, 'starting Toolgate');
+  const toolgate = await startToolgate(config, logger);
+  logger.info({ url: toolgate.server.url }, 'Toolgate is listening');
+  process.stdout.write(describeSeed(toolgate.seeded, toolgate));
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      logger.info({ signal }, 'shutting down');
+      const timer = setTimeout(() => {
+        logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting');
+        resolve(1);
+      }, config.shutdownTimeoutMs);
+      timer.unref();
+      toolgate.shutdown().then(
+        () => {
+          clearTimeout(timer);
+          logger.info('shutdown complete');
+          resolve(0);
+        },
+        (error: unknown) => {
+          logger.error({ err: error }, 'shutdown failed');
+          resolve(1);
+        },
+      );
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+}
+
+function describeSeed(seed: SeedResult | null, toolgate: Toolgate | null): string {
+  const url = toolgate?.server.url ?? 'http://localhost:4000/graphql';
+  if (!seed) {
+    if (!toolgate) return '';
+    return `\nToolgate is serving ${url}\nKeys are shown only when issued: \`npx toolgate seed\` prints fresh demo keys, \`npx toolgate keys create --org ID --role ROLE\` one more.\n\n`;
+  }
+  const lines = [
+    '',
+    `Toolgate ${toolgate ? `is serving ${url}` : 'demo org'}`,
+    `Demo org ${seed.orgId} with specialist ${seed.specialistId}.`,
+    'API keys (shown once; keep them):',
+    ...ROLES.map((role) => `  ${role.padEnd(8)} ${seed.keys[role]}`),
+    '',
+    'Try:',
+    `  curl -s ${url} -H 'content-type: application/json' \\`,
+    `    -H 'authorization: Bearer ${seed.keys.admin}' \\`,
+    `    -d '{"query":"{ viewer { org { id name } role } }"}'`,
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Rewrites migrations/index.ts to list every migration file in name (= time) order. */
+async function writeMigrationIndex(): Promise<void> {
+  const files = (await fs.readdir(MIGRATIONS_DIR))
+    .filter((f) => /^Migration\d+.*\.ts$/.test(f))
+    .map((f) => f.replace(/\.ts$/, ''))
+    .sort();
+  const body = [
+    '// The ordered list of migrations, loaded as code so that the compiled server and the',
+    '// swc-transformed tests run the same files. `npm run migration:create` rewrites this file.',
+    "import type { MigrationObject } from '@mikro-orm/core';",
+    ...files.map((f) => `import { ${f} } from './${f}';`),
+    '',
+    'export const MIGRATIONS: MigrationObject[] = [',
+    ...files.map((f) => `  { name: '${f}', class: ${f} },`),
+    '];',
+    '',
+  ];
+  await fs.writeFile(path.join(MIGRATIONS_DIR, 'index.ts'), body.join('\n'));
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      process.stderr.write(`toolgate: ${error.message}\n\n${USAGE}\n`);
+      process.exit(2);
+    }
+    if (error instanceof ConfigError) {
+      process.stderr.write(`toolgate: configuration error: ${error.message}\n`);
+      process.exit(2);
+    }
+    if (error instanceof AppError) {
+      process.stderr.write(`toolgate: ${error.code}: ${error.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`toolgate: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);

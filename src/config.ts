@@ -1,0 +1,111 @@
+import path from 'node:path';
+
+/**
+ * Configuration is read from the environment once, validated, and passed around as
+ * this typed object. Nothing else in the code reads `process.env`.
+ */
+export interface Config {
+  nodeEnv: 'development' | 'production' | 'test';
+  host: string;
+  port: number;
+  /** Absent means: start the embedded PostgreSQL under `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** 32-byte key; absent only outside production, where the embedded default makes one. */
+  masterEncryptionKey: Buffer | undefined;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  shutdownTimeoutMs: number;
+  dbPoolMax: number;
+  /** Seed the demo org on the first start (default: only on the embedded database). */
+  seedOnStart: boolean;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
+  const databaseUrl = nonEmpty(env.DATABASE_URL);
+  const masterEncryptionKey = parseMasterKey(env.MASTER_ENCRYPTION_KEY);
+  if (nodeEnv === 'production' && !masterEncryptionKey) {
+    throw new ConfigError(
+      'MASTER_ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes as 64 hex characters or base64). ' +
+        'Generate one with: openssl rand -hex 32',
+    );
+  }
+  return {
+    nodeEnv,
+    host: nonEmpty(env.HOST) ?? '0.0.0.0',
+    port: integer(env, 'PORT', 4000, 0, 65535),
+    databaseUrl,
+    dataDir: path.resolve(nonEmpty(env.TOOLGATE_DATA_DIR) ?? '.toolgate'),
+    masterEncryptionKey,
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
+    dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
+    seedOnStart: boolean(env, 'TOOLGATE_SEED_ON_START', databaseUrl === undefined),
+  };
+}
+
+/** Accepts 64 hex characters or base64 of exactly 32 bytes. */
+export function parseMasterKey(raw: string | undefined): Buffer | undefined {
+  const value = nonEmpty(raw);
+  if (!value) return undefined;
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  const decoded = Buffer.from(value, 'base64');
+  if (decoded.length === 32 && /^[A-Za-z0-9+/=_-]+$/.test(value)) return decoded;
+  throw new ConfigError('MASTER_ENCRYPTION_KEY must be 32 bytes: 64 hex characters or base64');
+}
+
+/** What may be logged about the configuration: secrets masked. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    ...config,
+    databaseUrl: config.databaseUrl ? maskUrl(config.databaseUrl) : '(embedded)',
+    masterEncryptionKey: config.masterEncryptionKey ? '[set]' : '[unset]',
+  };
+}
+
+function maskUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '[unparseable]';
+  }
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = nonEmpty(env[name])?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}

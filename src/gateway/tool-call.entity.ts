@@ -1,0 +1,90 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { newId, TIMESTAMPTZ } from '../db/columns';
+import { Org } from '../orgs/org.entity';
+import { AgentRun } from '../runs/agent-run.entity';
+import { PolicyDecision } from '../policy/policy-decision.entity';
+import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
+
+export const TOOL_CALL_STATUSES = [
+  'blocked',
+  'waiting_approval',
+  'approved',
+  'running',
+  'succeeded',
+  'failed',
+] as const;
+export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+
+/** The ledger row of one tool invocation. Input and output are stored redacted. */
+@Entity({ tableName: 'tool_calls' })
+@Index({ properties: ['orgId', 'createdAt', 'id'] })
+@Index({ properties: ['orgId', 'runId', 'createdAt'] })
+@Index({ properties: ['orgId', 'status', 'createdAt'] })
+@Index({ properties: ['orgId', 'toolName', 'createdAt'] })
+@Unique({ properties: ['runId', 'toolUseId'] })
+export class ToolCall {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = newId();
+
+  @ManyToOne(() => Org, { mapToPk: true, fieldName: 'org_id' })
+  orgId!: string;
+
+  @ManyToOne(() => AgentRun, { mapToPk: true, fieldName: 'run_id' })
+  runId!: string;
+
+  @Property({ type: 'text' })
+  toolName!: string;
+
+  @Property({ type: 'text' })
+  action!: string;
+
+  @Property({ type: 'text' })
+  correlationId!: string;
+
+  /** The model's tool_use id, so a replayed turn never creates a second call. */
+  @Property({ type: 'text', nullable: true })
+  toolUseId: string | null = null;
+
+  @Enum({ items: [...TOOL_CALL_STATUSES], type: 'text' })
+  status!: ToolCallStatus;
+
+  @Property({ type: 'json', nullable: true })
+  inputRedacted: unknown = null;
+
+  @Property({ type: 'json', nullable: true })
+  outputRedacted: unknown = null;
+
+  @ManyToOne(() => PolicyDecision, { mapToPk: true, fieldName: 'policy_decision_id', nullable: true })
+  policyDecisionId: string | null = null;
+
+  @Enum({ items: [...RISK_LEVELS], type: 'text', nullable: true })
+  riskLevel: RiskLevel | null = null;
+
+  /** Set by an `observe` decision: executed, but flagged for human review. */
+  @Property({ type: 'boolean', default: false })
+  reviewRequired: Opt<boolean> = false;
+
+  @Property({ type: 'text', nullable: true })
+  errorCode: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  errorText: string | null = null;
+
+  @Property({ type: 'integer', nullable: true })
+  vendorStatusCode: number | null = null;
+
+  @Property({ type: 'integer', default: 0 })
+  retryCount: Opt<number> = 0;
+
+  @Property({ type: 'integer', nullable: true })
+  durationMs: number | null = null;
+
+  @Property({ type: 'integer', default: 0 })
+  costCents: Opt<number> = 0;
+
+  @Property({ ...TIMESTAMPTZ })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ ...TIMESTAMPTZ })
+  updatedAt: Opt<Date> = new Date();
+}

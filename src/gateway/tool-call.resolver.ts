@@ -1,0 +1,53 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { requireCaller } from '../graphql/auth-checker';
+import { ACCESS } from '../auth/access';
+import { ToolCallConnection, ToolCallType, ToolCallsArgs, toToolCallType } from './tool-call.types';
+import { findToolCall, listToolCalls } from './tool-call-query.service';
+import { PolicyDecisionType, toPolicyDecisionType } from '../policy/policy-decision.types';
+import { ApprovalRequestType, toApprovalRequestType } from '../approvals/approval.types';
+import { LedgerEventType, toLedgerEventType } from '../ledger/ledger.types';
+import { AgentRunType, toRunType } from '../runs/run.types';
+
+@Resolver(() => ToolCallType)
+export class ToolCallResolver {
+  @Authorized(...ACCESS.runs)
+  @Query(() => ToolCallType)
+  async toolCall(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<ToolCallType> {
+    return toToolCallType(await findToolCall(ctx.em, requireCaller(ctx).orgId, id));
+  }
+
+  @Authorized(...ACCESS.runs)
+  @Query(() => ToolCallConnection, { description: 'Tool calls of the org, newest first' })
+  async toolCalls(@Args(() => ToolCallsArgs) args: ToolCallsArgs, @Ctx() ctx: RequestContext) {
+    return listToolCalls(ctx.em, requireCaller(ctx).orgId, args);
+  }
+
+  @FieldResolver(() => AgentRunType)
+  async run(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
+    const run = await ctx.loaders.runById.load(call.runId);
+    if (!run) throw new Error(`tool call ${call.id} has no run ${call.runId}`);
+    return toRunType(run);
+  }
+
+  @Authorized(...ACCESS.audit)
+  @FieldResolver(() => PolicyDecisionType, { nullable: true })
+  async policyDecision(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<PolicyDecisionType | null> {
+    if (!call.policyDecisionId) return null;
+    const decision = await ctx.loaders.policyDecisionById.load(call.policyDecisionId);
+    return decision ? toPolicyDecisionType(decision) : null;
+  }
+
+  @Authorized(...ACCESS.approvals)
+  @FieldResolver(() => ApprovalRequestType, { nullable: true })
+  async approvalRequest(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<ApprovalRequestType | null> {
+    const approval = await ctx.loaders.approvalRequestByToolCall.load(call.id);
+    return approval ? toApprovalRequestType(approval) : null;
+  }
+
+  @Authorized(...ACCESS.audit)
+  @FieldResolver(() => [LedgerEventType], { description: 'In sequence order' })
+  async ledgerEvents(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<LedgerEventType[]> {
+    return (await ctx.loaders.ledgerEventsByResource.load(call.id)).map(toLedgerEventType);
+  }
+}

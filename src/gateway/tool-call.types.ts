@@ -1,0 +1,108 @@
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { GraphQLJSON } from 'graphql-scalars';
+import { RiskLevelEnum, ToolCallStatusEnum } from '../graphql/enums';
+import type { RiskLevel } from '../catalog/risk';
+import type { ToolCall, ToolCallStatus } from './tool-call.entity';
+import { PageArgs, connectionType } from '../graphql/pagination';
+
+@ObjectType('ToolCall', { description: 'One tool invocation as recorded by the gateway (input and output redacted)' })
+export class ToolCallType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  runId!: string;
+
+  @Field()
+  toolName!: string;
+
+  @Field()
+  action!: string;
+
+  @Field()
+  correlationId!: string;
+
+  @Field(() => ToolCallStatusEnum)
+  status!: ToolCallStatus;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The input, with secrets redacted' })
+  input!: unknown;
+
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The normalized output, with personal data redacted' })
+  output!: unknown;
+
+  @Field(() => RiskLevelEnum, { nullable: true })
+  riskLevel!: RiskLevel | null;
+
+  @Field({ description: 'Executed under an observe decision: flagged for review' })
+  reviewRequired!: boolean;
+
+  @Field(() => String, { nullable: true })
+  errorCode!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Sanitized; never vendor text' })
+  errorText!: string | null;
+
+  @Field(() => Int, { nullable: true })
+  vendorStatusCode!: number | null;
+
+  @Field(() => Int)
+  retryCount!: number;
+
+  @Field(() => Int, { nullable: true })
+  durationMs!: number | null;
+
+  @Field(() => Int)
+  costCents!: number;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field()
+  updatedAt!: Date;
+
+  /** Not exposed: the key for the policyDecision field resolver. */
+  policyDecisionId!: string | null;
+}
+
+export const ToolCallConnection = connectionType(ToolCallType, 'ToolCall');
+
+@InputType()
+export class ToolCallFilter {
+  @Field(() => ID, { nullable: true })
+  runId?: string | null;
+
+  @Field(() => ToolCallStatusEnum, { nullable: true })
+  status?: ToolCallStatus | null;
+
+  @Field(() => String, { nullable: true })
+  toolName?: string | null;
+}
+
+@ArgsType()
+export class ToolCallsArgs extends PageArgs {
+  @Field(() => ToolCallFilter, { nullable: true })
+  filter?: ToolCallFilter | null;
+}
+
+export const toToolCallType = (c: ToolCall): ToolCallType => ({
+  id: c.id,
+  runId: c.runId,
+  toolName: c.toolName,
+  action: c.action,
+  correlationId: c.correlationId,
+  status: c.status,
+  input: c.inputRedacted,
+  output: c.outputRedacted,
+  riskLevel: c.riskLevel,
+  reviewRequired: c.reviewRequired,
+  errorCode: c.errorCode,
+  errorText: c.errorText,
+  vendorStatusCode: c.vendorStatusCode,
+  retryCount: c.retryCount,
+  durationMs: c.durationMs,
+  costCents: c.costCents,
+  createdAt: c.createdAt,
+  updatedAt: c.updatedAt,
+  policyDecisionId: c.policyDecisionId,
+});

@@ -1,0 +1,83 @@
+import DataLoader from 'dataloader';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ToolCall } from '../gateway/tool-call.entity';
+import { LedgerEvent } from '../ledger/ledger-event.entity';
+import { PolicyDecision } from '../policy/policy-decision.entity';
+import { ApprovalRequest } from '../approvals/approval-request.entity';
+import { AgentRun } from '../runs/agent-run.entity';
+import { Specialist } from '../orgs/specialist.entity';
+
+/**
+ * Per-request batch loaders for relations, so a list of N runs with their tool calls,
+ * decisions and approvals costs a fixed number of statements. Every loader is also
+ * scoped to the caller's org, even though the keys came from org-scoped rows.
+ */
+export interface Loaders {
+  toolCallsByRun: DataLoader<string, ToolCall[]>;
+  ledgerEventsByRun: DataLoader<string, LedgerEvent[]>;
+  ledgerEventsByResource: DataLoader<string, LedgerEvent[]>;
+  policyDecisionById: DataLoader<string, PolicyDecision | null>;
+  approvalRequestByToolCall: DataLoader<string, ApprovalRequest | null>;
+  runById: DataLoader<string, AgentRun | null>;
+  toolCallById: DataLoader<string, ToolCall | null>;
+  specialistById: DataLoader<string, Specialist | null>;
+}
+
+export function createLoaders(em: EntityManager, orgId: string | null): Loaders {
+  const org = orgId ?? '00000000-0000-0000-0000-000000000000';
+  return {
+    toolCallsByRun: groupLoader(
+      (runIds) => em.find(ToolCall, { orgId: org, runId: { $in: runIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+      (row) => row.runId,
+    ),
+    ledgerEventsByRun: groupLoader(
+      (runIds) => em.find(LedgerEvent, { orgId: org, runId: { $in: runIds } }, { orderBy: { id: 'asc' } }),
+      (row) => row.runId ?? '',
+    ),
+    ledgerEventsByResource: groupLoader(
+      (ids) => em.find(LedgerEvent, { orgId: org, resourceId: { $in: ids } }, { orderBy: { id: 'asc' } }),
+      (row) => row.resourceId ?? '',
+    ),
+    policyDecisionById: uniqueLoader(
+      (ids) => em.find(PolicyDecision, { orgId: org, id: { $in: ids } }),
+      (row) => row.id,
+    ),
+    approvalRequestByToolCall: uniqueLoader(
+      (ids) => em.find(ApprovalRequest, { orgId: org, toolCallId: { $in: ids } }),
+      (row) => row.toolCallId,
+    ),
+    runById: uniqueLoader(
+      (ids) => em.find(AgentRun, { orgId: org, id: { $in: ids } }),
+      (row) => row.id,
+    ),
+    toolCallById: uniqueLoader(
+      (ids) => em.find(ToolCall, { orgId: org, id: { $in: ids } }),
+      (row) => row.id,
+    ),
+    specialistById: uniqueLoader(
+      (ids) => em.find(Specialist, { orgId: org, id: { $in: ids } }),
+      (row) => row.id,
+    ),
+  };
+}
+
+function groupLoader<T>(fetch: (keys: string[]) => Promise<T[]>, keyOf: (row: T) => string): DataLoader<string, T[]> {
+  return new DataLoader(async (keys) => {
+    const rows = await fetch([...keys]);
+    const groups = new Map<string, T[]>();
+    for (const row of rows) {
+      const list = groups.get(keyOf(row));
+      if (list) list.push(row);
+      else groups.set(keyOf(row), [row]);
+    }
+    return keys.map((key) => groups.get(key) ?? []);
+  });
+}
+
+function uniqueLoader<T>(fetch: (keys: string[]) => Promise<T[]>, keyOf: (row: T) => string): DataLoader<string, T | null> {
+  return new DataLoader(async (keys) => {
+    const rows = await fetch([...keys]);
+    const byKey = new Map(rows.map((row) => [keyOf(row), row]));
+    return keys.map((key) => byKey.get(key) ?? null);
+  });
+}

@@ -1,0 +1,168 @@
+import { Field, InputType, Int, ObjectType, ArgsType } from 'type-graphql';
+import type { ClassType } from 'type-graphql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { EntityName } from '@mikro-orm/core';
+import { badInput } from '../errors/app-error';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+@ObjectType()
+export class PageInfo {
+  @Field()
+  hasNextPage!: boolean;
+
+  @Field()
+  hasPreviousPage!: boolean;
+
+  @Field(() => String, { nullable: true })
+  startCursor!: string | null;
+
+  @Field(() => String, { nullable: true })
+  endCursor!: string | null;
+}
+
+@ArgsType()
+export class PageArgs {
+  @Field(() => Int, { nullable: true, defaultValue: DEFAULT_PAGE_SIZE, description: `At most ${MAX_PAGE_SIZE}` })
+  first: number = DEFAULT_PAGE_SIZE;
+
+  @Field(() => String, { nullable: true, description: 'The endCursor of the previous page' })
+  after?: string | null;
+}
+
+@InputType({ description: 'An inclusive-exclusive time range: from <= t < to' })
+export class TimeRange {
+  @Field(() => Date, { nullable: true })
+  from?: Date | null;
+
+  @Field(() => Date, { nullable: true })
+  to?: Date | null;
+}
+
+export interface Edge<T> {
+  cursor: string;
+  node: T;
+}
+
+export interface Connection<T> {
+  edges: Edge<T>[];
+  pageInfo: PageInfo;
+  /** Counted only when the client selects it (a lazy thenable GraphQL awaits). */
+  totalCount: PromiseLike<number>;
+}
+
+/** `XConnection { edges { cursor node } pageInfo totalCount }` for a node type. */
+export function connectionType<T extends object>(node: ClassType<T>, name: string) {
+  @ObjectType(`${name}Edge`)
+  class EdgeType {
+    @Field()
+    cursor!: string;
+
+    @Field(() => node)
+    node!: T;
+  }
+
+  @ObjectType(`${name}Connection`)
+  class ConnectionType {
+    @Field(() => [EdgeType])
+    edges!: EdgeType[];
+
+    @Field(() => PageInfo)
+    pageInfo!: PageInfo;
+
+    @Field(() => Int, { description: 'Items matching the filter, across all pages' })
+    totalCount!: number;
+  }
+  return ConnectionType;
+}
+
+/** How a list is ordered; the cursor holds the sort key of the last row. */
+export type PageOrder = 'newest_first' | 'sequence';
+
+interface Keyed {
+  id: string;
+  createdAt: Date;
+}
+
+/**
+ * Keyset pagination over (created_at, id) descending, or over the id sequence ascending
+ * for the ledger. Fetches one row more than asked to know whether there is a next page.
+ */
+export async function paginate<E extends Keyed, N>(
+  em: EntityManager,
+  entity: EntityName<E>,
+  where: FilterQuery<E>,
+  args: PageArgs,
+  order: PageOrder,
+  toNode: (row: E) => N,
+): Promise<Connection<N>> {
+  const first = args.first ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(first) || first < 0 || first > MAX_PAGE_SIZE) {
+    throw badInput(`first must be between 0 and ${MAX_PAGE_SIZE}`, { field: 'first' });
+  }
+  const after = args.after ? decodeCursor(args.after, order) : null;
+  const pageWhere = after ? ({ $and: [where, after] } as FilterQuery<E>) : where;
+  const orderBy = order === 'sequence' ? { id: 'asc' } : { createdAt: 'desc', id: 'desc' };
+  const rows =
+    first === 0
+      ? []
+      : await em.find(entity, pageWhere, { orderBy: orderBy as never, limit: first + 1 });
+  const page = rows.slice(0, first);
+  const edges = page.map((row) => ({ cursor: encodeCursor(row, order), node: toNode(row) }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: rows.length > first,
+      hasPreviousPage: after !== null,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges[edges.length - 1]?.cursor ?? null,
+    },
+    totalCount: lazy(() => em.count(entity, where)),
+  };
+}
+
+function encodeCursor(row: Keyed, order: PageOrder): string {
+  const key = order === 'sequence' ? [row.id] : [row.createdAt.toISOString(), row.id];
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string, order: PageOrder): Record<string, unknown> {
+  let key: unknown;
+  try {
+    key = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw invalidCursor();
+  }
+  if (order === 'sequence') {
+    if (!Array.isArray(key) || key.length !== 1 || typeof key[0] !== 'string' || !/^\d{1,19}$/.test(key[0])) {
+      throw invalidCursor();
+    }
+    return { id: { $gt: key[0] } };
+  }
+  if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'string' || typeof key[1] !== 'string') {
+    throw invalidCursor();
+  }
+  const createdAt = new Date(key[0]);
+  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(key[1])) throw invalidCursor();
+  return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: key[1] } }] };
+}
+
+const invalidCursor = () => badInput('after is not a cursor this list produced', { field: 'after' });
+
+/** A created-at range as an ORM condition, or nothing when the range is open. */
+export function createdWithin(range: TimeRange | null | undefined): Record<string, unknown> {
+  if (!range || (!range.from && !range.to)) return {};
+  const condition: Record<string, Date> = {};
+  if (range.from) condition.$gte = range.from;
+  if (range.to) condition.$lt = range.to;
+  return { createdAt: condition };
+}
+
+/** A promise-like whose work starts only when something awaits it. */
+function lazy<T>(start: () => Promise<T>): PromiseLike<T> {
+  let promise: Promise<T> | undefined;
+  return {
+    then: (onFulfilled, onRejected) => (promise ??= start()).then(onFulfilled, onRejected),
+  };
+}

@@ -1,0 +1,40 @@
+import 'reflect-metadata';
+import { buildSchema } from 'type-graphql';
+import { printSchema, lexicographicSortSchema, type GraphQLSchema } from 'graphql';
+import './enums';
+import { authChecker } from './auth-checker';
+import { ViewerResolver, OrgResolver, OrgAdminResolver } from '../orgs/org.resolver';
+import { CatalogResolver } from '../catalog/catalog.resolver';
+import { CredentialResolver } from '../credentials/credential.resolver';
+import { RunResolver } from '../runs/run.resolver';
+import { ToolCallResolver } from '../gateway/tool-call.resolver';
+import { ApprovalResolver } from '../approvals/approval.resolver';
+import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
+import { LedgerResolver } from '../ledger/ledger.resolver';
+
+export const RESOLVERS = [
+  ViewerResolver,
+  OrgResolver,
+  OrgAdminResolver,
+  CatalogResolver,
+  CredentialResolver,
+  RunResolver,
+  ToolCallResolver,
+  ApprovalResolver,
+  PolicyDecisionResolver,
+  LedgerResolver,
+] as const;
+
+export async function buildToolgateSchema(): Promise<GraphQLSchema> {
+  return buildSchema({
+    resolvers: RESOLVERS,
+    authChecker,
+    authMode: 'error',
+    validate: false,
+  });
+}
+
+/** The committed schema.graphql: sorted, so it changes only when the API does. */
+export function printToolgateSchema(schema: GraphQLSchema): string {
+  return `${printSchema(lexicographicSortSchema(schema))}\n`;
+}

@@ -1,0 +1,26 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LedgerEvent } from './ledger-event.entity';
+import { findRun } from '../runs/run-query.service';
+import { notFound } from '../errors/app-error';
+import { paginate } from '../graphql/pagination';
+import { toLedgerEventType, type LedgerEventsArgs } from './ledger.types';
+
+/** The org's ledger in sequence order. */
+export async function listLedgerEvents(em: EntityManager, orgId: string, args: LedgerEventsArgs) {
+  const filter = args.filter ?? {};
+  if (filter.runId) await findRun(em, orgId, filter.runId);
+  const where = {
+    orgId,
+    ...(filter.runId ? { runId: filter.runId } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+    ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
+  };
+  const connection = await paginate(em, LedgerEvent, where, args, 'sequence', toLedgerEventType);
+  // A resource id can name any kind of row; one that nothing in this org's ledger is
+  // about is treated like any other unknown id, so another org's ids are never confirmed.
+  if (filter.resourceId && connection.edges.length === 0 && !args.after && args.first !== 0) {
+    const known = await em.count(LedgerEvent, { orgId, resourceId: filter.resourceId });
+    if (known === 0) throw notFound('Resource');
+  }
+  return connection;
+}

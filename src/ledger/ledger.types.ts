@@ -1,0 +1,70 @@
+import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import type { LedgerEvent } from './ledger-event.entity';
+import { PageArgs, connectionType } from '../graphql/pagination';
+
+@ObjectType('LedgerEvent', { description: 'An append-only, hash-chained audit event' })
+export class LedgerEventType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field({ description: 'Global order of the ledger (a decimal integer)' })
+  sequence!: string;
+
+  @Field()
+  type!: string;
+
+  @Field(() => ID, { nullable: true })
+  runId!: string | null;
+
+  @Field(() => String, { nullable: true })
+  resourceId!: string | null;
+
+  @Field(() => String, { nullable: true })
+  actorRole!: string | null;
+
+  @Field(() => GraphQLJSONObject)
+  metadata!: Record<string, unknown>;
+
+  @Field(() => String, { nullable: true })
+  prevHash!: string | null;
+
+  @Field()
+  hash!: string;
+
+  @Field()
+  createdAt!: Date;
+}
+
+export const LedgerEventConnection = connectionType(LedgerEventType, 'LedgerEvent');
+
+@InputType()
+export class LedgerEventFilter {
+  @Field(() => ID, { nullable: true })
+  runId?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Exact event type, e.g. tool_call.blocked' })
+  type?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'The id of the resource the events are about' })
+  resourceId?: string | null;
+}
+
+@ArgsType()
+export class LedgerEventsArgs extends PageArgs {
+  @Field(() => LedgerEventFilter, { nullable: true })
+  filter?: LedgerEventFilter | null;
+}
+
+export const toLedgerEventType = (e: LedgerEvent): LedgerEventType => ({
+  id: String(e.id),
+  sequence: String(e.id),
+  type: e.type,
+  runId: e.runId,
+  resourceId: e.resourceId,
+  actorRole: e.actorRole,
+  metadata: e.metadata,
+  prevHash: e.prevHash,
+  hash: e.hash,
+  createdAt: e.createdAt,
+});

@@ -1,0 +1,27 @@
+import { Entity, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { newId, TIMESTAMPTZ } from '../db/columns';
+
+/** A tenant. Every other tenant row carries its org_id. */
+@Entity({ tableName: 'orgs' })
+export class Org {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = newId();
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  /** Stable handle for well-known orgs such as the seeded demo org; null for others. */
+  @Property({ type: 'text', nullable: true, unique: true })
+  slug: string | null = null;
+
+  /** Policy shadow mode: decisions are recorded but calls are allowed. */
+  @Property({ type: 'boolean', default: false })
+  policyShadowMode: Opt<boolean> = false;
+
+  /** Bumped on every policy change; frozen into runs and approval bindings. */
+  @Property({ type: 'integer', default: 1 })
+  policyVersion: Opt<number> = 1;
+
+  @Property({ ...TIMESTAMPTZ })
+  createdAt: Opt<Date> = new Date();
+}

@@ -1,0 +1,74 @@
+import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { requireCaller } from '../graphql/auth-checker';
+import { ACCESS } from '../auth/access';
+import {
+  CreateSpecialistInput,
+  FeatureFlagType,
+  OrgType,
+  SpecialistType,
+  ViewerType,
+  toFeatureFlagType,
+  toOrgType,
+  toSpecialistType,
+} from './org.types';
+import { createSpecialist, findOrg, listFeatureFlags, listSpecialists, setFeatureFlag } from './org.service';
+import { IntegrationCredentialType, toCredentialType } from '../credentials/credential.types';
+import { listCredentials } from '../credentials/credential.service';
+
+@Resolver(() => ViewerType)
+export class ViewerResolver {
+  @Authorized(...ACCESS.anyRole)
+  @Query(() => ViewerType, { description: 'The caller: its org and role' })
+  async viewer(@Ctx() ctx: RequestContext): Promise<ViewerType> {
+    const caller = requireCaller(ctx);
+    const org = await findOrg(ctx.em, caller.orgId);
+    return { org: toOrgType(org), role: caller.role, apiKeyId: caller.keyId };
+  }
+}
+
+@Resolver(() => OrgType)
+export class OrgResolver {
+  @Authorized(...ACCESS.anyRole)
+  @FieldResolver(() => [SpecialistType])
+  async specialists(@Ctx() ctx: RequestContext): Promise<SpecialistType[]> {
+    const caller = requireCaller(ctx);
+    return (await listSpecialists(ctx.em, caller.orgId)).map(toSpecialistType);
+  }
+
+  @Authorized(...ACCESS.admin)
+  @FieldResolver(() => [FeatureFlagType])
+  async featureFlags(@Ctx() ctx: RequestContext): Promise<FeatureFlagType[]> {
+    const caller = requireCaller(ctx);
+    return (await listFeatureFlags(ctx.em, caller.orgId)).map(toFeatureFlagType);
+  }
+
+  @Authorized(...ACCESS.admin)
+  @FieldResolver(() => [IntegrationCredentialType], { description: 'Configured integrations; configs are write-only' })
+  async integrations(@Ctx() ctx: RequestContext): Promise<IntegrationCredentialType[]> {
+    const caller = requireCaller(ctx);
+    return (await listCredentials(ctx.em, caller.orgId)).map(toCredentialType);
+  }
+}
+
+@Resolver()
+export class OrgAdminResolver {
+  @Authorized(...ACCESS.admin)
+  @Mutation(() => SpecialistType)
+  async createSpecialist(
+    @Arg('input', () => CreateSpecialistInput) input: CreateSpecialistInput,
+    @Ctx() ctx: RequestContext,
+  ): Promise<SpecialistType> {
+    return toSpecialistType(await createSpecialist(ctx.em, requireCaller(ctx), input));
+  }
+
+  @Authorized(...ACCESS.admin)
+  @Mutation(() => FeatureFlagType, { description: 'Turn an org feature flag (e.g. tool_calling_enabled) on or off' })
+  async setFeatureFlag(
+    @Arg('key') key: string,
+    @Arg('enabled') enabled: boolean,
+    @Ctx() ctx: RequestContext,
+  ): Promise<FeatureFlagType> {
+    return toFeatureFlagType(await setFeatureFlag(ctx.em, requireCaller(ctx), key, enabled));
+  }
+}

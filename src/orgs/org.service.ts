@@ -1,0 +1,120 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Org } from './org.entity';
+import { Specialist } from './specialist.entity';
+import { FeatureFlag } from './feature-flag.entity';
+import { issueApiKey, type IssuedKey } from '../auth/api-key.service';
+import type { Caller } from '../auth/caller';
+import type { Role } from '../auth/roles';
+import { appendLedgerEvent } from '../ledger/ledger.service';
+import { AppError, badInput, notFound } from '../errors/app-error';
+import { isUuid } from '../db/ids';
+
+const FLAG_KEY = /^[a-z][a-z0-9_.]{0,63}$/;
+
+export async function findOrg(em: EntityManager, orgId: string): Promise<Org> {
+  const org = isUuid(orgId) ? await em.findOne(Org, { id: orgId }) : null;
+  if (!org) throw notFound('Org');
+  return org;
+}
+
+/** A new tenant and its first admin key. */
+export async function createOrg(
+  em: EntityManager,
+  input: { name: string; slug?: string },
+): Promise<{ org: Org; adminKey: IssuedKey }> {
+  const name = cleanName(input.name, 'name');
+  return em.transactional(async (tx) => {
+    const org = tx.create(Org, { name, slug: input.slug ?? null });
+    await tx.flush();
+    const adminKey = await issueApiKey(tx, org.id, 'admin', 'first admin key');
+    await appendLedgerEvent(tx, { orgId: org.id, type: 'org.created', resourceId: org.id, metadata: { name } });
+    await appendLedgerEvent(tx, {
+      orgId: org.id,
+      type: 'api_key.created',
+      resourceId: adminKey.id,
+      metadata: { role: 'admin' },
+    });
+    return { org, adminKey };
+  });
+}
+
+export async function createKey(em: EntityManager, orgId: string, role: Role, actor?: Caller): Promise<IssuedKey> {
+  return em.transactional(async (tx) => {
+    await findOrg(tx, orgId);
+    const key = await issueApiKey(tx, orgId, role);
+    await appendLedgerEvent(tx, { orgId, type: 'api_key.created', resourceId: key.id, actor, metadata: { role } });
+    return key;
+  });
+}
+
+export async function findSpecialist(em: EntityManager, orgId: string, specialistId: string): Promise<Specialist> {
+  const specialist = isUuid(specialistId) ? await em.findOne(Specialist, { id: specialistId, orgId }) : null;
+  if (!specialist) throw notFound('Specialist');
+  return specialist;
+}
+
+export async function listSpecialists(em: EntityManager, orgId: string): Promise<Specialist[]> {
+  return em.find(Specialist, { orgId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+export async function createSpecialist(
+  em: EntityManager,
+  caller: Caller,
+  input: { name: string; description?: string | null; systemPrompt?: string | null },
+): Promise<Specialist> {
+  const name = cleanName(input.name, 'name');
+  if (input.systemPrompt && input.systemPrompt.length > 20_000) {
+    throw badInput('systemPrompt must be at most 20000 characters', { field: 'systemPrompt' });
+  }
+  return em.transactional(async (tx) => {
+    const specialist = tx.create(Specialist, {
+      orgId: caller.orgId,
+      name,
+      description: input.description ?? null,
+      systemPrompt: input.systemPrompt ?? null,
+    });
+    await tx.flush();
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'specialist.created',
+      resourceId: specialist.id,
+      actor: caller,
+      metadata: { name },
+    });
+    return specialist;
+  });
+}
+
+export async function listFeatureFlags(em: EntityManager, orgId: string): Promise<FeatureFlag[]> {
+  return em.find(FeatureFlag, { orgId }, { orderBy: { key: 'asc' } });
+}
+
+export async function setFeatureFlag(em: EntityManager, caller: Caller, key: string, enabled: boolean): Promise<FeatureFlag> {
+  if (!FLAG_KEY.test(key)) {
+    throw badInput('key must be lowercase letters, digits, "_" or "." (at most 64)', { field: 'key' });
+  }
+  return em.transactional(async (tx) => {
+    let flag = await tx.findOne(FeatureFlag, { orgId: caller.orgId, key });
+    const previous = flag?.enabled ?? false;
+    if (!flag) flag = tx.create(FeatureFlag, { orgId: caller.orgId, key, enabled });
+    flag.enabled = enabled;
+    flag.updatedAt = new Date();
+    await tx.flush();
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'feature_flag.changed',
+      resourceId: flag.id,
+      actor: caller,
+      metadata: { key, enabled, previous },
+    });
+    return flag;
+  });
+}
+
+function cleanName(value: string, field: string): string {
+  const name = value.trim();
+  if (name.length < 1 || name.length > 200) {
+    throw new AppError('BAD_USER_INPUT', `${field} must be 1 to 200 characters`, { field });
+  }
+  return name;
+}

@@ -1,0 +1,100 @@
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { RoleEnum } from '../graphql/enums';
+import type { Role } from '../auth/roles';
+import type { Org } from './org.entity';
+import type { Specialist } from './specialist.entity';
+import type { FeatureFlag } from './feature-flag.entity';
+
+@ObjectType('Org')
+export class OrgType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => Int, { description: 'Bumped on every policy change' })
+  policyVersion!: number;
+
+  @Field({ description: 'When on, policy decisions are recorded but every call is allowed' })
+  policyShadowMode!: boolean;
+
+  @Field()
+  createdAt!: Date;
+}
+
+@ObjectType('Viewer', { description: 'The caller, as identified by its API key' })
+export class ViewerType {
+  @Field(() => OrgType)
+  org!: OrgType;
+
+  @Field(() => RoleEnum)
+  role!: Role;
+
+  @Field(() => ID)
+  apiKeyId!: string;
+}
+
+@ObjectType('Specialist')
+export class SpecialistType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field()
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description!: string | null;
+
+  @Field(() => String, { nullable: true })
+  systemPrompt!: string | null;
+
+  @Field()
+  createdAt!: Date;
+}
+
+@ObjectType('FeatureFlag')
+export class FeatureFlagType {
+  @Field()
+  key!: string;
+
+  @Field()
+  enabled!: boolean;
+
+  @Field()
+  updatedAt!: Date;
+}
+
+@InputType()
+export class CreateSpecialistInput {
+  @Field()
+  name!: string;
+
+  @Field(() => String, { nullable: true })
+  description?: string | null;
+
+  @Field(() => String, { nullable: true })
+  systemPrompt?: string | null;
+}
+
+export const toOrgType = (org: Org): OrgType => ({
+  id: org.id,
+  name: org.name,
+  policyVersion: org.policyVersion,
+  policyShadowMode: org.policyShadowMode,
+  createdAt: org.createdAt,
+});
+
+export const toSpecialistType = (s: Specialist): SpecialistType => ({
+  id: s.id,
+  name: s.name,
+  description: s.description,
+  systemPrompt: s.systemPrompt,
+  createdAt: s.createdAt,
+});
+
+export const toFeatureFlagType = (f: FeatureFlag): FeatureFlagType => ({
+  key: f.key,
+  enabled: f.enabled,
+  updatedAt: f.updatedAt,
+});

@@ -1,0 +1,16 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The project root (the folder holding package.json), found the same way from the
+ * TypeScript sources (tests) and from the compiled dist/src tree.
+ */
+export function projectRoot(start: string = __dirname): string {
+  let dir = start;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'migrations'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error(`cannot find the project root above ${start}`);
+    dir = parent;
+  }
+}

@@ -1,0 +1,62 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { newId, TIMESTAMPTZ } from '../db/columns';
+import { Org } from '../orgs/org.entity';
+import { Specialist } from '../orgs/specialist.entity';
+import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
+import { POLICY_OUTCOMES, type PolicyOutcome } from './policy-decision-outcome';
+
+export interface PolicyCondition {
+  /** JSON path into the call's params, e.g. `amount` or `customer.country`. */
+  path: string;
+  op: 'equals' | 'in' | 'lt' | 'gt' | 'exists';
+  value?: unknown;
+}
+
+/** An ordered, org-scoped rule; the first enabled match decides. */
+@Entity({ tableName: 'policy_rules' })
+@Index({ properties: ['orgId', 'position'] })
+export class PolicyRule {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = newId();
+
+  @ManyToOne(() => Org, { mapToPk: true, fieldName: 'org_id' })
+  orgId!: string;
+
+  @Property({ type: 'text' })
+  name!: string;
+
+  @Property({ type: 'integer' })
+  position!: number;
+
+  /** Glob over tool names, e.g. `invoice` or `*_query`. */
+  @Property({ type: 'text', default: '*' })
+  toolPattern: Opt<string> = '*';
+
+  @Property({ type: 'text', default: '*' })
+  actionPattern: Opt<string> = '*';
+
+  @Property({ type: 'json', default: '[]' })
+  conditions: Opt<PolicyCondition[]> = [];
+
+  /** Caller roles the rule applies to; empty means any. */
+  @Property({ type: 'json', default: '[]' })
+  roles: Opt<string[]> = [];
+
+  @ManyToOne(() => Specialist, { mapToPk: true, fieldName: 'specialist_id', nullable: true })
+  specialistId: string | null = null;
+
+  @Enum({ items: [...RISK_LEVELS], type: 'text' })
+  risk!: RiskLevel;
+
+  @Enum({ items: [...POLICY_OUTCOMES], type: 'text' })
+  decision!: PolicyOutcome;
+
+  @Property({ type: 'boolean', default: true })
+  enabled: Opt<boolean> = true;
+
+  @Property({ ...TIMESTAMPTZ })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ ...TIMESTAMPTZ })
+  updatedAt: Opt<Date> = new Date();
+}

@@ -1,0 +1,73 @@
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { newId, TIMESTAMPTZ } from '../db/columns';
+import { Org } from '../orgs/org.entity';
+import { Specialist } from '../orgs/specialist.entity';
+
+export const RUN_STATUSES = ['queued', 'running', 'waiting_approval', 'completed', 'failed', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunMetadata {
+  /** Frozen at creation: enabled permissions ∩ specialist bindings, as `tool.action`. */
+  runtimeManifest: { allowedTools: string[]; policyVersion: number };
+  [key: string]: unknown;
+}
+
+/** One conversation of an agent with a specialist, and everything it cost. */
+@Entity({ tableName: 'agent_runs' })
+@Index({ properties: ['orgId', 'createdAt', 'id'] })
+@Index({ properties: ['orgId', 'status', 'createdAt'] })
+@Index({ properties: ['orgId', 'specialistId', 'createdAt'] })
+export class AgentRun {
+  @PrimaryKey({ type: 'uuid' })
+  id: string = newId();
+
+  @ManyToOne(() => Org, { mapToPk: true, fieldName: 'org_id' })
+  orgId!: string;
+
+  @ManyToOne(() => Specialist, { mapToPk: true, fieldName: 'specialist_id' })
+  specialistId!: string;
+
+  @Enum({ items: [...RUN_STATUSES], type: 'text' })
+  status: Opt<RunStatus> = 'queued';
+
+  @Property({ type: 'json' })
+  metadata!: RunMetadata;
+
+  @Property({ type: 'integer', default: 0 })
+  pendingApprovalCount: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  inputTokens: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  outputTokens: Opt<number> = 0;
+
+  /** LLM cost in millionths of a US dollar, so token prices stay exact integers. */
+  @Property({ type: 'integer', default: 0 })
+  llmCostMicros: Opt<number> = 0;
+
+  @Property({ type: 'integer', default: 0 })
+  toolCostCents: Opt<number> = 0;
+
+  @Property({ type: 'text' })
+  correlationId!: string;
+
+  /** Who drives the loop: the built-in runtime, or an external one through executeToolCall. */
+  @Property({ type: 'text', default: 'internal' })
+  driver: Opt<string> = 'internal';
+
+  @Property({ type: 'text', nullable: true })
+  errorCode: string | null = null;
+
+  @Property({ type: 'text', nullable: true })
+  errorMessage: string | null = null;
+
+  @Property({ ...TIMESTAMPTZ })
+  createdAt: Opt<Date> = new Date();
+
+  @Property({ ...TIMESTAMPTZ })
+  updatedAt: Opt<Date> = new Date();
+
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  completedAt: Date | null = null;
+}

@@ -1,0 +1,42 @@
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import type { RequestContext } from '../graphql/context';
+import { requireCaller } from '../graphql/auth-checker';
+import { ACCESS } from '../auth/access';
+import { AgentRunConnection, AgentRunType, RunsArgs, toRunType } from './run.types';
+import { findRun, listRuns } from './run-query.service';
+import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
+import { LedgerEventType, toLedgerEventType } from '../ledger/ledger.types';
+import { SpecialistType, toSpecialistType } from '../orgs/org.types';
+
+@Resolver(() => AgentRunType)
+export class RunResolver {
+  @Authorized(...ACCESS.runs)
+  @Query(() => AgentRunType)
+  async run(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
+    return toRunType(await findRun(ctx.em, requireCaller(ctx).orgId, id));
+  }
+
+  @Authorized(...ACCESS.runs)
+  @Query(() => AgentRunConnection, { description: 'Runs of the org, newest first' })
+  async runs(@Args(() => RunsArgs) args: RunsArgs, @Ctx() ctx: RequestContext) {
+    return listRuns(ctx.em, requireCaller(ctx).orgId, args);
+  }
+
+  @FieldResolver(() => [ToolCallType], { description: 'In the order they were made' })
+  async toolCalls(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<ToolCallType[]> {
+    return (await ctx.loaders.toolCallsByRun.load(run.id)).map(toToolCallType);
+  }
+
+  @Authorized(...ACCESS.audit)
+  @FieldResolver(() => [LedgerEventType], { description: 'In sequence order' })
+  async ledgerEvents(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<LedgerEventType[]> {
+    return (await ctx.loaders.ledgerEventsByRun.load(run.id)).map(toLedgerEventType);
+  }
+
+  @FieldResolver(() => SpecialistType)
+  async specialist(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<SpecialistType> {
+    const specialist = await ctx.loaders.specialistById.load(run.specialistId);
+    if (!specialist) throw new Error(`run ${run.id} has no specialist ${run.specialistId}`);
+    return toSpecialistType(specialist);
+  }
+}

@@ -1,0 +1,94 @@
+import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { RunStatusEnum } from '../graphql/enums';
+import type { AgentRun, RunStatus } from './agent-run.entity';
+import { PageArgs, TimeRange, connectionType } from '../graphql/pagination';
+
+@ObjectType('AgentRun', { description: 'One conversation of an agent with a specialist' })
+export class AgentRunType {
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => ID)
+  specialistId!: string;
+
+  @Field(() => RunStatusEnum)
+  status!: RunStatus;
+
+  @Field(() => [String], { description: 'The frozen manifest: `tool.action` names this run may call' })
+  allowedTools!: string[];
+
+  @Field(() => Int, { description: 'The policy version the run was created under' })
+  policyVersion!: number;
+
+  @Field(() => Int)
+  pendingApprovalCount!: number;
+
+  @Field(() => Int)
+  inputTokens!: number;
+
+  @Field(() => Int)
+  outputTokens!: number;
+
+  @Field(() => Float, { description: 'LLM cost in US dollars' })
+  llmCostUsd!: number;
+
+  @Field(() => Int)
+  toolCostCents!: number;
+
+  @Field()
+  correlationId!: string;
+
+  @Field(() => String, { nullable: true })
+  errorCode!: string | null;
+
+  @Field(() => String, { nullable: true })
+  errorMessage!: string | null;
+
+  @Field()
+  createdAt!: Date;
+
+  @Field()
+  updatedAt!: Date;
+
+  @Field(() => Date, { nullable: true })
+  completedAt!: Date | null;
+}
+
+export const AgentRunConnection = connectionType(AgentRunType, 'AgentRun');
+
+@InputType()
+export class RunFilter {
+  @Field(() => RunStatusEnum, { nullable: true })
+  status?: RunStatus | null;
+
+  @Field(() => ID, { nullable: true })
+  specialistId?: string | null;
+
+  @Field(() => TimeRange, { nullable: true })
+  created?: TimeRange | null;
+}
+
+@ArgsType()
+export class RunsArgs extends PageArgs {
+  @Field(() => RunFilter, { nullable: true })
+  filter?: RunFilter | null;
+}
+
+export const toRunType = (run: AgentRun): AgentRunType => ({
+  id: run.id,
+  specialistId: run.specialistId,
+  status: run.status,
+  allowedTools: run.metadata.runtimeManifest?.allowedTools ?? [],
+  policyVersion: run.metadata.runtimeManifest?.policyVersion ?? 0,
+  pendingApprovalCount: run.pendingApprovalCount,
+  inputTokens: run.inputTokens,
+  outputTokens: run.outputTokens,
+  llmCostUsd: run.llmCostMicros / 1_000_000,
+  toolCostCents: run.toolCostCents,
+  correlationId: run.correlationId,
+  errorCode: run.errorCode,
+  errorMessage: run.errorMessage,
+  createdAt: run.createdAt,
+  updatedAt: run.updatedAt,
+  completedAt: run.completedAt,
+});

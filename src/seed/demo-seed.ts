@@ -1,0 +1,93 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Org } from '../orgs/org.entity';
+import { Specialist } from '../orgs/specialist.entity';
+import { FeatureFlag, TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
+import { ToolDefinition } from '../catalog/tool-definition.entity';
+import { ToolPermission } from '../catalog/tool-permission.entity';
+import { ToolSpecialistBinding } from '../catalog/tool-specialist-binding.entity';
+import { IntegrationCredential } from '../credentials/integration-credential.entity';
+import { ensureCatalog } from '../catalog/catalog.service';
+import { putIntegrationCredential } from '../credentials/credential.service';
+import { createOrg, createKey } from '../orgs/org.service';
+import { ROLES, type Role } from '../auth/roles';
+import { appendLedgerEvent } from '../ledger/ledger.service';
+
+export const DEMO_ORG_SLUG = 'demo';
+const DEMO_SPECIALIST = 'Support Specialist';
+
+/**
+ * Sandbox credentials of the demo org. They point at the vendor sandboxes that ship with
+ * Toolgate; the tokens are the sandboxes' demo tokens, not real secrets.
+ */
+export const DEMO_CREDENTIALS: Record<string, Record<string, unknown>> = {
+  shopify: { shopDomain: 'demo-shop.myshopify.com', accessToken: 'shpat_sandbox_demo_token' },
+  amazon: {
+    clientId: 'amzn1.application-oa2-client.sandbox',
+    clientSecret: 'sandbox-client-secret',
+    refreshToken: 'Atzr|sandbox-refresh-token',
+    marketplaceId: 'ATVPDKIKX0DER',
+  },
+  jumio: { clientId: 'sandbox-jumio-client', clientSecret: 'sandbox-jumio-secret' },
+  nango: { secretKey: 'sandbox-nango-secret', connectionId: 'demo-quickbooks', providerConfigKey: 'quickbooks' },
+};
+
+export interface SeedResult {
+  orgId: string;
+  specialistId: string;
+  created: boolean;
+  keys: Record<Role, string>;
+}
+
+/**
+ * Idempotently creates the demo org (specialist, catalog permissions and bindings, the
+ * tool-calling flag, sandbox credentials) and issues a fresh key per role.
+ */
+export async function seedDemo(em: EntityManager, masterKey: Buffer): Promise<SeedResult> {
+  await ensureCatalog(em);
+  let org = await em.findOne(Org, { slug: DEMO_ORG_SLUG });
+  const created = !org;
+  const keys = {} as Record<Role, string>;
+  if (!org) {
+    const result = await createOrg(em, { name: 'Demo Org', slug: DEMO_ORG_SLUG });
+    org = result.org;
+    keys.admin = result.adminKey.secret;
+  }
+  const orgId = org.id;
+
+  const specialistId = await em.transactional(async (tx) => {
+    let specialist = await tx.findOne(Specialist, { orgId, name: DEMO_SPECIALIST });
+    if (!specialist) {
+      specialist = tx.create(Specialist, {
+        orgId,
+        name: DEMO_SPECIALIST,
+        description: 'Answers customers about orders, products, balances and identity checks',
+        systemPrompt:
+          'You are a helpful customer support specialist. Use the tools you are given to look up facts; ' +
+          'never invent order, product or account data.',
+      });
+      await tx.flush();
+      await appendLedgerEvent(tx, { orgId, type: 'specialist.created', resourceId: specialist.id, metadata: { name: DEMO_SPECIALIST } });
+    }
+    const tools = await tx.find(ToolDefinition, {});
+    for (const tool of tools) {
+      const permission = await tx.findOne(ToolPermission, { orgId, toolId: tool.id });
+      if (!permission) tx.create(ToolPermission, { orgId, toolId: tool.id, enabled: true });
+      const binding = await tx.findOne(ToolSpecialistBinding, { specialistId: specialist.id, toolId: tool.id });
+      if (!binding) tx.create(ToolSpecialistBinding, { orgId, specialistId: specialist.id, toolId: tool.id });
+    }
+    const flag = await tx.findOne(FeatureFlag, { orgId, key: TOOL_CALLING_FLAG });
+    if (!flag) tx.create(FeatureFlag, { orgId, key: TOOL_CALLING_FLAG, enabled: true });
+    await tx.flush();
+    return specialist.id;
+  });
+
+  for (const [integrationType, config] of Object.entries(DEMO_CREDENTIALS)) {
+    const existing = await em.findOne(IntegrationCredential, { orgId, integrationType });
+    if (!existing) await putIntegrationCredential(em, masterKey, { orgId }, integrationType, config);
+  }
+
+  for (const role of ROLES) {
+    keys[role] ??= (await createKey(em, orgId, role)).secret;
+  }
+  return { orgId, specialistId, created, keys };
+}
