@@ -1,0 +1,96 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { loadConfig, type Config } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { initOrm } from '../../src/db/orm';
+import { buildToolgateSchema } from '../../src/graphql/schema';
+import { startHttpServer, type ToolgateServer } from '../../src/server';
+import type { AppServices } from '../../src/app-services';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export const TEST_MASTER_KEY_HEX = '5f'.repeat(32);
+
+export interface GraphQLResponse<T = Record<string, any>> {
+  status: number;
+  headers: Headers;
+  body: { data?: T | null; errors?: { message: string; path?: string[]; extensions?: { code?: string } & Record<string, unknown> }[] };
+}
+
+/**
+ * A real Toolgate server on its own database and an ephemeral port. `statements` records
+ * every SQL statement the ORM sends, for tests that count queries.
+ */
+export interface TestApp {
+  url: string;
+  wsUrl: string;
+  db: TestDatabase;
+  orm: MikroORM;
+  config: Config;
+  masterKey: Buffer;
+  statements: string[];
+  em(): EntityManager;
+  gql<T = Record<string, any>>(
+    query: string,
+    options?: { key?: string | null; variables?: Record<string, unknown>; headers?: Record<string, string> },
+  ): Promise<GraphQLResponse<T>>;
+  close(): Promise<void>;
+}
+
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = await createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...env,
+  });
+  const statements: string[] = [];
+  const orm = await initOrm({ clientUrl: db.url, poolMax: 5, onQuery: (sql) => statements.push(sql) });
+  const services: AppServices = {
+    config,
+    logger: createLogger(config),
+    orm,
+    masterKey: config.masterEncryptionKey!,
+  };
+  let server: ToolgateServer;
+  try {
+    server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
+  } catch (error) {
+    await orm.close(true);
+    await db.drop();
+    throw error;
+  }
+  const url = `http://127.0.0.1:${server.port}/graphql`;
+  return {
+    url,
+    wsUrl: `ws://127.0.0.1:${server.port}/graphql`,
+    db,
+    orm,
+    config,
+    masterKey: services.masterKey,
+    statements,
+    em: () => orm.em.fork(),
+    async gql(query, options = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query, variables: options.variables ?? {} }),
+      });
+      return { status: response.status, headers: response.headers, body: (await response.json()) as never };
+    },
+    async close() {
+      await server.stop();
+      await orm.close(true);
+      await db.drop();
+    },
+  };
+}
+
+/** The first error's code, or undefined. */
+export function errorCode(response: GraphQLResponse): string | undefined {
+  return response.body.errors?.[0]?.extensions?.code;
+}
