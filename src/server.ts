@@ -78,7 +78,7 @@ export async function startHttpServer(
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: Math.max(500, config.shutdownTimeoutMs - 2000) }),
       { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
-      errorLoggingPlugin(),
+      requestLoggingPlugin(),
     ],
   });
   await apollo.start();
@@ -167,17 +167,33 @@ function jsonErrorHandler(services: AppServices) {
   };
 }
 
-/** Unexpected errors are logged with the request's correlation id; clients see them masked. */
-function errorLoggingPlugin(): ApolloServerPlugin<RequestContext> {
+/**
+ * One debug line per operation (name, caller, duration, error codes; never variables or
+ * query text, which may carry secrets), and unexpected errors at error level, all under
+ * the request's correlation id. Clients see unexpected errors masked.
+ */
+function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
+      const started = performance.now();
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
           for (const error of errors) {
             if (isExpectedError(error)) continue;
-            const log = contextValue?.logger;
-            log?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
+            contextValue?.logger?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
           }
+        },
+        async willSendResponse({ contextValue, operationName, errors }) {
+          contextValue?.logger?.debug(
+            {
+              operationName: operationName ?? null,
+              orgId: contextValue.caller?.orgId,
+              role: contextValue.caller?.role,
+              durationMs: Math.round((performance.now() - started) * 10) / 10,
+              errorCodes: errors?.map((e) => e.extensions?.code ?? 'INTERNAL_SERVER_ERROR'),
+            },
+            'graphql operation',
+          );
         },
       };
     },

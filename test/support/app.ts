@@ -27,6 +27,8 @@ export interface TestApp {
   config: Config;
   masterKey: Buffer;
   statements: string[];
+  /** JSON log lines, when started with `captureLogs`. */
+  logs: string[];
   em(): EntityManager;
   gql<T = Record<string, any>>(
     query: string,
@@ -35,22 +37,27 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { captureLogs?: boolean } = {},
+): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: options.captureLogs ? 'trace' : 'silent',
     MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX,
     HOST: '127.0.0.1',
     PORT: '0',
     ...env,
   });
   const statements: string[] = [];
+  const logs: string[] = [];
+  const logSink = options.captureLogs ? { write: (line: string) => void logs.push(line) } : undefined;
   const orm = await initOrm({ clientUrl: db.url, poolMax: 5, onQuery: (sql) => statements.push(sql) });
   const services: AppServices = {
     config,
-    logger: createLogger(config),
+    logger: createLogger(config, logSink),
     orm,
     masterKey: config.masterEncryptionKey!,
   };
@@ -71,6 +78,7 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     config,
     masterKey: services.masterKey,
     statements,
+    logs,
     em: () => orm.em.fork(),
     async gql(query, options = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };

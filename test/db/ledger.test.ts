@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { initOrm } from '../../src/db/orm';
+import { appendLedgerEvent, ledgerHash } from '../../src/ledger/ledger.service';
+import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
+import type { LedgerEventType } from '../../src/ledger/ledger-event-types';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+interface LedgerRow {
+  id: string;
+  org_id: string;
+  run_id: string | null;
+  resource_id: string | null;
+  type: string;
+  actor_role: string | null;
+  actor_key_id: string | null;
+  metadata: Record<string, unknown>;
+  prev_hash: string | null;
+  hash: string;
+  created_at: Date;
+}
+
+let db: TestDatabase;
+let orm: MikroORM;
+let pg: Client;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  orm = await initOrm({ clientUrl: db.url, poolMax: 8 });
+  pg = new Client({ connectionString: db.url });
+  await pg.connect();
+});
+
+afterAll(async () => {
+  await pg?.end();
+  await orm?.close(true);
+  await db?.drop();
+});
+
+/** A bare org row; the ledger only needs the foreign key to hold. */
+async function newOrgId(): Promise<string> {
+  const id = randomUUID();
+  await pg.query("insert into orgs (id, name, created_at) values ($1, 'Ledger test', now())", [id]);
+  return id;
+}
+
+async function append(orgId: string, type: LedgerEventType = 'policy.changed', metadata: Record<string, unknown> = {}) {
+  return orm.em.fork().transactional((tx) => appendLedgerEvent(tx, { orgId, type, resourceId: randomUUID(), metadata }));
+}
+
+async function rowsOf(orgId: string): Promise<LedgerRow[]> {
+  const result = await pg.query<LedgerRow>('select * from ledger_events where org_id = $1 order by id', [orgId]);
+  return result.rows;
+}
+
+/** The event as the hash sees it, rebuilt from what the database stored. */
+function fromRow(row: LedgerRow): LedgerEvent {
+  const event = new LedgerEvent();
+  event.id = row.id;
+  event.orgId = row.org_id;
+  event.runId = row.run_id;
+  event.resourceId = row.resource_id;
+  event.type = row.type;
+  event.actorRole = row.actor_role;
+  event.actorKeyId = row.actor_key_id;
+  event.metadata = row.metadata;
+  event.prevHash = row.prev_hash;
+  event.hash = row.hash;
+  event.createdAt = row.created_at;
+  return event;
+}
+
+function expectUnbrokenChain(rows: LedgerRow[]): void {
+  expect(rows.length).toBeGreaterThan(0);
+  expect(rows[0].prev_hash).toBeNull();
+  for (let i = 1; i < rows.length; i++) expect(rows[i].prev_hash).toBe(rows[i - 1].hash);
+  expect(new Set(rows.map((r) => r.hash)).size).toBe(rows.length);
+}
+
+describe('hash chain', () => {
+  test('each org has its own chain: first prevHash null, then each links to the previous hash', async () => {
+    const a = await newOrgId();
+    const b = await newOrgId();
+    const a1 = await append(a, 'org.created', { n: 1 });
+    const b1 = await append(b, 'org.created', { n: 1 });
+    const a2 = await append(a, 'api_key.created', { n: 2 });
+    const b2 = await append(b, 'api_key.created', { n: 2 });
+    const a3 = await append(a, 'policy.changed', { n: 3 });
+
+    expect(a1.prevHash).toBeNull();
+    expect(b1.prevHash).toBeNull();
+    expect(a2.prevHash).toBe(a1.hash);
+    expect(a3.prevHash).toBe(a2.hash);
+    expect(b2.prevHash).toBe(b1.hash);
+
+    const rowsA = await rowsOf(a);
+    const rowsB = await rowsOf(b);
+    expect(rowsA.map((r) => r.hash)).toEqual([a1.hash, a2.hash, a3.hash]);
+    expect(rowsB.map((r) => r.hash)).toEqual([b1.hash, b2.hash]);
+    expectUnbrokenChain(rowsA);
+    expectUnbrokenChain(rowsB);
+  });
+
+  test('ledgerHash recomputed from the stored row equals the stored hash', async () => {
+    const orgId = await newOrgId();
+    await append(orgId, 'org.created', { name: 'x', nested: { b: 2, a: [1, { z: true, y: null }] } });
+    await orm.em.fork().transactional((tx) =>
+      appendLedgerEvent(tx, {
+        orgId,
+        type: 'api_key.created',
+        resourceId: 'key-1',
+        actor: { role: 'admin', keyId: randomUUID() },
+        metadata: { role: 'expert' },
+      }),
+    );
+    const rows = await rowsOf(orgId);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(ledgerHash(fromRow(row))).toBe(row.hash);
+
+    // And the hash covers the content: a changed field gives another hash.
+    const tampered = fromRow(rows[1]);
+    tampered.metadata = { role: 'admin' };
+    expect(ledgerHash(tampered)).not.toBe(rows[1].hash);
+  });
+
+  test('appendLedgerEvent outside a transaction throws and writes nothing', async () => {
+    const orgId = await newOrgId();
+    await expect(appendLedgerEvent(orm.em.fork(), { orgId, type: 'org.created' })).rejects.toThrow(/transaction/);
+    expect(await rowsOf(orgId)).toEqual([]);
+  });
+
+  test('a rolled-back transaction leaves no event and does not break the chain', async () => {
+    const orgId = await newOrgId();
+    const first = await append(orgId);
+    await expect(
+      orm.em.fork().transactional(async (tx) => {
+        await appendLedgerEvent(tx, { orgId, type: 'policy.changed' });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    const second = await append(orgId);
+    expect(second.prevHash).toBe(first.hash);
+    expect(await rowsOf(orgId)).toHaveLength(2);
+  });
+
+  test('20 concurrent appends for one org produce an unbroken chain of 20 distinct links', async () => {
+    const orgId = await newOrgId();
+    const events = await Promise.all(Array.from({ length: 20 }, (_, i) => append(orgId, 'policy.changed', { i })));
+    expect(new Set(events.map((e) => e.hash)).size).toBe(20);
+
+    const rows = await rowsOf(orgId);
+    expect(rows).toHaveLength(20);
+    expectUnbrokenChain(rows);
+    expect(new Set(rows.map((r) => r.prev_hash)).size).toBe(20);
+    expect(rows.map((r) => (r.metadata as { i: number }).i).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+    for (const row of rows) expect(ledgerHash(fromRow(row))).toBe(row.hash);
+  });
+});
+
+describe('append-only in the database', () => {
+  let orgId: string;
+  let before: LedgerRow;
+
+  beforeAll(async () => {
+    orgId = await newOrgId();
+    await append(orgId, 'org.created', { name: 'immutable' });
+    [before] = await rowsOf(orgId);
+  });
+
+  afterEach(async () => {
+    // Whatever was attempted, the row is exactly as written.
+    expect(await rowsOf(orgId)).toEqual([before]);
+  });
+
+  test('UPDATE is refused with TGL01 (pg client)', async () => {
+    await expect(pg.query("update ledger_events set type = 'rewritten' where id = $1", [before.id])).rejects.toMatchObject({
+      code: 'TGL01',
+      message: expect.stringContaining('append-only'),
+    });
+  });
+
+  test('UPDATE of the hash through the ORM connection is refused with TGL01', async () => {
+    await expect(
+      orm.em.fork().execute("update ledger_events set hash = 'forged' where org_id = ?", [orgId]),
+    ).rejects.toMatchObject({ code: 'TGL01' });
+  });
+
+  test('DELETE is refused with TGL01', async () => {
+    await expect(pg.query('delete from ledger_events where id = $1', [before.id])).rejects.toMatchObject({ code: 'TGL01' });
+  });
+
+  test('TRUNCATE is refused with TGL01', async () => {
+    await expect(pg.query('truncate ledger_events')).rejects.toMatchObject({ code: 'TGL01' });
+  });
+
+  test('an UPDATE that matches no row is harmless (the trigger is per row)', async () => {
+    await expect(pg.query("update ledger_events set type = 'x' where org_id = $1", [randomUUID()])).resolves.toMatchObject({
+      rowCount: 0,
+    });
+  });
+});

@@ -1,0 +1,151 @@
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { ConfigError, describeConfig, loadConfig, parseMasterKey } from '../../src/config';
+
+/** The ConfigError `fn` throws (fails the test when it throws anything else or nothing). */
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig defaults', () => {
+  test('an empty environment gives the development defaults', () => {
+    const config = loadConfig({});
+    expect(config.nodeEnv).toBe('development');
+    expect(config.port).toBe(4000);
+    expect(config.host).toBe('0.0.0.0');
+    expect(config.dataDir).toBe(path.resolve('.toolgate'));
+    expect(path.isAbsolute(config.dataDir)).toBe(true);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.masterEncryptionKey).toBeUndefined();
+    expect(config.seedOnStart).toBe(true);
+    expect(config.logLevel).toBe('info');
+  });
+
+  test('seedOnStart defaults to false with an external DATABASE_URL', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u:p@db.example:5432/toolgate' });
+    expect(config.databaseUrl).toBe('postgres://u:p@db.example:5432/toolgate');
+    expect(config.seedOnStart).toBe(false);
+  });
+
+  test('TOOLGATE_SEED_ON_START overrides the default either way', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x', TOOLGATE_SEED_ON_START: 'true' }).seedOnStart).toBe(true);
+    expect(loadConfig({ TOOLGATE_SEED_ON_START: 'off' }).seedOnStart).toBe(false);
+    configError(() => loadConfig({ TOOLGATE_SEED_ON_START: 'maybe' }));
+  });
+
+  test('blank values count as unset', () => {
+    const config = loadConfig({ PORT: '  ', DATABASE_URL: '', MASTER_ENCRYPTION_KEY: ' ' });
+    expect(config.port).toBe(4000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.masterEncryptionKey).toBeUndefined();
+  });
+
+  test('TOOLGATE_DATA_DIR is resolved to an absolute path', () => {
+    expect(loadConfig({ TOOLGATE_DATA_DIR: 'var/data' }).dataDir).toBe(path.resolve('var/data'));
+  });
+});
+
+describe('MASTER_ENCRYPTION_KEY', () => {
+  test('production without a key is refused, naming the variable', () => {
+    const error = configError(() => loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x' }));
+    expect(error.message).toContain('MASTER_ENCRYPTION_KEY');
+  });
+
+  test('production with a key loads', () => {
+    const hex = randomBytes(32).toString('hex');
+    const config = loadConfig({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: hex });
+    expect(config.nodeEnv).toBe('production');
+    expect(config.masterEncryptionKey?.toString('hex')).toBe(hex);
+  });
+
+  test('development and test run without a key', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).masterEncryptionKey).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'test' }).masterEncryptionKey).toBeUndefined();
+  });
+
+  test('64 hex characters (either case) are accepted', () => {
+    const bytes = randomBytes(32);
+    expect(loadConfig({ MASTER_ENCRYPTION_KEY: bytes.toString('hex') }).masterEncryptionKey).toEqual(bytes);
+    expect(parseMasterKey(bytes.toString('hex').toUpperCase())).toEqual(bytes);
+  });
+
+  test('base64 and base64url of 32 bytes are accepted', () => {
+    const bytes = randomBytes(32);
+    expect(loadConfig({ MASTER_ENCRYPTION_KEY: bytes.toString('base64') }).masterEncryptionKey).toEqual(bytes);
+    expect(parseMasterKey(bytes.toString('base64url'))).toEqual(bytes);
+  });
+
+  test.each([
+    ['16 bytes of hex', randomBytes(16).toString('hex')],
+    ['31 bytes of base64', randomBytes(31).toString('base64')],
+    ['33 bytes of base64', randomBytes(33).toString('base64')],
+    ['62 hex characters', randomBytes(31).toString('hex')],
+    ['a passphrase', 'correct horse battery staple'],
+  ])('%s is rejected', (_label, value) => {
+    const error = configError(() => loadConfig({ MASTER_ENCRYPTION_KEY: value }));
+    expect(error.message).toContain('MASTER_ENCRYPTION_KEY');
+    expect(error.message).not.toContain(value);
+  });
+});
+
+describe('validation of other variables', () => {
+  test.each(['abc', '-1', '65536', '40.5'])('PORT=%s is rejected', (value) => {
+    configError(() => loadConfig({ PORT: value }));
+  });
+
+  test('PORT accepts 0 (ephemeral) and 65535', () => {
+    expect(loadConfig({ PORT: '0' }).port).toBe(0);
+    expect(loadConfig({ PORT: '65535' }).port).toBe(65535);
+  });
+
+  test('unknown NODE_ENV and LOG_LEVEL values are rejected', () => {
+    configError(() => loadConfig({ NODE_ENV: 'staging' }));
+    configError(() => loadConfig({ LOG_LEVEL: 'verbose' }));
+  });
+
+  test('numeric limits are enforced', () => {
+    configError(() => loadConfig({ DB_POOL_MAX: '0' }));
+    configError(() => loadConfig({ SHUTDOWN_TIMEOUT_MS: '10' }));
+    expect(loadConfig({ DB_POOL_MAX: '3', SHUTDOWN_TIMEOUT_MS: '2500' })).toMatchObject({
+      dbPoolMax: 3,
+      shutdownTimeoutMs: 2500,
+    });
+  });
+});
+
+describe('describeConfig', () => {
+  test('masks the database password and the master key', () => {
+    const key = randomBytes(32);
+    const password = 's3cr3t-Pa55word';
+    const config = loadConfig({
+      DATABASE_URL: `postgres://toolgate:${password}@db.example:5432/toolgate`,
+      MASTER_ENCRYPTION_KEY: key.toString('hex'),
+    });
+    const described = describeConfig(config);
+    const text = JSON.stringify(described);
+    expect(text).not.toContain(password);
+    expect(text).not.toContain(key.toString('hex'));
+    expect(text).not.toContain(key.toString('base64'));
+    expect(described.masterEncryptionKey).toBe('[set]');
+    expect(String(described.databaseUrl)).toContain('db.example');
+    expect(String(described.databaseUrl)).toContain('toolgate');
+    expect(described.port).toBe(config.port);
+  });
+
+  test('describes an absent key and the embedded database', () => {
+    const described = describeConfig(loadConfig({}));
+    expect(described.masterEncryptionKey).toBe('[unset]');
+    expect(described.databaseUrl).toBe('(embedded)');
+  });
+
+  test('a URL without a password is kept readable', () => {
+    const described = describeConfig(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/toolgate' }));
+    expect(described.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/toolgate');
+  });
+});
