@@ -34,11 +34,11 @@ export class Migration20261129224430_initial extends Migration {
     this.addSql(`create index "policy_decisions_org_id_run_id_created_at_index" on "policy_decisions" ("org_id", "run_id", "created_at");`);
     this.addSql(`create index "policy_decisions_org_id_created_at_id_index" on "policy_decisions" ("org_id", "created_at", "id");`);
 
-    this.addSql(`create table "ledger_events" ("id" bigserial primary key, "org_id" uuid not null, "run_id" uuid null, "resource_id" text null, "type" text not null, "actor_role" text null, "actor_key_id" uuid null, "metadata" jsonb not null, "prev_hash" text null, "hash" text not null, "created_at" timestamptz not null);`);
-    this.addSql(`create index "ledger_events_org_id_type_id_index" on "ledger_events" ("org_id", "type", "id");`);
-    this.addSql(`create index "ledger_events_org_id_resource_id_id_index" on "ledger_events" ("org_id", "resource_id", "id");`);
-    this.addSql(`create index "ledger_events_org_id_run_id_id_index" on "ledger_events" ("org_id", "run_id", "id");`);
-    this.addSql(`create index "ledger_events_org_id_id_index" on "ledger_events" ("org_id", "id");`);
+    this.addSql(`create table "ledger_events" ("id" bigserial primary key, "sequence" bigint not null, "org_id" uuid not null, "run_id" uuid null, "resource_id" text null, "type" text not null, "actor_role" text null, "actor_key_id" uuid null, "metadata" jsonb not null, "prev_hash" text null, "hash" text not null, "created_at" timestamptz not null);`);
+    this.addSql(`create index "ledger_events_org_id_type_sequence_index" on "ledger_events" ("org_id", "type", "sequence");`);
+    this.addSql(`create index "ledger_events_org_id_resource_id_sequence_index" on "ledger_events" ("org_id", "resource_id", "sequence");`);
+    this.addSql(`create index "ledger_events_org_id_run_id_sequence_index" on "ledger_events" ("org_id", "run_id", "sequence");`);
+    this.addSql(`alter table "ledger_events" add constraint "ledger_events_org_id_sequence_unique" unique ("org_id", "sequence");`);
 
     this.addSql(`create table "tool_calls" ("id" uuid not null, "org_id" uuid not null, "run_id" uuid not null, "tool_name" text not null, "action" text not null, "correlation_id" text not null, "tool_use_id" text null, "status" text check ("status" in ('blocked', 'waiting_approval', 'approved', 'running', 'succeeded', 'failed')) not null, "input_redacted" jsonb null, "output_redacted" jsonb null, "policy_decision_id" uuid null, "risk_level" text check ("risk_level" in ('low', 'medium', 'high')) null, "review_required" boolean not null default false, "error_code" text null, "error_text" text null, "vendor_status_code" int null, "retry_count" int not null default 0, "duration_ms" int null, "cost_cents" int not null default 0, "created_at" timestamptz not null, "updated_at" timestamptz not null, constraint "tool_calls_pkey" primary key ("id"));`);
     this.addSql(`create index "tool_calls_org_id_tool_name_created_at_index" on "tool_calls" ("org_id", "tool_name", "created_at");`);
@@ -102,7 +102,7 @@ export class Migration20261129224430_initial extends Migration {
     this.addSql(`alter table "tool_specialist_bindings" add constraint "tool_specialist_bindings_specialist_id_foreign" foreign key ("specialist_id") references "specialists" ("id") on update cascade;`);
     this.addSql(`alter table "tool_specialist_bindings" add constraint "tool_specialist_bindings_tool_id_foreign" foreign key ("tool_id") references "tool_definitions" ("id") on update cascade;`);
 
-    // Integrity the ORM cannot express: counters never negative, resolutions complete.
+    // Counters never negative, resolutions complete (declared with @Check on the entities).
     this.addSql(`alter table "agent_runs" add constraint "agent_runs_counters_check" check ("pending_approval_count" >= 0 and "input_tokens" >= 0 and "output_tokens" >= 0 and "llm_cost_micros" >= 0 and "tool_cost_cents" >= 0);`);
     this.addSql(`alter table "tool_calls" add constraint "tool_calls_counters_check" check ("retry_count" >= 0 and ("duration_ms" is null or "duration_ms" >= 0) and "cost_cents" >= 0);`);
     this.addSql(`alter table "approval_requests" add constraint "approval_requests_resolution_check" check (("status" = 'pending') = ("resolved_at" is null));`);

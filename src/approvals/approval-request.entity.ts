@@ -1,4 +1,4 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { Check, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId, TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
 import { AgentRun } from '../runs/agent-run.entity';
@@ -14,6 +14,7 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 @Index({ properties: ['orgId', 'createdAt', 'id'] })
 @Index({ properties: ['orgId', 'status', 'kind', 'createdAt'] })
 @Index({ properties: ['status', 'expiresAt'] })
+@Check({ name: 'approval_requests_resolution_check', expression: "(status = 'pending') = (resolved_at is null)" })
 export class ApprovalRequest {
   @PrimaryKey({ type: 'uuid' })
   id: string = newId();

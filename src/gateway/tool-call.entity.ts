@@ -1,4 +1,4 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { Check, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { newId, TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
 import { AgentRun } from '../runs/agent-run.entity';
@@ -22,6 +22,10 @@ export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 @Index({ properties: ['orgId', 'status', 'createdAt'] })
 @Index({ properties: ['orgId', 'toolName', 'createdAt'] })
 @Unique({ properties: ['runId', 'toolUseId'] })
+@Check({
+  name: 'tool_calls_counters_check',
+  expression: 'retry_count >= 0 and (duration_ms is null or duration_ms >= 0) and cost_cents >= 0',
+})
 export class ToolCall {
   @PrimaryKey({ type: 'uuid' })
   id: string = newId();

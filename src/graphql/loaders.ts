@@ -31,11 +31,11 @@ export function createLoaders(em: EntityManager, orgId: string | null): Loaders 
       (row) => row.runId,
     ),
     ledgerEventsByRun: groupLoader(
-      (runIds) => em.find(LedgerEvent, { orgId: org, runId: { $in: runIds } }, { orderBy: { id: 'asc' } }),
+      (runIds) => em.find(LedgerEvent, { orgId: org, runId: { $in: runIds } }, { orderBy: { sequence: 'asc' } }),
       (row) => row.runId ?? '',
     ),
     ledgerEventsByResource: groupLoader(
-      (ids) => em.find(LedgerEvent, { orgId: org, resourceId: { $in: ids } }, { orderBy: { id: 'asc' } }),
+      (ids) => em.find(LedgerEvent, { orgId: org, resourceId: { $in: ids } }, { orderBy: { sequence: 'asc' } }),
       (row) => row.resourceId ?? '',
     ),
     policyDecisionById: uniqueLoader(

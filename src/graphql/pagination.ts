@@ -83,11 +83,13 @@ export type PageOrder = 'newest_first' | 'sequence';
 interface Keyed {
   id: string;
   createdAt: Date;
+  /** Only for the ledger's per-org sequence order. */
+  sequence?: string;
 }
 
 /**
- * Keyset pagination over (created_at, id) descending, or over the id sequence ascending
- * for the ledger. Fetches one row more than asked to know whether there is a next page.
+ * Keyset pagination over (created_at, id) descending, or over the per-org sequence
+ * ascending for the ledger (whose queries are always within one org). Fetches one row more than asked to know whether there is a next page.
  */
 export async function paginate<E extends Keyed, N>(
   em: EntityManager,
@@ -103,7 +105,7 @@ export async function paginate<E extends Keyed, N>(
   }
   const after = args.after ? decodeCursor(args.after, order) : null;
   const pageWhere = after ? ({ $and: [where, after] } as FilterQuery<E>) : where;
-  const orderBy = order === 'sequence' ? { id: 'asc' } : { createdAt: 'desc', id: 'desc' };
+  const orderBy = order === 'sequence' ? { sequence: 'asc' } : { createdAt: 'desc', id: 'desc' };
   const rows =
     first === 0
       ? []
@@ -123,7 +125,7 @@ export async function paginate<E extends Keyed, N>(
 }
 
 function encodeCursor(row: Keyed, order: PageOrder): string {
-  const key = order === 'sequence' ? [row.id] : [row.createdAt.toISOString(), row.id];
+  const key = order === 'sequence' ? [String(row.sequence)] : [row.createdAt.toISOString(), row.id];
   return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 }
 
@@ -138,7 +140,7 @@ function decodeCursor(cursor: string, order: PageOrder): Record<string, unknown>
     if (!Array.isArray(key) || key.length !== 1 || typeof key[0] !== 'string' || !/^\d{1,19}$/.test(key[0])) {
       throw invalidCursor();
     }
-    return { id: { $gt: key[0] } };
+    return { sequence: { $gt: key[0] } };
   }
   if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'string' || typeof key[1] !== 'string') {
     throw invalidCursor();

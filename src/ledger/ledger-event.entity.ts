@@ -1,21 +1,26 @@
-import { Entity, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { Entity, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 
 /**
- * The append-only audit ledger. `id` is a global sequence; within an org each event's
- * `hash` covers its content and the previous event's hash, so a rewrite is detectable.
- * The database itself refuses UPDATE, DELETE and TRUNCATE (see the migration).
+ * The append-only audit ledger. Each org's events are numbered 1, 2, 3, … (`sequence`)
+ * and each event's `hash` covers its content and the previous event's hash, so an edit,
+ * deletion, swap or insertion is detectable. The database itself refuses UPDATE, DELETE
+ * and TRUNCATE (see the migration).
  */
 @Entity({ tableName: 'ledger_events' })
-@Index({ properties: ['orgId', 'id'] })
-@Index({ properties: ['orgId', 'runId', 'id'] })
-@Index({ properties: ['orgId', 'resourceId', 'id'] })
-@Index({ properties: ['orgId', 'type', 'id'] })
+@Unique({ properties: ['orgId', 'sequence'] })
+@Index({ properties: ['orgId', 'runId', 'sequence'] })
+@Index({ properties: ['orgId', 'resourceId', 'sequence'] })
+@Index({ properties: ['orgId', 'type', 'sequence'] })
 export class LedgerEvent {
   @PrimaryKey({ type: 'bigint', autoincrement: true })
   id!: string;
+
+  /** Position in the org's chain, from 1, without gaps. */
+  @Property({ type: 'bigint' })
+  sequence!: string;
 
   @ManyToOne(() => Org, { mapToPk: true, fieldName: 'org_id' })
   orgId!: string;

@@ -22,12 +22,13 @@ export interface LedgerEntry {
 export async function appendLedgerEvent(em: EntityManager, entry: LedgerEntry): Promise<LedgerEvent> {
   if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
   await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 7))', [entry.orgId]);
-  const [last] = await em.execute<{ hash: string }[]>(
-    'select hash from ledger_events where org_id = ? order by id desc limit 1',
+  const [last] = await em.execute<{ hash: string; sequence: string }[]>(
+    'select hash, sequence from ledger_events where org_id = ? order by sequence desc limit 1',
     [entry.orgId],
   );
   const event = new LedgerEvent();
   event.orgId = entry.orgId;
+  event.sequence = String(BigInt(last?.sequence ?? 0) + 1n);
   event.type = entry.type;
   event.runId = entry.runId ?? null;
   event.resourceId = entry.resourceId ?? null;
@@ -46,6 +47,7 @@ export function ledgerHash(event: Omit<LedgerEvent, 'id' | 'hash'>): string {
       canonicalJson([
         event.prevHash,
         event.orgId,
+        event.sequence,
         event.type,
         event.runId,
         event.resourceId,

@@ -8,7 +8,7 @@ export class LedgerEventType {
   @Field(() => ID)
   id!: string;
 
-  @Field({ description: 'Global order of the ledger (a decimal integer)' })
+  @Field({ description: 'Position in the org\'s ledger: 1, 2, 3, … without gaps (a decimal integer)' })
   sequence!: string;
 
   @Field()
@@ -58,7 +58,7 @@ export class LedgerEventsArgs extends PageArgs {
 
 export const toLedgerEventType = (e: LedgerEvent): LedgerEventType => ({
   id: String(e.id),
-  sequence: String(e.id),
+  sequence: String(e.sequence),
   type: e.type,
   runId: e.runId,
   resourceId: e.resourceId,

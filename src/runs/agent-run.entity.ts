@@ -1,4 +1,4 @@
-import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { Check, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { newId, TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
 import { Specialist } from '../orgs/specialist.entity';
@@ -17,6 +17,10 @@ export interface RunMetadata {
 @Index({ properties: ['orgId', 'createdAt', 'id'] })
 @Index({ properties: ['orgId', 'status', 'createdAt'] })
 @Index({ properties: ['orgId', 'specialistId', 'createdAt'] })
+@Check({
+  name: 'agent_runs_counters_check',
+  expression: 'pending_approval_count >= 0 and input_tokens >= 0 and output_tokens >= 0 and llm_cost_micros >= 0 and tool_cost_cents >= 0',
+})
 export class AgentRun {
   @PrimaryKey({ type: 'uuid' })
   id: string = newId();
