@@ -1,0 +1,63 @@
+/**
+ * The executor boundary (layer 4). The gateway hands it an allowed or approved call; it
+ * returns an outcome, never throws for vendor trouble, and never lets vendor text or
+ * secrets into `errorText`.
+ *
+ * Glossary:
+ * - tool action: a catalog entry `tool.action`, e.g. `order_lookup.lookup`.
+ * - vendor: the external system a handler speaks to (shopify, amazon, jumio, nango).
+ * - attempt: one HTTP exchange with the vendor; a call may take several (retries).
+ */
+import type { ErrorCode } from '../errors/error-codes';
+
+export interface ExecutionRequest {
+  orgId: string;
+  runId: string;
+  toolCallId: string;
+  tool: {
+    toolName: string;
+    action: string;
+    vendor: string;
+    idempotent: boolean;
+    /** null: the executor default (10 s). */
+    timeoutMs: number | null;
+  };
+  /** Validated against the tool's input schema; unredacted. */
+  params: Record<string, unknown>;
+}
+
+export type ExecutorErrorCode = Extract<
+  ErrorCode,
+  'CREDENTIALS_NOT_FOUND' | 'CREDENTIALS_UNREADABLE' | 'VENDOR_ERROR' | 'VENDOR_TIMEOUT' | 'VENDOR_RATE_LIMITED' | 'CIRCUIT_OPEN'
+>;
+
+/** One retry the executor made, for the ledger (`tool_call.retried`). */
+export interface RetryRecord {
+  attempt: number;
+  /** What the failed attempt was: an HTTP status, `timeout` or `connection_reset`. */
+  cause: string;
+  delayMs: number;
+}
+
+export type ExecutionOutcome =
+  | {
+      ok: true;
+      /** The normalized result; the model sees it in full, the ledger stores it redacted. */
+      data: unknown;
+      vendorStatusCode: number | null;
+      retries: RetryRecord[];
+    }
+  | {
+      ok: false;
+      code: ExecutorErrorCode;
+      /** Sanitized, fixed wording: no vendor body, no secrets. */
+      errorText: string;
+      /** Ledger reason, e.g. `credentials_missing`, `vendor_error`, `vendor_timeout`. */
+      reason: string;
+      vendorStatusCode: number | null;
+      retries: RetryRecord[];
+    };
+
+export interface ToolExecutor {
+  execute(request: ExecutionRequest): Promise<ExecutionOutcome>;
+}

@@ -1,0 +1,231 @@
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * Vendor sandboxes: one loopback HTTP server in which each vendor's sandbox answers under
+ * `/<vendor>/…` with that vendor's real paths, auth checks and response shapes. Part of
+ * the product (the embedded default uses it) and of the tests, which inject faults.
+ */
+export interface SandboxRequest {
+  method: string;
+  /** The path below the vendor prefix, e.g. `/admin/api/2025-01/orders/12345.json`. */
+  path: string;
+  query: URLSearchParams;
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  /** The body parsed as JSON or form data, when it is either; else null. */
+  body: unknown;
+  /** Regex groups of the matched route. */
+  params: Record<string, string>;
+}
+
+export interface SandboxResponse {
+  status: number;
+  headers?: Record<string, string>;
+  json?: unknown;
+  text?: string;
+}
+
+export interface SandboxRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Matched against the whole path below the vendor prefix; named groups become params. */
+  path: RegExp;
+  handle(request: SandboxRequest): SandboxResponse | Promise<SandboxResponse>;
+}
+
+export interface VendorSandbox {
+  vendor: string;
+  routes: SandboxRoute[];
+}
+
+export type Fault =
+  | { kind: 'status'; status: number }
+  | { kind: 'rate_limit'; retryAfter: 'seconds' | 'http_date'; seconds: number }
+  | { kind: 'hang' }
+  | { kind: 'malformed_json' }
+  | { kind: 'slow'; delayMs: number }
+  | { kind: 'reset' };
+
+export interface RecordedRequest {
+  vendor: string;
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+  /** The fault answered instead of the sandbox, if any. */
+  fault: Fault['kind'] | null;
+}
+
+interface QueuedFault {
+  fault: Fault;
+  remaining: number;
+  pathIncludes?: string;
+}
+
+const MAX_RECORDED = 1000;
+
+export class SandboxServer {
+  readonly requests: RecordedRequest[] = [];
+  private readonly sandboxes = new Map<string, VendorSandbox>();
+  private readonly faults = new Map<string, QueuedFault[]>();
+  private readonly sockets = new Set<Socket>();
+  private server: http.Server | null = null;
+  private baseUrl = '';
+
+  constructor(sandboxes: VendorSandbox[]) {
+    for (const sandbox of sandboxes) {
+      if (this.sandboxes.has(sandbox.vendor)) throw new Error(`duplicate sandbox ${sandbox.vendor}`);
+      this.sandboxes.set(sandbox.vendor, sandbox);
+    }
+  }
+
+  async start(port = 0, host = '127.0.0.1'): Promise<string> {
+    const server = http.createServer((req, res) => void this.dispatch(req, res));
+    server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    this.baseUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
+    return this.baseUrl;
+  }
+
+  /** Where a vendor's sandbox answers: every endpoint of that vendor shares the prefix. */
+  urlFor(vendor: string): string {
+    if (!this.sandboxes.has(vendor)) throw new Error(`no sandbox for ${vendor}`);
+    return `${this.baseUrl}/${vendor}`;
+  }
+
+  /** The next `times` requests to the vendor (optionally only paths containing a string) get the fault. */
+  injectFault(vendor: string, fault: Fault, options: { times?: number; pathIncludes?: string } = {}): void {
+    const queue = this.faults.get(vendor) ?? [];
+    queue.push({ fault, remaining: options.times ?? 1, pathIncludes: options.pathIncludes });
+    this.faults.set(vendor, queue);
+  }
+
+  clearFaults(): void {
+    this.faults.clear();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.server) return;
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private takeFault(vendor: string, path: string): Fault | null {
+    const queue = this.faults.get(vendor);
+    if (!queue) return null;
+    const index = queue.findIndex((q) => !q.pathIncludes || path.includes(q.pathIncludes));
+    if (index < 0) return null;
+    const queued = queue[index];
+    queued.remaining -= 1;
+    if (queued.remaining <= 0) queue.splice(index, 1);
+    return queued.fault;
+  }
+
+  private async dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      const url = new URL(req.url ?? '/', 'http://sandbox');
+      const [, vendor = '', ...rest] = url.pathname.split('/');
+      const path = `/${rest.join('/')}`;
+      const rawBody = await readBody(req);
+      const sandbox = this.sandboxes.get(vendor);
+      if (!sandbox) return send(res, { status: 404, json: { error: 'no such sandbox' } });
+
+      const fault = this.takeFault(vendor, path);
+      const body = parseBody(rawBody, req.headers['content-type']);
+      this.requests.push({ vendor, method: req.method ?? 'GET', path, headers: req.headers, body, fault: fault?.kind ?? null });
+      if (this.requests.length > MAX_RECORDED) this.requests.splice(0, this.requests.length - MAX_RECORDED);
+      if (fault && (await this.answerFault(fault, req, res))) return;
+
+      for (const route of sandbox.routes) {
+        if (route.method !== req.method) continue;
+        const match = route.path.exec(path);
+        if (!match) continue;
+        const response = await route.handle({
+          method: req.method,
+          path,
+          query: url.searchParams,
+          headers: req.headers,
+          rawBody,
+          body,
+          params: { ...(match.groups ?? {}) },
+        });
+        return send(res, response);
+      }
+      send(res, { status: 404, json: { errors: 'Not Found' } });
+    } catch {
+      if (!res.headersSent) send(res, { status: 500, json: { errors: 'sandbox failure' } });
+    }
+  }
+
+  /** Answers a fault; returns false for `slow`, after which the real answer follows. */
+  private async answerFault(fault: Fault, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
+    switch (fault.kind) {
+      case 'status':
+        send(res, { status: fault.status, json: { errors: `sandbox fault ${fault.status}`, secret_detail: 'vendor-internal-trace-xyz' } });
+        return true;
+      case 'rate_limit': {
+        const retryAfter =
+          fault.retryAfter === 'seconds' ? String(fault.seconds) : new Date(Date.now() + fault.seconds * 1000).toUTCString();
+        send(res, { status: 429, headers: { 'retry-after': retryAfter }, json: { errors: 'Exceeded rate limit' } });
+        return true;
+      }
+      case 'hang':
+        // Never answers; the client's timeout must end it. The socket is destroyed on stop().
+        req.socket.setTimeout(0);
+        return true;
+      case 'malformed_json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"order": {"id": 1, "status": ');
+        return true;
+      case 'reset':
+        req.socket.destroy();
+        return true;
+      case 'slow':
+        await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+        return false;
+    }
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parseBody(raw: string, contentType: string | undefined): unknown {
+  if (!raw) return null;
+  if (contentType?.includes('application/x-www-form-urlencoded')) {
+    return Object.fromEntries(new URLSearchParams(raw));
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return null;
+  }
+}
+
+function send(res: http.ServerResponse, response: SandboxResponse): void {
+  const headers = { ...(response.headers ?? {}) };
+  let payload = '';
+  if (response.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    payload = JSON.stringify(response.json);
+  } else if (response.text !== undefined) {
+    payload = response.text;
+  }
+  res.writeHead(response.status, headers);
+  res.end(payload);
+}

@@ -1,0 +1,83 @@
+/**
+ * The one interface every vendor handler implements. A vendor is a folder under
+ * src/vendors/<vendor>/ holding: the handler (this interface), a transport (the only
+ * place that does HTTP for that vendor), one file per action, and a sandbox (a loopback
+ * HTTP server speaking the vendor's real paths, auth and response shapes).
+ */
+
+/** What a handler needs from the org's stored credential for its integration. */
+export interface CredentialSpec {
+  /** The IntegrationCredential.integrationType holding this vendor's config. */
+  integrationType: string;
+  /** Config fields that must be present (e.g. accessToken). */
+  required: string[];
+}
+
+export interface VendorContext {
+  /** The decrypted credential config of the org for `credentialSpec.integrationType`. */
+  credentials: Record<string, unknown>;
+  /** Base URL per endpoint name the handler declares (a sandbox URL in dev and tests). */
+  urls: Record<string, string>;
+  /** Aborts the attempt at the call's timeout. */
+  signal: AbortSignal;
+  /** Stable per tool call: sent as the vendor's idempotency key on writes. */
+  idempotencyKey: string;
+  /** Per-handler memory that lives as long as the process (e.g. cached access tokens). */
+  cache: Map<string, unknown>;
+}
+
+export interface VendorAction<Input = Record<string, unknown>, Output = unknown> {
+  toolName: string;
+  action: string;
+  /** Safe to repeat: the executor may retry it. */
+  idempotent: boolean;
+  /** Documented shape of the normalized result. */
+  describeResult: string;
+  execute(input: Input, ctx: VendorContext): Promise<Output>;
+}
+
+/** A base URL the handler talks to, e.g. Amazon's `lwa` (tokens) and `spApi` (data). */
+export interface VendorEndpoint {
+  /** Environment variable that overrides it, e.g. AMAZON_SP_API_URL. */
+  env: string;
+  /** The real vendor's URL, possibly derived from the credential (a Shopify shop domain). */
+  production: (credentials: Record<string, unknown>) => string;
+}
+
+export interface VendorHandler {
+  vendor: string;
+  credentialSpec: CredentialSpec;
+  endpoints: Record<string, VendorEndpoint>;
+  actions: VendorAction<any, any>[];
+}
+
+/**
+ * What a transport throws. The executor maps it to a stable code and a fixed sentence;
+ * `status` and `retryAfterMs` drive retries. Never put a vendor body or secret in it.
+ */
+export class VendorHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(`vendor answered HTTP ${status}`);
+    this.name = 'VendorHttpError';
+  }
+}
+
+/** The vendor's answer could not be understood (malformed JSON, wrong shape). */
+export class VendorProtocolError extends Error {
+  constructor(readonly status: number | null = null) {
+    super('vendor answer could not be read');
+    this.name = 'VendorProtocolError';
+  }
+}
+
+/** Parses Retry-After: delta-seconds or an HTTP-date; null when absent or invalid. */
+export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+  if (!value) return null;
+  const trimmed = value.trim();
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  const date = Date.parse(trimmed);
+  return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
