@@ -86,7 +86,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = nonEmpty(env[name]);
   if (raw === undefined) return fallback;
-  const value = Number(raw);
+  const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }

@@ -50,10 +50,11 @@ export async function setToolPermission(
   return em.transactional(async (tx) => {
     const tool = await findTool(tx, toolName, action);
     let permission = await tx.findOne(ToolPermission, { orgId: caller.orgId, toolId: tool.id });
+    // A tool with no permission row is disabled.
+    const previous = permission?.enabled ?? false;
     if (!permission) {
       permission = tx.create(ToolPermission, { orgId: caller.orgId, toolId: tool.id, enabled });
     }
-    const previous = permission.enabled;
     permission.enabled = enabled;
     permission.updatedAt = new Date();
     await tx.flush();

@@ -140,15 +140,24 @@ function decodeCursor(cursor: string, order: PageOrder): Record<string, unknown>
     if (!Array.isArray(key) || key.length !== 1 || typeof key[0] !== 'string' || !/^\d{1,19}$/.test(key[0])) {
       throw invalidCursor();
     }
+    if (BigInt(key[0]) > MAX_BIGINT) throw invalidCursor();
     return { sequence: { $gt: key[0] } };
   }
   if (!Array.isArray(key) || key.length !== 2 || typeof key[0] !== 'string' || typeof key[1] !== 'string') {
     throw invalidCursor();
   }
   const createdAt = new Date(key[0]);
-  if (Number.isNaN(createdAt.getTime()) || !/^[0-9a-f-]{36}$/i.test(key[1])) throw invalidCursor();
+  const time = createdAt.getTime();
+  // Only instants PostgreSQL's timestamptz can hold (JavaScript allows far wider ones).
+  if (Number.isNaN(time) || time < MIN_TIMESTAMP || time > MAX_TIMESTAMP || !/^[0-9a-f-]{36}$/i.test(key[1])) {
+    throw invalidCursor();
+  }
   return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: key[1] } }] };
 }
+
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+const MIN_TIMESTAMP = Date.UTC(-4713, 0, 1);
+const MAX_TIMESTAMP = Date.UTC(294276, 0, 1);
 
 const invalidCursor = () => badInput('after is not a cursor this list produced', { field: 'after' });
 

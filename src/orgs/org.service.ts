@@ -63,15 +63,14 @@ export async function createSpecialist(
   input: { name: string; description?: string | null; systemPrompt?: string | null },
 ): Promise<Specialist> {
   const name = cleanName(input.name, 'name');
-  if (input.systemPrompt && input.systemPrompt.length > 20_000) {
-    throw badInput('systemPrompt must be at most 20000 characters', { field: 'systemPrompt' });
-  }
+  const description = optionalText(input.description, 'description', 2_000);
+  const systemPrompt = optionalText(input.systemPrompt, 'systemPrompt', 20_000);
   return em.transactional(async (tx) => {
     const specialist = tx.create(Specialist, {
       orgId: caller.orgId,
       name,
-      description: input.description ?? null,
-      systemPrompt: input.systemPrompt ?? null,
+      description,
+      systemPrompt,
     });
     await tx.flush();
     await appendLedgerEvent(tx, {
@@ -113,8 +112,17 @@ export async function setFeatureFlag(em: EntityManager, caller: Caller, key: str
 
 function cleanName(value: string, field: string): string {
   const name = value.trim();
-  if (name.length < 1 || name.length > 200) {
-    throw new AppError('BAD_USER_INPUT', `${field} must be 1 to 200 characters`, { field });
+  if (name.length < 1 || name.length > 200 || name.includes('\u0000')) {
+    throw new AppError('BAD_USER_INPUT', `${field} must be 1 to 200 characters, without NUL`, { field });
   }
   return name;
+}
+
+/** PostgreSQL text cannot hold NUL; say so instead of failing in the database. */
+function optionalText(value: string | null | undefined, field: string, max: number): string | null {
+  if (value === null || value === undefined) return null;
+  if (value.length > max || value.includes('\u0000')) {
+    throw badInput(`${field} must be at most ${max} characters, without NUL`, { field });
+  }
+  return value;
 }
