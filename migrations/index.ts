@@ -2,7 +2,9 @@
 // swc-transformed tests run the same files. `npm run migration:create` rewrites this file.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261129224430_initial } from './Migration20261129224430_initial';
+import { Migration20261129230515_gateway } from './Migration20261129230515_gateway';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
+  { name: 'Migration20261129230515_gateway', class: Migration20261129230515_gateway },
 ];

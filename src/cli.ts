@@ -11,7 +11,7 @@ import { createKey, createOrg } from './orgs/org.service';
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
-import { MIGRATIONS_DIR, migrateUp } from './db/orm';
+import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
 
 const USAGE = `Usage: toolgate <command> [options]
 
@@ -91,7 +91,7 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(
           flags.json ? `${JSON.stringify(out)}\n` : `Created org ${org.name} (${org.id}).\nAdmin key (shown once): ${adminKey.secret}\n`,
         );
-      });
+      }, { migrate: false });
     }
     case 'keys create': {
       const orgId = requireFlag(flags, 'org');
@@ -102,7 +102,7 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(
           flags.json ? `${JSON.stringify({ id: key.id, orgId, role, key: key.secret })}\n` : `${role} key (shown once): ${key.secret}\n`,
         );
-      });
+      }, { migrate: false });
     }
     case 'migration:create':
       return withRuntime(config, logger, async (runtime) => {
@@ -113,21 +113,31 @@ async function main(argv: string[]): Promise<number> {
           return;
         }
         await writeMigrationIndex();
-        await migrateUp(runtime.orm);
-        process.stdout.write(`Created migrations/${result.fileName} and applied it.\n`);
+        process.stdout.write(`Created migrations/${result.fileName}; \`npm run build\` then \`toolgate migrate\` applies it.\n`);
       });
     default:
       throw new UsageError(`Unknown command "${command}"`);
   }
 }
 
+/**
+ * Runs a command on the database. Setup commands migrate it; the others refuse a
+ * database that is not migrated, so a mistyped DATABASE_URL is not silently filled.
+ */
 async function withRuntime(
   config: Config,
   logger: Logger,
   run: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>,
+  options: { migrate: boolean } = { migrate: true },
 ): Promise<number> {
-  const runtime = await openRuntime(config, logger, { migrate: true });
+  const runtime = await openRuntime(config, logger, options);
   try {
+    if (!options.migrate) {
+      const pending = await pendingMigrations(runtime.orm);
+      if (pending.length > 0) {
+        throw new UsageError(`the database has ${pending.length} pending migration(s); run \`toolgate migrate\` first`);
+      }
+    }
     await run(runtime);
     return 0;
   } finally {

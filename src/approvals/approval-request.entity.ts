@@ -3,6 +3,7 @@ import { newId, TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { ToolCall } from '../gateway/tool-call.entity';
+import type { SealedJson } from '../credentials/sealed-json';
 
 export const APPROVAL_KINDS = ['expert', 'client'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
@@ -36,6 +37,13 @@ export class ApprovalRequest {
 
   @Property({ type: 'text' })
   bindingHash!: string;
+
+  /**
+   * The call's unredacted params, sealed with the master key until the approved call has
+   * run (then cleared): the ledger keeps only the redacted copy.
+   */
+  @Property({ type: 'json', nullable: true })
+  sealedParams: SealedJson | null = null;
 
   @Property({ type: 'text', nullable: true })
   requestedBy: string | null = null;

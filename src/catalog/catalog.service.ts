@@ -7,6 +7,7 @@ import { appendLedgerEvent } from '../ledger/ledger.service';
 import { AppError } from '../errors/app-error';
 import type { Caller } from '../auth/caller';
 import { findSpecialist } from '../orgs/org.service';
+import { bumpConfigVersion } from '../orgs/config-version';
 
 /** Writes the built-in catalog into tool_definitions (insert or update by tool.action). */
 export async function ensureCatalog(em: EntityManager): Promise<void> {
@@ -58,6 +59,7 @@ export async function setToolPermission(
     permission.enabled = enabled;
     permission.updatedAt = new Date();
     await tx.flush();
+    await bumpConfigVersion(tx, caller.orgId);
     await appendLedgerEvent(tx, {
       orgId: caller.orgId,
       type: 'permission.changed',
@@ -88,6 +90,7 @@ export async function bindToolToSpecialist(
     }
     await tx.flush();
     if (bound !== Boolean(existing)) {
+      await bumpConfigVersion(tx, caller.orgId);
       await appendLedgerEvent(tx, {
         orgId: caller.orgId,
         type: 'permission.changed',

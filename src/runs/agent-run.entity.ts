@@ -5,6 +5,10 @@ import { Specialist } from '../orgs/specialist.entity';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting_approval', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_DRIVERS = ['internal', 'external'] as const;
+export type RunDriver = (typeof RUN_DRIVERS)[number];
+/** Statuses in which a run accepts tool calls. */
+export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_approval'];
 
 export interface RunMetadata {
   /** Frozen at creation: enabled permissions ∩ specialist bindings, as `tool.action`. */
@@ -57,8 +61,8 @@ export class AgentRun {
   correlationId!: string;
 
   /** Who drives the loop: the built-in runtime, or an external one through executeToolCall. */
-  @Property({ type: 'text', default: 'internal' })
-  driver: Opt<string> = 'internal';
+  @Enum({ items: [...RUN_DRIVERS], type: 'text', default: 'internal' })
+  driver: Opt<RunDriver> = 'internal';
 
   @Property({ type: 'text', nullable: true })
   errorCode: string | null = null;

@@ -9,6 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 
 interface LedgerRow {
   id: string;
+  sequence: string;
   org_id: string;
   run_id: string | null;
   resource_id: string | null;
@@ -50,7 +51,7 @@ async function append(orgId: string, type: LedgerEventType = 'policy.changed', m
 }
 
 async function rowsOf(orgId: string): Promise<LedgerRow[]> {
-  const result = await pg.query<LedgerRow>('select * from ledger_events where org_id = $1 order by id', [orgId]);
+  const result = await pg.query<LedgerRow>('select * from ledger_events where org_id = $1 order by sequence', [orgId]);
   return result.rows;
 }
 
@@ -58,6 +59,7 @@ async function rowsOf(orgId: string): Promise<LedgerRow[]> {
 function fromRow(row: LedgerRow): LedgerEvent {
   const event = new LedgerEvent();
   event.id = row.id;
+  event.sequence = row.sequence;
   event.orgId = row.org_id;
   event.runId = row.run_id;
   event.resourceId = row.resource_id;
@@ -71,8 +73,11 @@ function fromRow(row: LedgerRow): LedgerEvent {
   return event;
 }
 
+/** Sequences 1..n without gaps, in insertion order; each prevHash is the previous hash. */
 function expectUnbrokenChain(rows: LedgerRow[]): void {
   expect(rows.length).toBeGreaterThan(0);
+  expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => String(i + 1)));
+  expect(rows.map((r) => BigInt(r.id))).toEqual(rows.map((r) => BigInt(r.id)).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)));
   expect(rows[0].prev_hash).toBeNull();
   for (let i = 1; i < rows.length; i++) expect(rows[i].prev_hash).toBe(rows[i - 1].hash);
   expect(new Set(rows.map((r) => r.hash)).size).toBe(rows.length);
@@ -88,6 +93,8 @@ describe('hash chain', () => {
     const b2 = await append(b, 'api_key.created', { n: 2 });
     const a3 = await append(a, 'policy.changed', { n: 3 });
 
+    expect([a1, a2, a3].map((e) => String(e.sequence))).toEqual(['1', '2', '3']);
+    expect([b1, b2].map((e) => String(e.sequence))).toEqual(['1', '2']);
     expect(a1.prevHash).toBeNull();
     expect(b1.prevHash).toBeNull();
     expect(a2.prevHash).toBe(a1.hash);
@@ -122,6 +129,9 @@ describe('hash chain', () => {
     const tampered = fromRow(rows[1]);
     tampered.metadata = { role: 'admin' };
     expect(ledgerHash(tampered)).not.toBe(rows[1].hash);
+    const moved = fromRow(rows[1]);
+    moved.sequence = '3';
+    expect(ledgerHash(moved)).not.toBe(rows[1].hash);
   });
 
   test('appendLedgerEvent outside a transaction throws and writes nothing', async () => {
@@ -141,7 +151,9 @@ describe('hash chain', () => {
     ).rejects.toThrow('abort');
     const second = await append(orgId);
     expect(second.prevHash).toBe(first.hash);
-    expect(await rowsOf(orgId)).toHaveLength(2);
+    const rows = await rowsOf(orgId);
+    expect(rows).toHaveLength(2);
+    expectUnbrokenChain(rows);
   });
 
   test('20 concurrent appends for one org produce an unbroken chain of 20 distinct links', async () => {
@@ -190,6 +202,16 @@ describe('append-only in the database', () => {
 
   test('DELETE is refused with TGL01', async () => {
     await expect(pg.query('delete from ledger_events where id = $1', [before.id])).rejects.toMatchObject({ code: 'TGL01' });
+  });
+
+  test('a second event with the same org sequence is refused by the unique constraint', async () => {
+    await expect(
+      pg.query(
+        `insert into ledger_events (sequence, org_id, type, metadata, hash, created_at)
+         values ($1, $2, 'org.created', '{}', 'dup', now())`,
+        [before.sequence, orgId],
+      ),
+    ).rejects.toMatchObject({ code: '23505' });
   });
 
   test('TRUNCATE is refused with TGL01', async () => {

@@ -1,0 +1,351 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
+import { DEMO_CREDENTIALS } from '../../src/seed/demo-seed';
+import { decryptCredential, type EncryptedPayload } from '../../src/credentials/credential-cipher';
+import { ROLES } from '../../src/auth/roles';
+
+/**
+ * The compiled `toolgate` command, run as a user would: a child process with only
+ * environment variables and argv. `npm test` builds dist/ before jest runs.
+ */
+const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
+const MASTER_KEY_HEX = 'a7'.repeat(32);
+
+interface CliResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  exited: Promise<CliResult>;
+}
+
+const live = new Set<ChildProcess>();
+let db: TestDatabase;
+let pg: Client;
+let dataDir: string;
+
+function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: db.url,
+    LOG_LEVEL: 'silent',
+    MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX,
+    TOOLGATE_DATA_DIR: dataDir,
+    ...extra,
+  };
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
+  return env;
+}
+
+function spawnCli(args: string[], env: NodeJS.ProcessEnv): Running {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<CliResult>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Runs one command to completion; a command that hangs is killed and fails the test. */
+async function runCli(args: string[], env: NodeJS.ProcessEnv = baseEnv(), timeoutMs = 25_000): Promise<CliResult> {
+  const running = spawnCli(args, env);
+  return withTimeout(running.exited, timeoutMs, () => {
+    running.child.kill('SIGKILL');
+    return `toolgate ${args.join(' ')} did not exit within ${timeoutMs} ms\nstdout: ${running.stdout()}\nstderr: ${running.stderr()}`;
+  });
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number, describe: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(describe())), ms);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The one line of JSON a `--json` command prints. */
+function jsonLine<T>(result: CliResult): T {
+  expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
+  const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
+  expect(lines).toHaveLength(1);
+  expect(result.stdout.endsWith('\n')).toBe(true);
+  return JSON.parse(lines[0]) as T;
+}
+
+async function count(sql: string, params: unknown[] = []): Promise<number> {
+  const result = await pg.query<{ n: string }>(`select count(*)::text as n from (${sql}) as counted`, params);
+  return Number(result.rows[0].n);
+}
+
+interface SeedJson {
+  orgId: string;
+  specialistId: string;
+  keys: Record<(typeof ROLES)[number], string>;
+}
+
+beforeAll(async () => {
+  expect(fs.existsSync(CLI)).toBe(true);
+  db = await createTestDatabase();
+  pg = new Client({ connectionString: db.url });
+  await pg.connect();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-cli-'));
+});
+
+afterAll(async () => {
+  for (const child of live) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  await pg?.end();
+  await db?.drop();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('toolgate seed', () => {
+  let first: SeedJson;
+  let second: SeedJson;
+
+  beforeAll(async () => {
+    first = jsonLine<SeedJson>(await runCli(['seed', '--json']));
+    second = jsonLine<SeedJson>(await runCli(['seed', '--json']));
+  }, 90_000);
+
+  test('--json prints exactly one line: orgId, specialistId and one key per role', () => {
+    expect(Object.keys(first).sort()).toEqual(['keys', 'orgId', 'specialistId']);
+    expect(Object.keys(first.keys).sort()).toEqual([...ROLES].sort());
+    expect(first.orgId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(first.specialistId).toMatch(/^[0-9a-f-]{36}$/);
+    for (const role of ROLES) expect(first.keys[role]).toMatch(new RegExp(`^tg_${role}_[A-Za-z0-9_-]{20,}$`));
+  });
+
+  test('is idempotent: the same org and specialist, fresh keys', async () => {
+    expect(second.orgId).toBe(first.orgId);
+    expect(second.specialistId).toBe(first.specialistId);
+    for (const role of ROLES) expect(second.keys[role]).not.toBe(first.keys[role]);
+
+    const orgId = first.orgId;
+    expect(await count("select 1 from orgs where slug = 'demo'")).toBe(1);
+    expect(await count('select 1 from orgs')).toBe(1);
+    expect(await count('select 1 from specialists where org_id = $1', [orgId])).toBe(1);
+    expect(await count('select 1 from tool_permissions where org_id = $1', [orgId])).toBe(TOOL_CATALOG.length);
+    expect(await count('select 1 from tool_specialist_bindings where org_id = $1', [orgId])).toBe(TOOL_CATALOG.length);
+    expect(await count('select 1 from feature_flags where org_id = $1', [orgId])).toBe(1);
+    expect(await count('select 1 from integration_credentials where org_id = $1', [orgId])).toBe(4);
+    // One key per role per run.
+    expect(await count('select 1 from api_keys where org_id = $1', [orgId])).toBe(2 * ROLES.length);
+  });
+
+  test('the demo org has every catalog tool enabled and bound to the specialist, and tool calling on', async () => {
+    expect(TOOL_CATALOG).toHaveLength(6);
+    const tools = await pg.query<{ tool: string; enabled: boolean; bound: boolean }>(
+      `select d.tool_name || '.' || d.action as tool, p.enabled,
+              exists (select 1 from tool_specialist_bindings b where b.tool_id = d.id and b.specialist_id = $2 and b.org_id = $1) as bound
+         from tool_definitions d
+         join tool_permissions p on p.tool_id = d.id and p.org_id = $1
+        order by 1`,
+      [first.orgId, first.specialistId],
+    );
+    expect(tools.rows).toEqual(
+      TOOL_CATALOG.map((t) => ({ tool: `${t.toolName}.${t.action}`, enabled: true, bound: true })).sort((a, b) =>
+        a.tool < b.tool ? -1 : 1,
+      ),
+    );
+    const flag = await pg.query('select enabled from feature_flags where org_id = $1 and key = $2', [
+      first.orgId,
+      'tool_calling_enabled',
+    ]);
+    expect(flag.rows).toEqual([{ enabled: true }]);
+  });
+
+  test('stores four sandbox credentials encrypted: no plaintext secret in the database', async () => {
+    const rows = await pg.query<{ integration_type: string; encrypted_config: EncryptedPayload; raw: string }>(
+      'select integration_type, encrypted_config, encrypted_config::text as raw from integration_credentials where org_id = $1 order by integration_type',
+      [first.orgId],
+    );
+    expect(rows.rows.map((r) => r.integration_type)).toEqual(['amazon', 'jumio', 'nango', 'shopify']);
+    const secrets = Object.values(DEMO_CREDENTIALS).flatMap((config) =>
+      Object.values(config).filter((v): v is string => typeof v === 'string' && v.includes('sandbox')),
+    );
+    expect(secrets).toContain('shpat_sandbox_demo_token');
+    expect(secrets.length).toBeGreaterThanOrEqual(6);
+    const ledger = await pg.query<{ raw: string }>('select metadata::text as raw from ledger_events where org_id = $1', [
+      first.orgId,
+    ]);
+    for (const row of [...rows.rows.map((r) => r.raw), ...ledger.rows.map((r) => r.raw)]) {
+      for (const secret of secrets) expect(row).not.toContain(secret);
+    }
+    // ...and they decrypt, with the configured master key, to the sandbox configs.
+    const key = Buffer.from(MASTER_KEY_HEX, 'hex');
+    for (const row of rows.rows) {
+      const binding = { orgId: first.orgId, integrationType: row.integration_type };
+      expect(decryptCredential(key, binding, row.encrypted_config)).toEqual(DEMO_CREDENTIALS[row.integration_type]);
+    }
+  });
+
+  test('without --json prints the keys for people', async () => {
+    const result = await runCli(['seed']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(first.orgId);
+    for (const role of ROLES) expect(result.stdout).toMatch(new RegExp(`^  ${role}\\s+tg_${role}_\\S+$`, 'm'));
+  });
+
+  describe('issued keys work against a real server', () => {
+    let server: ReturnType<typeof spawnCli> | undefined;
+    let port: number;
+
+    afterAll(async () => {
+      if (server && server.child.exitCode === null && server.child.signalCode === null) {
+        server.child.kill('SIGKILL');
+        await server.exited.catch(() => undefined);
+      }
+    });
+
+    test('`start` serves the seeded org, then exits 0 on SIGTERM within 10 s', async () => {
+      port = await freePort();
+      server = spawnCli(['start'], baseEnv({ PORT: String(port), HOST: '127.0.0.1' }));
+      const running = server;
+      const early = running.exited.then((r) => {
+        throw new Error(`start exited early with ${r.code}: ${r.stderr}`);
+      });
+      early.catch(() => undefined);
+      await Promise.race([
+        early,
+        waitFor(
+          'GET /healthz',
+          async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined),
+          30_000,
+        ),
+      ]);
+
+      for (const keys of [first.keys, second.keys]) {
+        const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.expert}` },
+          body: JSON.stringify({ query: '{ viewer { org { id } role } }' }),
+        });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ data: { viewer: { org: { id: first.orgId }, role: 'expert' } } });
+      }
+
+      running.child.kill('SIGTERM');
+      const result = await withTimeout(running.exited, 10_000, () => `start did not exit within 10 s of SIGTERM`);
+      expect({ code: result.code, signal: result.signal, stderr: result.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+      expect(result.stdout).toContain(`http://127.0.0.1:${port}/graphql`);
+    }, 60_000);
+  });
+});
+
+describe('toolgate org create / keys create', () => {
+  let org: { orgId: string; name: string; adminKey: string };
+
+  test('org create --name Acme --json prints the org and its admin key', async () => {
+    org = jsonLine(await runCli(['org', 'create', '--name', 'Acme', '--json']));
+    expect(org).toEqual({ orgId: expect.stringMatching(/^[0-9a-f-]{36}$/), name: 'Acme', adminKey: expect.stringMatching(/^tg_admin_/) });
+    const rows = await pg.query('select name, slug from orgs where id = $1', [org.orgId]);
+    expect(rows.rows).toEqual([{ name: 'Acme', slug: null }]);
+    expect(await count("select 1 from api_keys where org_id = $1 and role = 'admin'", [org.orgId])).toBe(1);
+  });
+
+  test('keys create --org ID --role expert --json prints a key for that org', async () => {
+    const key = jsonLine<{ id: string; orgId: string; role: string; key: string }>(
+      await runCli(['keys', 'create', '--org', org.orgId, '--role', 'expert', '--json']),
+    );
+    expect(key).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      orgId: org.orgId,
+      role: 'expert',
+      key: expect.stringMatching(/^tg_expert_/),
+    });
+    const rows = await pg.query('select org_id, role from api_keys where id = $1', [key.id]);
+    expect(rows.rows).toEqual([{ org_id: org.orgId, role: 'expert' }]);
+  });
+
+  test('keys create with role root exits 2 and names the allowed roles', async () => {
+    const before = await count('select 1 from api_keys');
+    const result = await runCli(['keys', 'create', '--org', org.orgId, '--role', 'root']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--role must be one of admin, expert, client, partner, agent');
+    expect(await count('select 1 from api_keys')).toBe(before);
+  });
+
+  test('org create without --name exits 2', async () => {
+    const result = await runCli(['org', 'create']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--name is required');
+  });
+
+  test('keys create for an unknown org exits 1 with NOT_FOUND', async () => {
+    const result = await runCli(['keys', 'create', '--org', '00000000-0000-0000-0000-000000000000', '--role', 'admin']);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('NOT_FOUND');
+  });
+});
+
+describe('toolgate other commands', () => {
+  test('migrate exits 0 on an up-to-date database', async () => {
+    const result = await runCli(['migrate']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Migrations are up to date.');
+  });
+
+  test('an unknown command exits 2 with the usage', async () => {
+    const result = await runCli(['frobnicate']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Unknown command "frobnicate"');
+    expect(result.stderr).toContain('Usage: toolgate');
+  });
+
+  test('NODE_ENV=production without MASTER_ENCRYPTION_KEY exits 2 naming the variable', async () => {
+    const result = await runCli(['migrate'], baseEnv({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: undefined }));
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('MASTER_ENCRYPTION_KEY');
+    expect(result.stdout).toBe('');
+  });
+});
