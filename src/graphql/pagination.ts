@@ -3,6 +3,7 @@ import type { ClassType } from 'type-graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EntityName } from '@mikro-orm/core';
 import { badInput } from '../errors/app-error';
+import { isUuid } from '../db/ids';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -106,10 +107,8 @@ export async function paginate<E extends Keyed, N>(
   const after = args.after ? decodeCursor(args.after, order) : null;
   const pageWhere = after ? ({ $and: [where, after] } as FilterQuery<E>) : where;
   const orderBy = order === 'sequence' ? { sequence: 'asc' } : { createdAt: 'desc', id: 'desc' };
-  const rows =
-    first === 0
-      ? []
-      : await em.find(entity, pageWhere, { orderBy: orderBy as never, limit: first + 1 });
+  // Even `first: 0` looks one row ahead, so hasNextPage tells whether anything follows.
+  const rows = await em.find(entity, pageWhere, { orderBy: orderBy as never, limit: first + 1 });
   const page = rows.slice(0, first);
   const edges = page.map((row) => ({ cursor: encodeCursor(row, order), node: toNode(row) }));
   return {
@@ -147,23 +146,32 @@ function decodeCursor(cursor: string, order: PageOrder): Record<string, unknown>
     throw invalidCursor();
   }
   const createdAt = new Date(key[0]);
-  const time = createdAt.getTime();
-  // Only instants PostgreSQL's timestamptz can hold (JavaScript allows far wider ones).
-  if (Number.isNaN(time) || time < MIN_TIMESTAMP || time > MAX_TIMESTAMP || !/^[0-9a-f-]{36}$/i.test(key[1])) {
+  if (!inTimestampRange(createdAt) || !isUuid(key[1])) {
     throw invalidCursor();
   }
   return { $or: [{ createdAt: { $lt: createdAt } }, { createdAt, id: { $lt: key[1] } }] };
 }
 
 const MAX_BIGINT = 9_223_372_036_854_775_807n;
-const MIN_TIMESTAMP = Date.UTC(-4713, 0, 1);
-const MAX_TIMESTAMP = Date.UTC(294276, 0, 1);
+// Instants the ORM can send PostgreSQL (ISO years 0001-9999); JavaScript allows wider ones.
+const MIN_TIMESTAMP = Date.parse('0001-01-01T00:00:00.000Z');
+const MAX_TIMESTAMP = Date.parse('9999-12-31T23:59:59.999Z');
+
+function inTimestampRange(date: Date): boolean {
+  const time = date.getTime();
+  return !Number.isNaN(time) && time >= MIN_TIMESTAMP && time <= MAX_TIMESTAMP;
+}
 
 const invalidCursor = () => badInput('after is not a cursor this list produced', { field: 'after' });
 
 /** A created-at range as an ORM condition, or nothing when the range is open. */
 export function createdWithin(range: TimeRange | null | undefined): Record<string, unknown> {
   if (!range || (!range.from && !range.to)) return {};
+  for (const bound of [range.from, range.to]) {
+    if (bound && !inTimestampRange(bound)) {
+      throw badInput('created must be between years 0001 and 9999', { field: 'created' });
+    }
+  }
   const condition: Record<string, Date> = {};
   if (range.from) condition.$gte = range.from;
   if (range.to) condition.$lt = range.to;

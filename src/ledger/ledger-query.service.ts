@@ -15,12 +15,11 @@ export async function listLedgerEvents(em: EntityManager, orgId: string, args: L
     ...(filter.type ? { type: filter.type } : {}),
     ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
   };
-  const connection = await paginate(em, LedgerEvent, where, args, 'sequence', toLedgerEventType);
   // A resource id can name any kind of row; one that nothing in this org's ledger is
   // about is treated like any other unknown id, so another org's ids are never confirmed.
-  if (filter.resourceId && connection.edges.length === 0 && !args.after && args.first !== 0) {
+  if (filter.resourceId) {
     const known = await em.count(LedgerEvent, { orgId, resourceId: filter.resourceId });
     if (known === 0) throw notFound('Resource');
   }
-  return connection;
+  return paginate(em, LedgerEvent, where, args, 'sequence', toLedgerEventType);
 }

@@ -14,33 +14,52 @@ export interface LedgerEntry {
   metadata?: Record<string, unknown>;
 }
 
-/**
- * Appends one event to the org's hash chain. Must run inside the caller's transaction:
- * the per-org advisory lock serialises appends so each event links to its predecessor,
- * and the event commits or rolls back with the change it records.
- */
+/** Appends one event to its org's hash chain; see appendLedgerEvents. */
 export async function appendLedgerEvent(em: EntityManager, entry: LedgerEntry): Promise<LedgerEvent> {
-  if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 7))', [entry.orgId]);
-  const [last] = await em.execute<{ hash: string; sequence: string }[]>(
-    'select hash, sequence from ledger_events where org_id = ? order by sequence desc limit 1',
-    [entry.orgId],
-  );
-  const event = new LedgerEvent();
-  event.orgId = entry.orgId;
-  event.sequence = String(BigInt(last?.sequence ?? 0) + 1n);
-  event.type = entry.type;
-  event.runId = entry.runId ?? null;
-  event.resourceId = entry.resourceId ?? null;
-  event.actorRole = entry.actor?.role ?? null;
-  event.actorKeyId = entry.actor?.keyId ?? null;
-  event.metadata = entry.metadata ?? {};
-  event.prevHash = last?.hash ?? null;
-  event.hash = ledgerHash(event);
-  await em.insert(LedgerEvent, event);
+  const [event] = await appendLedgerEvents(em, [entry]);
   return event;
 }
 
+/**
+ * Appends events (all of one org) to that org's hash chain, in order, with one lock, one
+ * read and one insert. Must run inside the caller's transaction: the per-org advisory
+ * lock serialises appends so each event links to its predecessor without forks or gaps,
+ * and the events commit or roll back with the change they record.
+ */
+export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry[]): Promise<LedgerEvent[]> {
+  if (entries.length === 0) return [];
+  if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
+  const orgId = entries[0].orgId;
+  if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
+  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 7))', [orgId]);
+  const [last] = await em.execute<{ hash: string; sequence: string }[]>(
+    'select hash, sequence from ledger_events where org_id = ? order by sequence desc limit 1',
+    [orgId],
+  );
+  let prevHash = last?.hash ?? null;
+  let sequence = BigInt(last?.sequence ?? 0);
+  const now = new Date();
+  const events = entries.map((entry) => {
+    const event = new LedgerEvent();
+    event.orgId = orgId;
+    event.sequence = String(++sequence);
+    event.type = entry.type;
+    event.runId = entry.runId ?? null;
+    event.resourceId = entry.resourceId ?? null;
+    event.actorRole = entry.actor?.role ?? null;
+    event.actorKeyId = entry.actor?.keyId ?? null;
+    event.metadata = entry.metadata ?? {};
+    event.createdAt = now;
+    event.prevHash = prevHash;
+    event.hash = ledgerHash(event);
+    prevHash = event.hash;
+    return event;
+  });
+  await em.insertMany(LedgerEvent, events);
+  return events;
+}
+
+/** SHA-256 over the previous hash and the canonical JSON of the event's content. */
 export function ledgerHash(event: Omit<LedgerEvent, 'id' | 'hash'>): string {
   return createHash('sha256')
     .update(

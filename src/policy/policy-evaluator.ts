@@ -1,0 +1,113 @@
+import type { RiskLevel } from '../catalog/risk';
+import type { PolicyOutcome } from './policy-decision-outcome';
+import type { PolicyCondition } from './policy-rule.entity';
+import { globMatches } from './glob';
+import { canonicalJson } from '../ledger/canonical-json';
+
+/** The rule data the evaluator needs; loaded once per org config version, kept in memory. */
+export interface CompiledRule {
+  id: string;
+  name: string;
+  position: number;
+  toolPattern: string;
+  actionPattern: string;
+  conditions: PolicyCondition[];
+  roles: string[];
+  specialistId: string | null;
+  risk: RiskLevel;
+  decision: PolicyOutcome;
+}
+
+export interface PolicyInput {
+  toolName: string;
+  action: string;
+  params: Record<string, unknown>;
+  callerRole: string;
+  specialistId: string;
+  defaultRisk: RiskLevel;
+}
+
+export interface PolicyVerdict {
+  /** What is enforced (in shadow mode always `allow`). */
+  outcome: PolicyOutcome;
+  /** In shadow mode: what the rules decided. */
+  shadowOutcome: PolicyOutcome | null;
+  risk: RiskLevel;
+  matchedRuleId: string | null;
+  reason: string;
+}
+
+/** With no matching rule, the catalog's default risk decides. */
+export const DEFAULT_DECISION: Record<RiskLevel, PolicyOutcome> = {
+  low: 'allow',
+  medium: 'observe',
+  high: 'require_expert_approval',
+};
+
+/** The first enabled rule (by position) whose every clause matches decides. Pure. */
+export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInput, shadowMode: boolean): PolicyVerdict {
+  const rule = rules.find((r) => ruleMatches(r, input));
+  const decided: Omit<PolicyVerdict, 'shadowOutcome'> = rule
+    ? { outcome: rule.decision, risk: rule.risk, matchedRuleId: rule.id, reason: `rule "${rule.name}" (position ${rule.position})` }
+    : {
+        outcome: DEFAULT_DECISION[input.defaultRisk],
+        risk: input.defaultRisk,
+        matchedRuleId: null,
+        reason: `no rule matched; catalog default risk ${input.defaultRisk}`,
+      };
+  if (!shadowMode) return { ...decided, shadowOutcome: null };
+  return { ...decided, outcome: 'allow', shadowOutcome: decided.outcome, reason: `shadow mode: ${decided.reason}` };
+}
+
+function ruleMatches(rule: CompiledRule, input: PolicyInput): boolean {
+  return (
+    globMatches(rule.toolPattern, input.toolName) &&
+    globMatches(rule.actionPattern, input.action) &&
+    (rule.roles.length === 0 || rule.roles.includes(input.callerRole)) &&
+    (rule.specialistId === null || rule.specialistId === input.specialistId) &&
+    rule.conditions.every((c) => conditionHolds(c, input.params))
+  );
+}
+
+export function conditionHolds(condition: PolicyCondition, params: Record<string, unknown>): boolean {
+  const found = readPath(params, condition.path);
+  switch (condition.op) {
+    case 'exists':
+      return found.exists === (condition.value === undefined || condition.value === null ? true : Boolean(condition.value));
+    case 'equals':
+      return found.exists && deepEqual(found.value, condition.value);
+    case 'in':
+      return found.exists && Array.isArray(condition.value) && condition.value.some((v) => deepEqual(v, found.value));
+    case 'lt':
+    case 'gt': {
+      const actual = toNumber(found.value);
+      const bound = toNumber(condition.value);
+      if (!found.exists || actual === null || bound === null) return false;
+      return condition.op === 'lt' ? actual < bound : actual > bound;
+    }
+  }
+}
+
+/** `a.b[0].c` over params; `exists` distinguishes a missing key from a null value. */
+export function readPath(root: unknown, path: string): { exists: boolean; value: unknown } {
+  let current: unknown = root;
+  for (const part of path.match(/[^.[\]]+/g) ?? []) {
+    if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, part)) {
+      return { exists: false, value: undefined };
+    }
+    current = (current as Record<string, unknown>)[part];
+  }
+  return { exists: true, value: current };
+}
+
+export const CONDITION_PATH = /^[A-Za-z_$][\w$-]*(\.[A-Za-z_$][\w$-]*|\[\d+\])*$/;
+
+function toNumber(value: unknown): number | null {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+  return null;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
