@@ -1,6 +1,14 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Logger } from './logger';
+import type { ToolExecutor } from './executor/executor.types';
+import { ToolGateway } from './gateway/gateway.service';
+import { GatewayEvents } from './gateway/gateway-events';
+import { OrgConfigCache } from './gateway/org-config-cache';
+import { ToolRegistry } from './gateway/tool-registry';
+import { VendorExecutor } from './executor/vendor-executor';
+import { createVendorRegistry } from './executor/vendor-registry';
+import { VENDOR_HANDLERS } from './vendors';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -8,4 +16,44 @@ export interface AppServices {
   logger: Logger;
   orm: MikroORM;
   masterKey: Buffer;
+  executor: ToolExecutor;
+  gateway: ToolGateway;
+  events: GatewayEvents;
+}
+
+export interface ServiceOptions {
+  /** Replace the vendor executor (tests and benchmarks at the process edge). */
+  executor?: ToolExecutor;
+  /** vendor → sandbox base URL when the in-process sandboxes serve the vendors. */
+  sandboxUrls?: Record<string, string> | null;
+}
+
+export function createAppServices(
+  base: { config: Config; logger: Logger; orm: MikroORM; masterKey: Buffer },
+  options: ServiceOptions = {},
+): AppServices {
+  const { config, logger, orm, masterKey } = base;
+  const executor =
+    options.executor ??
+    new VendorExecutor({
+      orm,
+      masterKey,
+      registry: createVendorRegistry(VENDOR_HANDLERS),
+      settings: config.vendor,
+      urlOverrides: config.vendorUrls,
+      sandboxUrls: options.sandboxUrls ?? null,
+      logger,
+    });
+  const events = new GatewayEvents();
+  const gateway = new ToolGateway({
+    orm,
+    executor,
+    masterKey,
+    settings: { toolCallingKillSwitch: config.toolCallingKillSwitch, approvalTtlMs: config.approvalTtlMs },
+    orgConfig: new OrgConfigCache(),
+    tools: new ToolRegistry(),
+    events,
+    logger,
+  });
+  return { ...base, executor, gateway, events };
 }

@@ -18,6 +18,24 @@ export interface Config {
   dbPoolMax: number;
   /** Seed the demo org on the first start (default: only on the embedded database). */
   seedOnStart: boolean;
+  /** Global kill switch: when on, every tool call is blocked with FEATURE_DISABLED. */
+  toolCallingKillSwitch: boolean;
+  /** How long an approval request waits for a human before it expires. */
+  approvalTtlMs: number;
+  /** Serve the vendor sandboxes in-process and send vendor calls there (default: embedded). */
+  vendorSandboxes: boolean;
+  /** Endpoint overrides by environment name, e.g. SHOPIFY_ADMIN_URL (see the vendor handlers). */
+  vendorUrls: Record<string, string>;
+  vendor: {
+    /** Per attempt; a tool's own timeoutMs wins. */
+    timeoutMs: number;
+    maxRetries: number;
+    retryBaseMs: number;
+    /** A Retry-After longer than this is not waited for: the call fails rate-limited. */
+    retryMaxDelayMs: number;
+    breakerThreshold: number;
+    breakerHalfOpenMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -47,7 +65,36 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     seedOnStart: boolean(env, 'TOOLGATE_SEED_ON_START', databaseUrl === undefined),
+    toolCallingKillSwitch: boolean(env, 'TOOL_CALLING_KILL_SWITCH', false),
+    approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
+    vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined),
+    vendorUrls: vendorUrls(env),
+    vendor: {
+      timeoutMs: integer(env, 'VENDOR_TIMEOUT_MS', 10_000, 1, 600_000),
+      maxRetries: integer(env, 'VENDOR_MAX_RETRIES', 3, 0, 10),
+      retryBaseMs: integer(env, 'VENDOR_RETRY_BASE_MS', 500, 0, 60_000),
+      retryMaxDelayMs: integer(env, 'VENDOR_RETRY_MAX_DELAY_MS', 30_000, 0, 600_000),
+      breakerThreshold: integer(env, 'VENDOR_BREAKER_THRESHOLD', 5, 1, 1000),
+      breakerHalfOpenMs: integer(env, 'VENDOR_BREAKER_HALF_OPEN_MS', 30_000, 1, 3_600_000),
+    },
   };
+}
+
+const VENDOR_URL = /^(SHOPIFY|AMAZON|JUMIO|NANGO)_[A-Z0-9_]*URL$/;
+
+function vendorUrls(env: Env): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (!VENDOR_URL.test(name) || !nonEmpty(value)) continue;
+    try {
+      const url = new URL(value!.trim());
+      if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+    } catch {
+      throw new ConfigError(`${name} must be an http(s) URL`);
+    }
+    urls[name] = value!.trim().replace(/\/+$/, '');
+  }
+  return urls;
 }
 
 /** Accepts 64 hex characters or base64 of exactly 32 bytes. */

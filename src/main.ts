@@ -10,11 +10,15 @@ import { buildToolgateSchema } from './graphql/schema';
 import { startHttpServer, type ToolgateServer } from './server';
 import { DEMO_ORG_SLUG, seedDemo, type SeedResult } from './seed/demo-seed';
 import { Org } from './orgs/org.entity';
-import type { AppServices } from './app-services';
+import { createAppServices } from './app-services';
+import { SandboxServer } from './vendors/sandbox/sandbox-server';
+import { createVendorSandboxes } from './vendors';
+import { startWorker } from './jobs/worker';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */
 export interface Runtime {
   orm: MikroORM;
+  databaseUrl: string;
   masterKey: Buffer;
   embedded: EmbeddedDatabase | null;
   close(): Promise<void>;
@@ -23,7 +27,8 @@ export interface Runtime {
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL; migrates when asked. */
 export async function openRuntime(config: Config, logger: Logger, options: { migrate: boolean }): Promise<Runtime> {
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, logger);
-  const orm = await initOrm({ clientUrl: config.databaseUrl ?? embedded!.url, poolMax: config.dbPoolMax });
+  const databaseUrl = config.databaseUrl ?? embedded!.url;
+  const orm = await initOrm({ clientUrl: databaseUrl, poolMax: config.dbPoolMax });
   try {
     if (options.migrate) {
       const applied = await migrateUp(orm);
@@ -33,6 +38,7 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
     const masterKey = await resolveMasterKey(config, logger);
     return {
       orm,
+      databaseUrl,
       masterKey,
       embedded,
       close: async () => {
@@ -49,6 +55,8 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
 
 export interface Toolgate {
   server: ToolgateServer;
+  /** The vendor sandboxes, when they serve the vendors (embedded default). */
+  sandboxes: SandboxServer | null;
   runtime: Runtime;
   /** Set when this start seeded the demo org. */
   seeded: SeedResult | null;
@@ -59,22 +67,40 @@ export interface Toolgate {
 export async function startToolgate(config: Config, logger: Logger): Promise<Toolgate> {
   const runtime = await openRuntime(config, logger, { migrate: true });
   let seeded: SeedResult | null = null;
+  let sandboxes: SandboxServer | null = null;
+  let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   try {
     if (config.seedOnStart) {
       const em = runtime.orm.em.fork();
       const demo = await em.findOne(Org, { slug: DEMO_ORG_SLUG });
       if (!demo) seeded = await seedDemo(em, runtime.masterKey);
     }
-    const services: AppServices = { config, logger, orm: runtime.orm, masterKey: runtime.masterKey };
+    let sandboxUrls: Record<string, string> | null = null;
+    if (config.vendorSandboxes) {
+      const vendorSandboxes = createVendorSandboxes();
+      sandboxes = new SandboxServer(vendorSandboxes);
+      await sandboxes.start();
+      const started = sandboxes;
+      sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
+      logger.info({ sandboxUrls }, 'vendor sandboxes serving the vendors');
+    }
+    const services = createAppServices({ config, logger, orm: runtime.orm, masterKey: runtime.masterKey }, { sandboxUrls });
+    worker = await startWorker({ connectionString: runtime.databaseUrl, orm: runtime.orm, events: services.events, logger });
     const server = await startHttpServer(services, await buildToolgateSchema(), { host: config.host, port: config.port });
     let stopping: Promise<void> | null = null;
+    const runningWorker = worker;
+    const runningSandboxes = sandboxes;
     const shutdown = () =>
       (stopping ??= (async () => {
         await server.stop();
+        await runningWorker.stop();
+        await runningSandboxes?.stop();
         await runtime.close();
       })());
-    return { server, runtime, seeded, shutdown };
+    return { server, sandboxes, runtime, seeded, shutdown };
   } catch (error) {
+    await worker?.stop();
+    await sandboxes?.stop();
     await runtime.close();
     throw error;
   }

@@ -1,10 +1,17 @@
-import { Args, Authorized, Ctx, FieldResolver, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { ACCESS } from '../auth/access';
-import { ApprovalRequestConnection, ApprovalRequestType, ApprovalRequestsArgs } from './approval.types';
+import { ApprovalRequestConnection, ApprovalRequestType, ApprovalRequestsArgs, toApprovalRequestType } from './approval.types';
+import { resolveApproval } from './approval.service';
 import { listApprovalRequests } from './approval-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
+
+export enum ApprovalDecisionInput {
+  APPROVE = 'approve',
+  REJECT = 'reject',
+}
+registerEnumType(ApprovalDecisionInput, { name: 'ApprovalDecision' });
 
 @Resolver(() => ApprovalRequestType)
 export class ApprovalResolver {
@@ -12,6 +19,21 @@ export class ApprovalResolver {
   @Query(() => ApprovalRequestConnection, { description: 'Approval requests of the org, newest first' })
   async approvalRequests(@Args(() => ApprovalRequestsArgs) args: ApprovalRequestsArgs, @Ctx() ctx: RequestContext) {
     return listApprovalRequests(ctx.em, requireCaller(ctx).orgId, args);
+  }
+
+  @Authorized('expert', 'client')
+  @Mutation(() => ApprovalRequestType, {
+    description: 'Approve or reject a pending request (experts: expert requests; clients: client requests). Single use.',
+  })
+  async resolveApproval(
+    @Arg('id', () => ID) id: string,
+    @Arg('decision', () => ApprovalDecisionInput) decision: ApprovalDecisionInput,
+    @Arg('reason', () => String, { nullable: true }) reason: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ApprovalRequestType> {
+    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null);
+    ctx.services.events.emitApprovalResolved(approval);
+    return toApprovalRequestType(approval);
   }
 
   @FieldResolver(() => ToolCallType)

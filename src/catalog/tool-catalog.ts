@@ -64,6 +64,23 @@ export const TOOL_CATALOG: CatalogEntry[] = [
     },
   },
   {
+    toolName: 'amazon_query',
+    action: 'get_catalog_item',
+    vendor: 'amazon',
+    description: 'Get an Amazon catalog item (title, brand) by ASIN in the seller\'s marketplace (SP-API Catalog Items).',
+    defaultRisk: 'low',
+    idempotent: true,
+    costCents: 0,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        asin: { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: 'The ASIN, e.g. B07FZ8S74R' },
+      },
+      required: ['asin'],
+      additionalProperties: false,
+    },
+  },
+  {
     toolName: 'kyc_check',
     action: 'get_status',
     vendor: 'jumio',
@@ -108,9 +125,14 @@ export const TOOL_CATALOG: CatalogEntry[] = [
       properties: {
         customerId: idString('The QuickBooks customer id'),
         amount: { type: 'number', exclusiveMinimum: 0, description: 'Invoice total' },
-        currency: { type: 'string', pattern: '^[A-Z]{3}$', default: 'USD' },
+        currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217; the customer\'s currency when absent' },
         description: { type: 'string', maxLength: 500 },
-        email: { type: 'string', maxLength: 254, description: 'Where to send the invoice' },
+        email: {
+          type: 'string',
+          maxLength: 254,
+          pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+          description: 'Where to send the invoice; the customer\'s primary email when absent',
+        },
       },
       required: ['customerId', 'amount'],
       additionalProperties: false,

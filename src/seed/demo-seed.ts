@@ -11,25 +11,10 @@ import { putIntegrationCredential } from '../credentials/credential.service';
 import { createOrg, createKey } from '../orgs/org.service';
 import { ROLES, type Role } from '../auth/roles';
 import { appendLedgerEvent } from '../ledger/ledger.service';
+import { SANDBOX_CREDENTIALS } from '../vendors';
 
 export const DEMO_ORG_SLUG = 'demo';
 const DEMO_SPECIALIST = 'Support Specialist';
-
-/**
- * Sandbox credentials of the demo org. They point at the vendor sandboxes that ship with
- * Toolgate; the tokens are the sandboxes' demo tokens, not real secrets.
- */
-export const DEMO_CREDENTIALS: Record<string, Record<string, unknown>> = {
-  shopify: { shopDomain: 'demo-shop.myshopify.com', accessToken: 'shpat_sandbox_demo_token' },
-  amazon: {
-    clientId: 'amzn1.application-oa2-client.sandbox',
-    clientSecret: 'sandbox-client-secret',
-    refreshToken: 'Atzr|sandbox-refresh-token',
-    marketplaceId: 'ATVPDKIKX0DER',
-  },
-  jumio: { clientId: 'sandbox-jumio-client', clientSecret: 'sandbox-jumio-secret' },
-  nango: { secretKey: 'sandbox-nango-secret', connectionId: 'demo-quickbooks', providerConfigKey: 'quickbooks' },
-};
 
 export interface SeedResult {
   orgId: string;
@@ -81,7 +66,8 @@ export async function seedDemo(em: EntityManager, masterKey: Buffer): Promise<Se
     return specialist.id;
   });
 
-  for (const [integrationType, config] of Object.entries(DEMO_CREDENTIALS)) {
+  // The credentials the in-process vendor sandboxes accept: the demo works out of the box.
+  for (const [integrationType, config] of Object.entries(SANDBOX_CREDENTIALS)) {
     const existing = await em.findOne(IntegrationCredential, { orgId, integrationType });
     if (!existing) await putIntegrationCredential(em, masterKey, { orgId }, integrationType, config);
   }

@@ -339,11 +339,11 @@ describe('toolCatalog', () => {
     return res.body.data!.toolCatalog;
   };
 
-  test('lists the six catalog entries, disabled for a new org, enabled after setToolPermission', async () => {
+  test('lists the catalog entries, disabled for a new org, enabled after setToolPermission', async () => {
     const owner = await newOrg(app.em());
     const bystander = await newOrg(app.em());
-    const names = ['order_lookup.lookup', 'shopify_query.get_product', 'amazon_query.get_order', 'kyc_check.get_status',
-      'account_balance.lookup', 'invoice.send'];
+    const names = ['order_lookup.lookup', 'shopify_query.get_product', 'amazon_query.get_order',
+      'amazon_query.get_catalog_item', 'kyc_check.get_status', 'account_balance.lookup', 'invoice.send'];
     const before = await catalog(owner.keys.agent);
     expect(before.map((e) => e.name).sort()).toEqual([...names].sort());
     expect(before.every((e) => !e.enabled)).toBe(true);

@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
-import { DEMO_CREDENTIALS } from '../../src/seed/demo-seed';
+import { SANDBOX_CREDENTIALS as DEMO_CREDENTIALS } from '../../src/vendors';
 import { decryptCredential, type EncryptedPayload } from '../../src/credentials/credential-cipher';
 import { ROLES } from '../../src/auth/roles';
 
@@ -181,7 +181,7 @@ describe('toolgate seed', () => {
   });
 
   test('the demo org has every catalog tool enabled and bound to the specialist, and tool calling on', async () => {
-    expect(TOOL_CATALOG).toHaveLength(6);
+    expect(TOOL_CATALOG).toHaveLength(7);
     const tools = await pg.query<{ tool: string; enabled: boolean; bound: boolean }>(
       `select d.tool_name || '.' || d.action as tool, p.enabled,
               exists (select 1 from tool_specialist_bindings b where b.tool_id = d.id and b.specialist_id = $2 and b.org_id = $1) as bound
@@ -208,10 +208,13 @@ describe('toolgate seed', () => {
       [first.orgId],
     );
     expect(rows.rows.map((r) => r.integration_type)).toEqual(['amazon', 'jumio', 'nango', 'shopify']);
+    // Every secret-bearing field of the sandbox credentials (ids such as realmId are not secret).
     const secrets = Object.values(DEMO_CREDENTIALS).flatMap((config) =>
-      Object.values(config).filter((v): v is string => typeof v === 'string' && v.includes('sandbox')),
+      Object.entries(config)
+        .filter(([field, v]) => typeof v === 'string' && /token|secret|key/i.test(field))
+        .map(([, v]) => v as string),
     );
-    expect(secrets).toContain('shpat_sandbox_demo_token');
+    expect(secrets).toContain(DEMO_CREDENTIALS.shopify.accessToken);
     expect(secrets.length).toBeGreaterThanOrEqual(6);
     const ledger = await pg.query<{ raw: string }>('select metadata::text as raw from ledger_events where org_id = $1', [
       first.orgId,

@@ -4,7 +4,10 @@ import { createLogger } from '../../src/logger';
 import { initOrm } from '../../src/db/orm';
 import { buildToolgateSchema } from '../../src/graphql/schema';
 import { startHttpServer, type ToolgateServer } from '../../src/server';
-import type { AppServices } from '../../src/app-services';
+import { createAppServices, type AppServices } from '../../src/app-services';
+import type { ToolExecutor } from '../../src/executor/executor.types';
+import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
+import { createVendorSandboxes } from '../../src/vendors';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_MASTER_KEY_HEX = '5f'.repeat(32);
@@ -26,6 +29,9 @@ export interface TestApp {
   orm: MikroORM;
   config: Config;
   masterKey: Buffer;
+  services: AppServices;
+  /** The vendor sandboxes, when started with `sandboxes: true`. */
+  sandbox: SandboxServer | null;
   statements: string[];
   /** JSON log lines, when started with `captureLogs`. */
   logs: string[];
@@ -39,7 +45,7 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { captureLogs?: boolean } = {},
+  options: { captureLogs?: boolean; executor?: ToolExecutor; sandboxes?: boolean } = {},
 ): Promise<TestApp> {
   const db = await createTestDatabase();
   const config = loadConfig({
@@ -55,16 +61,24 @@ export async function startTestApp(
   const logs: string[] = [];
   const logSink = options.captureLogs ? { write: (line: string) => void logs.push(line) } : undefined;
   const orm = await initOrm({ clientUrl: db.url, poolMax: 5, onQuery: (sql) => statements.push(sql) });
-  const services: AppServices = {
-    config,
-    logger: createLogger(config, logSink),
-    orm,
-    masterKey: config.masterEncryptionKey!,
-  };
+  let sandbox: SandboxServer | null = null;
+  let sandboxUrls: Record<string, string> | null = null;
+  if (options.sandboxes) {
+    const vendorSandboxes = createVendorSandboxes();
+    sandbox = new SandboxServer(vendorSandboxes);
+    await sandbox.start();
+    const started = sandbox;
+    sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
+  }
+  const services = createAppServices(
+    { config, logger: createLogger(config, logSink), orm, masterKey: config.masterEncryptionKey! },
+    { executor: options.executor, sandboxUrls },
+  );
   let server: ToolgateServer;
   try {
     server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
   } catch (error) {
+    await sandbox?.stop();
     await orm.close(true);
     await db.drop();
     throw error;
@@ -77,6 +91,8 @@ export async function startTestApp(
     orm,
     config,
     masterKey: services.masterKey,
+    services,
+    sandbox,
     statements,
     logs,
     em: () => orm.em.fork(),
@@ -92,6 +108,7 @@ export async function startTestApp(
     },
     async close() {
       await server.stop();
+      await sandbox?.stop();
       await orm.close(true);
       await db.drop();
     },

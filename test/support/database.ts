@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { initOrm, migrateUp, MIGRATIONS_DIR } from '../../src/db/orm';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
+import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 
 /**
  * Each test file gets its own database, copied from a template that holds the migrated
@@ -31,7 +32,8 @@ export function urlForDatabase(name: string): string {
 }
 
 function templateName(): string {
-  const hash = createHash('sha256');
+  // The template holds the migrated schema and the catalog: a change to either builds a new one.
+  const hash = createHash('sha256').update(JSON.stringify(TOOL_CATALOG));
   for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) {
     hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
   }

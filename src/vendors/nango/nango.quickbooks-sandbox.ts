@@ -40,6 +40,12 @@ const notFound = () =>
   );
 const invalidReference = (what: string) =>
   fault('2500', 'Invalid Reference Id', `Invalid Reference Id : ${what} assigned to this transaction has been deleted or is inactive.`);
+const missingParam = (names: string) =>
+  fault(
+    '2020',
+    'Required param missing, need to supply the required value for the API',
+    `Required parameter ${names} is missing in the request`,
+  );
 const parseError = (detail: string) => fault('4000', 'Error parsing query', `QueryParserError: ${detail}`);
 const ok = (json: Json): SandboxResponse => ({ status: 200, json: { ...json, time: now() } });
 
@@ -100,20 +106,24 @@ export class QuickBooksCompany {
 
   private createInvoice(body: unknown): SandboxResponse {
     if (!isObject(body) || !Array.isArray(body.Line) || body.Line.length === 0 || !isObject(body.CustomerRef)) {
-      return fault('2020', 'Required param missing, need to supply the required value for the API', 'Required parameter Line, CustomerRef is missing in the request');
+      return missingParam('Line, CustomerRef');
     }
     const customer = this.customers.find((c) => c.Id === (body.CustomerRef as Json).value);
     if (!customer) return invalidReference('Customer');
     const customerCurrency = (customer.CurrencyRef as { value: string }).value;
     const currency = isObject(body.CurrencyRef) ? body.CurrencyRef.value : customerCurrency;
     if (currency !== customerCurrency) {
-      return fault('6000', 'A business validation error has occurred while processing your request', 'Business Validation Error: The currency of the transaction must match the currency of the customer.');
+      return fault(
+        '6000',
+        'A business validation error has occurred while processing your request',
+        'Business Validation Error: The currency of the transaction must match the currency of the customer.',
+      );
     }
     const lines: Json[] = [];
     for (const [index, line] of body.Line.entries()) {
       const detail = isObject(line) ? line.SalesItemLineDetail : undefined;
       if (!isObject(line) || line.DetailType !== 'SalesItemLineDetail' || typeof line.Amount !== 'number' || !isObject(detail)) {
-        return fault('2020', 'Required param missing, need to supply the required value for the API', 'Required parameter Line.Amount, Line.DetailType is missing in the request');
+        return missingParam('Line.Amount, Line.DetailType');
       }
       const itemRef = isObject(detail.ItemRef) ? detail.ItemRef.value : '1';
       const item = this.items.find((i) => i.Id === itemRef);
@@ -157,8 +167,8 @@ export class QuickBooksCompany {
     const invoice = this.invoices.find((i) => i.Id === decode(id));
     if (!invoice) return notFound();
     const address = sendTo ?? (invoice.BillEmail as { Address?: string } | undefined)?.Address;
-    if (!address) return fault('2050', 'Email Address is missing', 'Email Address is missing: supply sendTo or set BillEmail.Address on the invoice.');
-    if (!EMAIL.test(address)) return fault('2050', 'Invalid Email Address format', `Invalid Email Address format: ${address.slice(0, 254)}`);
+    if (!address) return fault('2050', 'Email Address is missing', 'Email Address is missing: supply sendTo or set BillEmail.');
+    if (!EMAIL.test(address)) return fault('2050', 'Invalid Email Address format', 'Invalid Email Address format');
     invoice.BillEmail = { Address: address };
     invoice.EmailStatus = 'EmailSent';
     invoice.DeliveryInfo = { DeliveryType: 'Email', DeliveryTime: now() };

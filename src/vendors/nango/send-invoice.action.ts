@@ -111,7 +111,8 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
     'no address given or on file) }',
 
   async execute(input: SendInvoiceInput, ctx: VendorContext): Promise<SendInvoiceResult> {
-    const itemId = typeof ctx.credentials.itemId === 'string' && QBO_ID.test(ctx.credentials.itemId) ? ctx.credentials.itemId : DEFAULT_ITEM_ID;
+    const configuredItem = ctx.credentials.itemId;
+    const itemId = typeof configuredItem === 'string' && QBO_ID.test(configuredItem) ? configuredItem : DEFAULT_ITEM_ID;
     const email = input.email?.trim() || (await customerEmail(ctx, input.customerId));
 
     const created = invoiceOf(

@@ -50,6 +50,7 @@ export interface RecordedRequest {
   vendor: string;
   method: string;
   path: string;
+  query: URLSearchParams;
   headers: http.IncomingHttpHeaders;
   body: unknown;
   /** The fault answered instead of the sandbox, if any. */
@@ -141,7 +142,15 @@ export class SandboxServer {
 
       const fault = this.takeFault(vendor, path);
       const body = parseBody(rawBody, req.headers['content-type']);
-      this.requests.push({ vendor, method: req.method ?? 'GET', path, headers: req.headers, body, fault: fault?.kind ?? null });
+      this.requests.push({
+        vendor,
+        method: req.method ?? 'GET',
+        path,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        fault: fault?.kind ?? null,
+      });
       if (this.requests.length > MAX_RECORDED) this.requests.splice(0, this.requests.length - MAX_RECORDED);
       if (fault && (await this.answerFault(fault, req, res))) return;
 

@@ -35,17 +35,19 @@ export interface OrderLookupResult {
  * Order by name (the number the customer sees, `#12345`) through the `orders` search, and,
  * for a long numeric id or an Order gid, by id, in one request.
  * https://shopify.dev/docs/api/admin-graphql/2025-07/queries/orders (filter `name`)
+ * Page sizes keep the requested cost (2 + 3 × 114 + 114 = 458 points) well under the
+ * 1000-point single-query limit: https://shopify.dev/docs/api/usage/limits
  */
 const ORDER_LOOKUP = `
 query OrderLookup($query: String!, $byName: Boolean!, $id: ID!, $byId: Boolean!) {
-  byName: orders(first: 5, query: $query) @include(if: $byName) { nodes { ...OrderFields } }
+  byName: orders(first: 3, query: $query) @include(if: $byName) { nodes { ...OrderFields } }
   byId: order(id: $id) @include(if: $byId) { ...OrderFields }
 }
 fragment OrderFields on Order {
   legacyResourceId name email createdAt cancelledAt closed
   displayFinancialStatus displayFulfillmentStatus
-  fulfillments(first: 20) { status trackingInfo(first: 10) { number company } }
-  lineItems(first: 100) { nodes { name quantity sku } }
+  fulfillments(first: 10) { status trackingInfo(first: 5) { number company } }
+  lineItems(first: 50) { nodes { name quantity sku } }
   shippingAddress { name address1 address2 city province provinceCode zip country countryCodeV2 }
 }`;
 

@@ -1,0 +1,176 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import {
+  ConsecutiveBreaker,
+  circuitBreaker,
+  handleWhen,
+  retry,
+  type CircuitBreakerPolicy,
+  type IBackoff,
+  type IBackoffFactory,
+  type IRetryBackoffContext,
+} from 'cockatiel';
+import { readCredential } from '../credentials/credential.service';
+import { AppError } from '../errors/app-error';
+import type { Logger } from '../logger';
+import type { Config } from '../config';
+import type { VendorHandler } from '../vendors/vendor-handler';
+import type { ExecutionOutcome, ExecutionRequest, RetryRecord, ToolExecutor } from './executor.types';
+import type { VendorRegistry } from './vendor-registry';
+import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
+
+export interface VendorExecutorDeps {
+  orm: MikroORM;
+  masterKey: Buffer;
+  registry: VendorRegistry;
+  settings: Config['vendor'];
+  /** Endpoint overrides by environment name (config.vendorUrls). */
+  urlOverrides: Record<string, string>;
+  /** vendor → sandbox base URL, when the sandboxes serve the vendors. */
+  sandboxUrls: Record<string, string> | null;
+  logger: Logger;
+}
+
+/**
+ * Layer 4: decrypts the org's credential, calls the vendor handler with a timeout per
+ * attempt, retries only what is safe (idempotent actions; 429/502/503/504, timeouts,
+ * resets; honouring Retry-After), and keeps a circuit breaker per org and vendor.
+ */
+export class VendorExecutor implements ToolExecutor {
+  private readonly breakers = new Map<string, CircuitBreakerPolicy>();
+  /** Per-vendor memory for handlers (e.g. cached access tokens), never shared across vendors. */
+  private readonly caches = new Map<string, Map<string, unknown>>();
+
+  constructor(private readonly deps: VendorExecutorDeps) {}
+
+  async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
+    const retries: RetryRecord[] = [];
+    const registered = this.deps.registry.find(request.tool.toolName, request.tool.action);
+    if (!registered || registered.handler.vendor !== request.tool.vendor) {
+      this.deps.logger.error({ tool: `${request.tool.toolName}.${request.tool.action}` }, 'no vendor handler for a catalog tool');
+      return fail('VENDOR_ERROR', 'no_handler', null, retries);
+    }
+    const { handler, action } = registered;
+    let credentials: Record<string, unknown>;
+    try {
+      credentials = await readCredential(this.deps.orm.em.fork(), this.deps.masterKey, request.orgId, handler.credentialSpec.integrationType);
+      const missing = handler.credentialSpec.required.filter((field) => credentials[field] === undefined || credentials[field] === '');
+      if (missing.length > 0) throw new AppError('CREDENTIALS_NOT_FOUND', `credential lacks ${missing.join(', ')}`);
+    } catch (error) {
+      const failure = classifyFailure(error);
+      return fail(failure.code, failure.code === 'CREDENTIALS_NOT_FOUND' ? 'credentials_missing' : failure.reason, null, retries);
+    }
+
+    let urls: Record<string, string>;
+    try {
+      urls = this.urlsFor(handler, credentials);
+    } catch {
+      return fail('CREDENTIALS_UNREADABLE', 'credentials_invalid', null, retries);
+    }
+    const timeoutMs = request.tool.timeoutMs ?? this.deps.settings.timeoutMs;
+    const breaker = this.breakerFor(request.orgId, handler.vendor);
+    const attempt = () =>
+      breaker.execute(() =>
+        withTimeout(timeoutMs, (signal) =>
+          action.execute(request.params, {
+            credentials,
+            urls,
+            signal,
+            idempotencyKey: `toolgate-${request.toolCallId}`,
+            cache: this.cacheFor(handler.vendor),
+          }),
+        ),
+      );
+
+    try {
+      const data = request.tool.idempotent && action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
+      return { ok: true, data, vendorStatusCode: 200, retries };
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure.reason === 'handler_error') {
+        this.deps.logger.error({ err: error, tool: `${request.tool.toolName}.${request.tool.action}` }, 'vendor handler failed');
+      }
+      return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
+    }
+  }
+
+  private withRetries<T>(attempt: () => Promise<T>, retries: RetryRecord[]): Promise<T> {
+    const settings = this.deps.settings;
+    const policy = retry(
+      handleWhen((error) => {
+        const failure = classifyFailure(error);
+        // A Retry-After beyond what we are willing to wait means: give up now.
+        return failure.transient && (failure.retryAfterMs === null || failure.retryAfterMs <= settings.retryMaxDelayMs);
+      }),
+      { maxAttempts: settings.maxRetries, backoff: new RetryAfterBackoff(settings.retryBaseMs, settings.retryMaxDelayMs) },
+    );
+    policy.onRetry((event) => {
+      const cause = 'error' in event ? classifyFailure(event.error).cause : 'unknown';
+      retries.push({ attempt: event.attempt, cause, delayMs: Math.round(event.delay) });
+    });
+    return policy.execute(attempt);
+  }
+
+  private breakerFor(orgId: string, vendor: string): CircuitBreakerPolicy {
+    const key = `${orgId}:${vendor}`;
+    let breaker = this.breakers.get(key);
+    if (!breaker) {
+      breaker = circuitBreaker(
+        handleWhen((error) => classifyFailure(error).vendorUnhealthy),
+        { halfOpenAfter: this.deps.settings.breakerHalfOpenMs, breaker: new ConsecutiveBreaker(this.deps.settings.breakerThreshold) },
+      );
+      this.breakers.set(key, breaker);
+    }
+    return breaker;
+  }
+
+  private cacheFor(vendor: string): Map<string, unknown> {
+    let cache = this.caches.get(vendor);
+    if (!cache) this.caches.set(vendor, (cache = new Map()));
+    return cache;
+  }
+
+  /** Override from the environment, else the sandbox, else the real vendor. */
+  private urlsFor(handler: VendorHandler, credentials: Record<string, unknown>): Record<string, string> {
+    const urls: Record<string, string> = {};
+    for (const [name, endpoint] of Object.entries(handler.endpoints)) {
+      urls[name] =
+        this.deps.urlOverrides[endpoint.env] ?? this.deps.sandboxUrls?.[handler.vendor] ?? endpoint.production(credentials);
+    }
+    return urls;
+  }
+}
+
+/** Exponential backoff with full jitter, or the vendor's Retry-After when it names one. */
+class RetryAfterBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> {
+  constructor(
+    private readonly baseMs: number,
+    private readonly maxMs: number,
+  ) {}
+
+  next(context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> {
+    const retryAfter = 'error' in context.result ? classifyFailure(context.result.error).retryAfterMs : null;
+    const exponential = Math.min(this.maxMs, this.baseMs * 2 ** (context.attempt - 1));
+    const duration = retryAfter ?? exponential / 2 + Math.random() * (exponential / 2);
+    return { duration, next: (c) => this.next(c) };
+  }
+}
+
+async function withTimeout<T>(timeoutMs: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new AttemptTimeoutError());
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([run(controller.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function fail(code: Extract<ExecutionOutcome, { ok: false }>['code'], reason: string, vendorStatusCode: number | null, retries: RetryRecord[]): ExecutionOutcome {
+  return { ok: false, code, errorText: sanitizedText(code), reason, vendorStatusCode, retries };
+}

@@ -1,0 +1,279 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { AppError, notFound } from '../errors/app-error';
+import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import { isUuid } from '../db/ids';
+import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
+import { ACTIVE_RUN_STATUSES, type RunMetadata, type RunStatus } from '../runs/agent-run.entity';
+import { evaluatePolicy, type PolicyVerdict } from '../policy/policy-evaluator';
+import { redactInput } from '../redaction/redact';
+import { openJson } from '../credentials/sealed-json';
+import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
+import { ApprovalRequest } from '../approvals/approval-request.entity';
+import type { ExecutionOutcome, ToolExecutor } from '../executor/executor.types';
+import type { Caller } from '../auth/caller';
+import type { Logger } from '../logger';
+import { ToolCall } from './tool-call.entity';
+import type { OrgConfigCache } from './org-config-cache';
+import { describeInputErrors, type RegisteredTool, type ToolRegistry } from './tool-registry';
+import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
+import { recordBlockedCall, recordDecidedCall, recordOutcome, type DecidedCall } from './tool-call-recorder';
+import type { GatewayEvents } from './gateway-events';
+
+export interface GatewayDeps {
+  orm: MikroORM;
+  executor: ToolExecutor;
+  masterKey: Buffer;
+  settings: { toolCallingKillSwitch: boolean; approvalTtlMs: number };
+  orgConfig: OrgConfigCache;
+  tools: ToolRegistry;
+  events: GatewayEvents;
+  logger: Logger;
+}
+
+interface RunForCall {
+  id: string;
+  orgId: string;
+  specialistId: string;
+  status: RunStatus;
+  allowedTools: string[];
+  configVersion: number;
+  policyVersion: number;
+  shadowMode: boolean;
+}
+
+/**
+ * Layer 3. Every tool call passes here in one order: feature flag → manifest → input
+ * schema → policy → recorded (transaction 1) → approval, or executor → outcome recorded
+ * (transaction 2). Flags, rules and the catalog come from memory.
+ */
+export class ToolGateway {
+  constructor(private readonly deps: GatewayDeps) {}
+
+  async execute(request: ToolCallRequest): Promise<ToolCallOutcome> {
+    const em = this.deps.orm.em.fork();
+    const started = performance.now();
+    let decided: DecidedCall | ToolCallOutcome;
+    try {
+      decided = await em.transactional((tx) => this.decide(tx, request));
+    } catch (error) {
+      // Two requests with one toolUseId raced; the loser answers with the winner's call.
+      if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
+        const existing = await this.findByToolUse(this.deps.orm.em.fork(), request);
+        if (existing) return replay(existing);
+      }
+      throw error;
+    }
+    if (!('call' in decided)) return decided;
+    return this.run(em, decided, request.params as Record<string, unknown>, started);
+  }
+
+  /** Runs a call whose approval was granted: once, whoever asks how often. */
+  async executeApproved(toolCallId: string, caller: Caller): Promise<ToolCallOutcome> {
+    const em = this.deps.orm.em.fork();
+    const started = performance.now();
+    if (!isUuid(toolCallId)) throw notFound('Tool call');
+    const claimed = await em.transactional(async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `update tool_calls set status = 'running', updated_at = now()
+          where id = ? and org_id = ? and status = 'approved' returning id`,
+        [toolCallId, caller.orgId],
+      );
+      const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
+      if (!call) throw notFound('Tool call');
+      if (rows.length === 0) return { call, approval: null };
+      const approval = await tx.findOneOrFail(ApprovalRequest, { toolCallId, orgId: caller.orgId });
+      return { call, approval };
+    });
+    if (!claimed.approval) return replay(claimed.call);
+
+    const { call, approval } = claimed;
+    const tool = await this.deps.tools.find(em, call.toolName, call.action);
+    if (!tool || !approval.sealedParams) throw new Error(`approved call ${call.id} cannot be resumed`);
+    const params = openJson<Record<string, unknown>>(this.deps.masterKey, sealedParamsAad(call.orgId, call.id), approval.sealedParams);
+    const policyVersion = await this.decisionPolicyVersion(em, call);
+    const expected = approvalBindingHash({
+      orgId: call.orgId,
+      runId: call.runId,
+      toolName: call.toolName,
+      action: call.action,
+      params,
+      policyVersion,
+    });
+    if (expected !== approval.bindingHash) {
+      throw new AppError('CONFLICT', 'The approved call does not match what was approved');
+    }
+    return this.run(em, { call, tool, approvalRequestId: approval.id }, params, started);
+  }
+
+  private async decide(tx: EntityManager, request: ToolCallRequest): Promise<DecidedCall | ToolCallOutcome> {
+    const run = await this.loadRun(tx, request.caller.orgId, request.runId);
+    if (request.toolUseId) {
+      const existing = await this.findByToolUse(tx, request);
+      if (existing) return replay(existing);
+    }
+    const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
+    const key = `${request.toolName}.${request.action}`;
+    const base = { run, request, inputRedacted: redactInput(request.params) };
+
+    if (this.deps.settings.toolCallingKillSwitch || !config.flags.get(TOOL_CALLING_FLAG)) {
+      return blocked(
+        await recordBlockedCall(tx, base, 'FEATURE_DISABLED', BLOCK_REASONS.FEATURE_DISABLED, {
+          killSwitch: this.deps.settings.toolCallingKillSwitch,
+        }),
+        'FEATURE_DISABLED',
+      );
+    }
+    const tool = run.allowedTools.includes(key) ? await this.deps.tools.find(tx, request.toolName, request.action) : undefined;
+    if (!tool) {
+      return blocked(await recordBlockedCall(tx, base, 'NOT_IN_MANIFEST', BLOCK_REASONS.NOT_IN_MANIFEST, {}), 'NOT_IN_MANIFEST');
+    }
+    if (!tool.validate(request.params)) {
+      const problems = describeInputErrors(tool.validate);
+      return blocked(
+        await recordBlockedCall(tx, base, 'INVALID_TOOL_INPUT', BLOCK_REASONS.INVALID_TOOL_INPUT, { problems }),
+        'INVALID_TOOL_INPUT',
+      );
+    }
+
+    const params = request.params as Record<string, unknown>;
+    const verdict: PolicyVerdict = evaluatePolicy(
+      config.rules,
+      {
+        toolName: request.toolName,
+        action: request.action,
+        params,
+        callerRole: request.caller.role,
+        specialistId: run.specialistId,
+        defaultRisk: tool.definition.defaultRisk,
+      },
+      run.shadowMode,
+    );
+    const call = await recordDecidedCall(tx, {
+      ...base,
+      tool,
+      verdict,
+      policyVersion: run.policyVersion,
+      masterKey: this.deps.masterKey,
+      approvalTtlMs: this.deps.settings.approvalTtlMs,
+      params,
+    });
+    if (call.call.status === 'running') return call;
+    return outcomeOf(call.call, null, call.approvalRequestId);
+  }
+
+  /** Executor, then transaction 2. A vendor failure is an outcome, never an exception. */
+  private async run(
+    em: EntityManager,
+    decided: { call: ToolCall; tool: RegisteredTool; approvalRequestId?: string | null },
+    params: Record<string, unknown>,
+    started: number,
+  ): Promise<ToolCallOutcome> {
+    const { call, tool } = decided;
+    let outcome: ExecutionOutcome;
+    try {
+      outcome = await this.deps.executor.execute({
+        orgId: call.orgId,
+        runId: call.runId,
+        toolCallId: call.id,
+        tool: {
+          toolName: call.toolName,
+          action: call.action,
+          vendor: tool.definition.vendor,
+          idempotent: tool.definition.idempotent,
+          timeoutMs: tool.definition.timeoutMs,
+        },
+        params,
+      });
+    } catch (error) {
+      this.deps.logger.error({ err: error, toolCallId: call.id }, 'executor threw; recording the call as failed');
+      outcome = {
+        ok: false,
+        code: 'VENDOR_ERROR',
+        errorText: ERROR_CATALOG.VENDOR_ERROR.modelMessage!,
+        reason: 'executor_error',
+        vendorStatusCode: null,
+        retries: [],
+      };
+    }
+    const durationMs = Math.round(performance.now() - started);
+    const finished = await em.transactional((tx) =>
+      recordOutcome(tx, call, outcome, { durationMs, costCents: tool.definition.costCents, approvalRequestId: decided.approvalRequestId ?? null }),
+    );
+    this.deps.events.emitToolCall(finished);
+    return outcomeOf(finished, outcome.ok ? outcome.data : null, decided.approvalRequestId ?? null);
+  }
+
+  private async loadRun(em: EntityManager, orgId: string, runId: string): Promise<RunForCall> {
+    if (!isUuid(runId)) throw notFound('Run');
+    const [row] = await em.execute<
+      {
+        id: string;
+        org_id: string;
+        specialist_id: string;
+        status: RunStatus;
+        metadata: RunMetadata;
+        config_version: number;
+        policy_version: number;
+        policy_shadow_mode: boolean;
+      }[]
+    >(
+      `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, o.config_version, o.policy_version, o.policy_shadow_mode
+         from agent_runs r join orgs o on o.id = r.org_id
+        where r.id = ? and r.org_id = ?`,
+      [runId, orgId],
+    );
+    if (!row) throw notFound('Run');
+    if (!ACTIVE_RUN_STATUSES.includes(row.status)) {
+      throw new AppError('RUN_NOT_ACTIVE', `Run is ${row.status}; tool calls are accepted only while it is running`, {
+        runStatus: row.status,
+      });
+    }
+    return {
+      id: row.id,
+      orgId: row.org_id,
+      specialistId: row.specialist_id,
+      status: row.status,
+      allowedTools: row.metadata?.runtimeManifest?.allowedTools ?? [],
+      configVersion: row.config_version,
+      policyVersion: row.policy_version,
+      shadowMode: row.policy_shadow_mode,
+    };
+  }
+
+  private findByToolUse(em: EntityManager, request: ToolCallRequest): Promise<ToolCall | null> {
+    return em.findOne(ToolCall, { runId: request.runId, orgId: request.caller.orgId, toolUseId: request.toolUseId });
+  }
+
+  private async decisionPolicyVersion(em: EntityManager, call: ToolCall): Promise<number> {
+    const [row] = await em.execute<{ policy_version: number }[]>(
+      'select policy_version from policy_decisions where id = ?',
+      [call.policyDecisionId],
+    );
+    return row.policy_version;
+  }
+}
+
+function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
+  return { status: 'blocked', toolCallId: call.id, result: null, error: errorFor(code), approvalRequestId: null, replayed: false };
+}
+
+function replay(call: ToolCall): ToolCallOutcome {
+  return { ...outcomeOf(call, null, null), replayed: true };
+}
+
+export function outcomeOf(call: ToolCall, result: unknown, approvalRequestId: string | null): ToolCallOutcome {
+  const code = call.errorCode as ErrorCode | null;
+  return {
+    status: call.status,
+    toolCallId: call.id,
+    result: call.status === 'succeeded' ? result : null,
+    error: code ? errorFor(code) : null,
+    approvalRequestId,
+    replayed: false,
+  };
+}
+
+function errorFor(code: ErrorCode): { code: ErrorCode; message: string } {
+  return { code, message: ERROR_CATALOG[code].modelMessage ?? 'Tool execution failed' };
+}

@@ -1,0 +1,203 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ToolCall } from './tool-call.entity';
+import { PolicyDecision } from '../policy/policy-decision.entity';
+import { ApprovalRequest } from '../approvals/approval-request.entity';
+import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
+import { sealJson } from '../credentials/sealed-json';
+import { MASTER_KEY_VERSION } from '../credentials/master-key';
+import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import { redactOutput } from '../redaction/redact';
+import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import type { PolicyVerdict } from '../policy/policy-evaluator';
+import type { ExecutionOutcome } from '../executor/executor.types';
+import type { RegisteredTool } from './tool-registry';
+import type { ToolCallRequest } from './gateway.types';
+import type { RunStatus } from '../runs/agent-run.entity';
+
+/**
+ * The gateway's writes. Each function runs inside one transaction of the caller and
+ * writes the rows and ledger events of one step together, so the ledger never tells
+ * a story the tables do not.
+ */
+interface CallBase {
+  run: { id: string; orgId: string; status: RunStatus };
+  request: ToolCallRequest;
+  inputRedacted: unknown;
+}
+
+export interface DecidedCall {
+  call: ToolCall;
+  tool: RegisteredTool;
+  approvalRequestId: string | null;
+}
+
+function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall>): ToolCall {
+  return tx.create(ToolCall, {
+    orgId: base.run.orgId,
+    runId: base.run.id,
+    toolName: base.request.toolName,
+    action: base.request.action,
+    correlationId: base.request.correlationId,
+    toolUseId: base.request.toolUseId ?? null,
+    inputRedacted: base.inputRedacted,
+    status: 'blocked',
+    ...fields,
+  });
+}
+
+function callEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'], metadata: Record<string, unknown>): LedgerEntry {
+  return {
+    orgId: call.orgId,
+    type,
+    runId: call.runId,
+    resourceId: call.id,
+    actor: base.request.caller,
+    metadata: { tool: `${call.toolName}.${call.action}`, correlationId: call.correlationId, ...metadata },
+  };
+}
+
+/** A call stopped before policy (flag, manifest, input): its row and its two events. */
+export async function recordBlockedCall(
+  tx: EntityManager,
+  base: CallBase,
+  code: ErrorCode,
+  reason: string,
+  details: Record<string, unknown>,
+): Promise<ToolCall> {
+  const call = newCall(tx, base, { status: 'blocked', errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
+  await tx.flush();
+  await appendLedgerEvents(tx, [
+    callEvent(call, base, 'tool_call.requested', {}),
+    callEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details }),
+  ]);
+  return call;
+}
+
+/** A call the policy decided: decision row, call row, and an approval request when needed. */
+export async function recordDecidedCall(
+  tx: EntityManager,
+  input: CallBase & {
+    tool: RegisteredTool;
+    verdict: PolicyVerdict;
+    policyVersion: number;
+    masterKey: Buffer;
+    approvalTtlMs: number;
+    params: Record<string, unknown>;
+  },
+): Promise<DecidedCall> {
+  const { run, request, verdict, tool } = input;
+  const decision = tx.create(PolicyDecision, {
+    orgId: run.orgId,
+    runId: run.id,
+    toolName: request.toolName,
+    action: request.action,
+    outcome: verdict.outcome,
+    shadowOutcome: verdict.shadowOutcome,
+    risk: verdict.risk,
+    matchedRuleId: verdict.matchedRuleId,
+    policyVersion: input.policyVersion,
+    callerRole: request.caller.role,
+    callerKeyId: request.caller.keyId,
+    reason: verdict.reason,
+  });
+  const approvalKind =
+    verdict.outcome === 'require_expert_approval' ? 'expert' : verdict.outcome === 'require_client_approval' ? 'client' : null;
+  const call = newCall(tx, input, {
+    status: verdict.outcome === 'block' ? 'blocked' : approvalKind ? 'waiting_approval' : 'running',
+    policyDecisionId: decision.id,
+    riskLevel: verdict.risk,
+    // `observe` runs but asks for review; so does anything shadow mode let through.
+    reviewRequired: verdict.outcome === 'observe' || (verdict.shadowOutcome !== null && verdict.shadowOutcome !== 'allow'),
+    ...(verdict.outcome === 'block' ? { errorCode: 'POLICY_BLOCKED', errorText: ERROR_CATALOG.POLICY_BLOCKED.modelMessage } : {}),
+  });
+
+  const events: LedgerEntry[] = [
+    callEvent(call, input, 'tool_call.requested', {
+      decision: verdict.outcome,
+      shadowDecision: verdict.shadowOutcome,
+      risk: verdict.risk,
+      matchedRuleId: verdict.matchedRuleId,
+      policyVersion: input.policyVersion,
+    }),
+  ];
+  let approval: ApprovalRequest | null = null;
+  if (verdict.outcome === 'block') {
+    events.push(callEvent(call, input, 'tool_call.blocked', { reason: 'policy_blocked', errorCode: 'POLICY_BLOCKED', matchedRuleId: verdict.matchedRuleId }));
+  } else if (approvalKind) {
+    approval = tx.create(ApprovalRequest, {
+      orgId: run.orgId,
+      runId: run.id,
+      toolCallId: call.id,
+      kind: approvalKind,
+      bindingHash: approvalBindingHash({
+        orgId: run.orgId,
+        runId: run.id,
+        toolName: request.toolName,
+        action: request.action,
+        params: input.params,
+        policyVersion: input.policyVersion,
+      }),
+      sealedParams: sealJson(input.masterKey, MASTER_KEY_VERSION, sealedParamsAad(run.orgId, call.id), input.params),
+      requestedBy: request.caller.keyId,
+      expiresAt: new Date(Date.now() + input.approvalTtlMs),
+    });
+    events.push(callEvent(call, input, 'tool_call.approval_requested', { approvalRequestId: approval.id, kind: approvalKind, expiresAt: approval.expiresAt.toISOString() }));
+  }
+  await tx.flush();
+  if (approval) {
+    const [updated] = await tx.execute<{ previous: RunStatus }[]>(
+      `with prev as (select status from agent_runs where id = ? for update)
+       update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
+        where id = ? returning (select status from prev) as previous`,
+      [run.id, run.id],
+    );
+    if (updated.previous !== 'waiting_approval') {
+      events.push({ orgId: run.orgId, type: 'run.waiting_approval', runId: run.id, resourceId: run.id, actor: request.caller, metadata: { toolCallId: call.id } });
+    }
+  }
+  await appendLedgerEvents(tx, events);
+  return { call, tool, approvalRequestId: approval?.id ?? null };
+}
+
+/** Transaction 2: the executor's outcome on the call, its ledger events, the run's cost. */
+export async function recordOutcome(
+  tx: EntityManager,
+  call: ToolCall,
+  outcome: ExecutionOutcome,
+  extra: { durationMs: number; costCents: number; approvalRequestId: string | null },
+): Promise<ToolCall> {
+  const managed = tx.merge(call);
+  managed.status = outcome.ok ? 'succeeded' : 'failed';
+  managed.outputRedacted = outcome.ok ? redactOutput(outcome.data) : null;
+  managed.durationMs = extra.durationMs;
+  managed.retryCount = outcome.retries.length;
+  managed.vendorStatusCode = outcome.vendorStatusCode;
+  managed.costCents = outcome.ok ? extra.costCents : 0;
+  managed.errorCode = outcome.ok ? null : outcome.code;
+  managed.errorText = outcome.ok ? null : outcome.errorText;
+  managed.updatedAt = new Date();
+  await tx.flush();
+  if (managed.costCents > 0) {
+    await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [
+      managed.costCents,
+      call.runId,
+    ]);
+  }
+  if (extra.approvalRequestId) {
+    // The approved params have served their one use; keep only the redacted copy.
+    await tx.execute('update approval_requests set sealed_params = null where id = ?', [extra.approvalRequestId]);
+  }
+  const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id };
+  const tool = `${call.toolName}.${call.action}`;
+  await appendLedgerEvents(tx, [
+    ...outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
+    outcome.ok
+      ? { ...base, type: 'tool_call.succeeded' as const, metadata: { tool, durationMs: extra.durationMs, retryCount: managed.retryCount, costCents: managed.costCents } }
+      : {
+          ...base,
+          type: 'tool_call.failed' as const,
+          metadata: { tool, reason: outcome.reason, errorCode: outcome.code, vendorStatusCode: outcome.vendorStatusCode, durationMs: extra.durationMs, retryCount: managed.retryCount },
+        },
+  ]);
+  return managed;
+}

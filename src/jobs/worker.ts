@@ -1,0 +1,69 @@
+import { Logger as WorkerLogger, run, type TaskList } from 'graphile-worker';
+import { Pool } from 'pg';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../logger';
+import type { GatewayEvents } from '../gateway/gateway-events';
+import { expireDueApprovals } from '../approvals/approval.service';
+
+export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
+
+/**
+ * Durable jobs on PostgreSQL (graphile-worker): picked up on any node through
+ * LISTEN/NOTIFY, each job run once. Scheduled: approval expiry, every minute.
+ */
+export function jobTasks(orm: MikroORM, events: GatewayEvents, logger: Logger): TaskList {
+  return {
+    [EXPIRE_APPROVALS_TASK]: async () => {
+      // Drain in batches so a backlog after downtime is cleared in one run.
+      for (;;) {
+        const expired = await expireDueApprovals(orm.em.fork());
+        for (const approval of expired) events.emitApprovalResolved(approval);
+        if (expired.length > 0) logger.info({ count: expired.length }, 'approval requests expired');
+        if (expired.length < 100) return;
+      }
+    },
+  };
+}
+
+export interface Worker {
+  /** Stops taking jobs, waits for running ones, and closes the worker's connections. */
+  stop(): Promise<void>;
+}
+
+export async function startWorker(options: {
+  connectionString: string;
+  orm: MikroORM;
+  events: GatewayEvents;
+  logger: Logger;
+}): Promise<Worker> {
+  const log = options.logger.child({ component: 'worker' });
+  // Our own pool, so shutdown can wait for every worker connection (its LISTEN client
+  // included) before the database goes away, and a dropped connection is logged, not fatal.
+  const pgPool = new Pool({ connectionString: options.connectionString, max: 4 });
+  const lost = (error: Error) => log.warn({ err: error }, 'worker database connection lost');
+  pgPool.on('error', lost);
+  pgPool.on('connect', (client) => client.on('error', lost));
+  const runner = await run({
+    pgPool,
+    concurrency: 2,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    taskList: jobTasks(options.orm, options.events, log),
+    crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
+    logger: new WorkerLogger((scope) => (level, message, meta) => {
+      const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+      log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
+    }),
+  }).catch(async (error: unknown) => {
+    await pgPool.end();
+    throw error;
+  });
+  return {
+    stop: async () => {
+      await runner.stop();
+      // stop() resolves before the pool's last jobs and the LISTEN client are released.
+      await runner.promise.catch(() => undefined);
+      await pgPool.end();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { PolicyRule, type PolicyCondition } from './policy-rule.entity';
+import { CONDITION_PATH } from './policy-evaluator';
+import type { PolicyOutcome } from './policy-decision-outcome';
+import type { RiskLevel } from '../catalog/risk';
+import { ROLES } from '../auth/roles';
+import type { Caller } from '../auth/caller';
+import { appendLedgerEvent } from '../ledger/ledger.service';
+import { bumpConfigVersion } from '../orgs/config-version';
+import { findOrg, findSpecialist } from '../orgs/org.service';
+import { badInput, notFound } from '../errors/app-error';
+import { isUuid } from '../db/ids';
+
+export interface PolicyRuleInput {
+  id?: string | null;
+  name: string;
+  position: number;
+  toolPattern: string;
+  actionPattern: string;
+  conditions: PolicyCondition[];
+  roles: string[];
+  specialistId?: string | null;
+  risk: RiskLevel;
+  decision: PolicyOutcome;
+  enabled: boolean;
+}
+
+const PATTERN = /^[A-Za-z0-9_*?.-]{1,100}$/;
+
+export async function listPolicyRules(em: EntityManager, orgId: string): Promise<PolicyRule[]> {
+  return em.find(PolicyRule, { orgId }, { orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } });
+}
+
+/** Creates a rule, or replaces the one named by `id`; bumps the policy version. */
+export async function upsertPolicyRule(em: EntityManager, caller: Caller, input: PolicyRuleInput): Promise<PolicyRule> {
+  validateRule(input);
+  return em.transactional(async (tx) => {
+    if (input.specialistId) await findSpecialist(tx, caller.orgId, input.specialistId);
+    let rule: PolicyRule | null = null;
+    if (input.id) {
+      rule = isUuid(input.id) ? await tx.findOne(PolicyRule, { id: input.id, orgId: caller.orgId }) : null;
+      if (!rule) throw notFound('Policy rule');
+    }
+    const fields = {
+      name: input.name.trim(),
+      position: input.position,
+      toolPattern: input.toolPattern,
+      actionPattern: input.actionPattern,
+      conditions: input.conditions,
+      roles: [...new Set(input.roles)],
+      specialistId: input.specialistId ?? null,
+      risk: input.risk,
+      decision: input.decision,
+      enabled: input.enabled,
+    };
+    const created = !rule;
+    if (!rule) rule = tx.create(PolicyRule, { orgId: caller.orgId, ...fields });
+    else tx.assign(rule, { ...fields, updatedAt: new Date() });
+    await tx.flush();
+    const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'policy.changed',
+      resourceId: rule.id,
+      actor: caller,
+      metadata: { change: created ? 'rule_created' : 'rule_updated', policyVersion, rule: fields },
+    });
+    return rule;
+  });
+}
+
+export async function deletePolicyRule(em: EntityManager, caller: Caller, ruleId: string): Promise<void> {
+  await em.transactional(async (tx) => {
+    const rule = isUuid(ruleId) ? await tx.findOne(PolicyRule, { id: ruleId, orgId: caller.orgId }) : null;
+    if (!rule) throw notFound('Policy rule');
+    // Past decisions lose the link (on delete set null) but keep the rule's name in their reason.
+    tx.remove(rule);
+    await tx.flush();
+    const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'policy.changed',
+      resourceId: rule.id,
+      actor: caller,
+      metadata: { change: 'rule_deleted', policyVersion, name: rule.name },
+    });
+  });
+}
+
+export async function setPolicyShadowMode(em: EntityManager, caller: Caller, enabled: boolean): Promise<number> {
+  return em.transactional(async (tx) => {
+    const org = await findOrg(tx, caller.orgId);
+    const previous = org.policyShadowMode;
+    org.policyShadowMode = enabled;
+    await tx.flush();
+    const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'policy.changed',
+      resourceId: caller.orgId,
+      actor: caller,
+      metadata: { change: 'shadow_mode', enabled, previous, policyVersion },
+    });
+    return policyVersion;
+  });
+}
+
+function validateRule(input: PolicyRuleInput): void {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > 200 || name.includes('\u0000')) throw badInput('name must be 1 to 200 characters', { field: 'name' });
+  if (!Number.isInteger(input.position) || input.position < 0 || input.position > 1_000_000) {
+    throw badInput('position must be an integer from 0 to 1000000', { field: 'position' });
+  }
+  for (const field of ['toolPattern', 'actionPattern'] as const) {
+    if (!PATTERN.test(input[field])) throw badInput(`${field} must be a glob of letters, digits, _ . - * ?`, { field });
+  }
+  for (const role of input.roles) {
+    if (!(ROLES as readonly string[]).includes(role)) throw badInput(`unknown role ${role}`, { field: 'roles' });
+  }
+  if (input.conditions.length > 20) throw badInput('at most 20 conditions', { field: 'conditions' });
+  input.conditions.forEach((c, i) => {
+    const field = `conditions[${i}]`;
+    if (!CONDITION_PATH.test(c.path) || c.path.length > 200) throw badInput(`${field}.path must be a JSON path like amount or customer.country`, { field });
+    if (c.op === 'in' && !Array.isArray(c.value)) throw badInput(`${field}.value must be a list for "in"`, { field });
+    if ((c.op === 'lt' || c.op === 'gt') && (typeof c.value !== 'number' || !Number.isFinite(c.value))) {
+      throw badInput(`${field}.value must be a number for "${c.op}"`, { field });
+    }
+    if (c.op === 'equals' && c.value === undefined) throw badInput(`${field}.value is required for "equals"`, { field });
+    if (c.op === 'exists' && c.value !== undefined && c.value !== null && typeof c.value !== 'boolean') {
+      throw badInput(`${field}.value must be true or false for "exists"`, { field });
+    }
+  });
+}
