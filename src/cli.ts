@@ -7,7 +7,9 @@ import { ConfigError, describeConfig, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { openRuntime, startToolgate, type Toolgate } from './main';
 import { seedDemo, type SeedResult } from './seed/demo-seed';
-import { createKey, createOrg } from './orgs/org.service';
+import { createKey, createOrg, findOrg } from './orgs/org.service';
+import { Org } from './orgs/org.entity';
+import { verifyLedger } from './ledger/ledger-verify';
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
@@ -22,6 +24,7 @@ Commands:
   org create --name NAME [--json]        create a tenant and its first admin key
   keys create --org ID --role ROLE [--json]
                                          issue an API key (roles: ${ROLES.join(', ')})
+  ledger verify [--org ID] [--json]      recompute the audit hash chains; exit 1 when one is broken
   schema [--out FILE]                    print the GraphQL schema (SDL)
   migration:create [--name NAME]         generate a migration from entity changes
 
@@ -104,6 +107,8 @@ async function main(argv: string[]): Promise<number> {
         );
       }, { migrate: false });
     }
+    case 'ledger verify':
+      return verifyLedgers(config, logger, typeof flags.org === 'string' ? flags.org : null, Boolean(flags.json));
     case 'migration:create':
       return withRuntime(config, logger, async (runtime) => {
         const name = typeof flags.name === 'string' ? flags.name : undefined;
@@ -143,6 +148,31 @@ async function withRuntime(
   } finally {
     await runtime.close();
   }
+}
+
+async function verifyLedgers(config: Config, logger: Logger, orgId: string | null, json: boolean): Promise<number> {
+  let broken = 0;
+  const code = await withRuntime(
+    config,
+    logger,
+    async (runtime) => {
+      const em = runtime.orm.em.fork();
+      const orgIds = orgId ? [(await findOrg(em, orgId)).id] : (await em.find(Org, {}, { orderBy: { createdAt: 'asc' } })).map((o) => o.id);
+      for (const id of orgIds) {
+        const result = await verifyLedger(runtime.orm.em.fork(), id);
+        if (!result.ok) broken += 1;
+        process.stdout.write(
+          json
+            ? `${JSON.stringify(result)}\n`
+            : result.ok
+              ? `org ${id}: ok (${result.eventsChecked} events)\n`
+              : `org ${id}: BROKEN at sequence ${result.firstBadSequence} (event ${result.firstBadEventId}): ${result.problem}\n`,
+        );
+      }
+    },
+    { migrate: false },
+  );
+  return code === 0 && broken > 0 ? 1 : code;
 }
 
 async function start(config: Config, logger: Logger): Promise<number> {

@@ -11,6 +11,9 @@ import { ToolCallResolver } from '../gateway/tool-call.resolver';
 import { ApprovalResolver } from '../approvals/approval.resolver';
 import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
 import { LedgerResolver } from '../ledger/ledger.resolver';
+import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
+import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
+import { GatewayResolver } from '../gateway/gateway.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
@@ -23,6 +26,9 @@ export const RESOLVERS = [
   ApprovalResolver,
   PolicyDecisionResolver,
   LedgerResolver,
+  PolicyRuleResolver,
+  RunLifecycleResolver,
+  GatewayResolver,
 ] as const;
 
 export async function buildToolgateSchema(): Promise<GraphQLSchema> {

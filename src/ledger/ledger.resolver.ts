@@ -2,7 +2,8 @@ import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { ACCESS } from '../auth/access';
-import { LedgerEventConnection, LedgerEventsArgs } from './ledger.types';
+import { LedgerEventConnection, LedgerEventsArgs, LedgerVerificationType } from './ledger.types';
+import { verifyLedger } from './ledger-verify';
 import { listLedgerEvents } from './ledger-query.service';
 
 @Resolver()
@@ -11,5 +12,11 @@ export class LedgerResolver {
   @Query(() => LedgerEventConnection, { description: 'The audit ledger of the org, in sequence order' })
   async ledgerEvents(@Args(() => LedgerEventsArgs) args: LedgerEventsArgs, @Ctx() ctx: RequestContext) {
     return listLedgerEvents(ctx.em, requireCaller(ctx).orgId, args);
+  }
+
+  @Authorized(...ACCESS.audit)
+  @Query(() => LedgerVerificationType, { description: 'Recompute the org\'s ledger hash chain and name the first bad event' })
+  async verifyLedger(@Ctx() ctx: RequestContext): Promise<LedgerVerificationType> {
+    return verifyLedger(ctx.em, requireCaller(ctx).orgId);
   }
 }

@@ -1,4 +1,4 @@
-import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { LedgerEvent } from './ledger-event.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
@@ -68,3 +68,21 @@ export const toLedgerEventType = (e: LedgerEvent): LedgerEventType => ({
   hash: e.hash,
   createdAt: e.createdAt,
 });
+
+@ObjectType('LedgerVerification', { description: 'The org\'s hash chain recomputed from its first event' })
+export class LedgerVerificationType {
+  @Field()
+  ok!: boolean;
+
+  @Field(() => Int)
+  eventsChecked!: number;
+
+  @Field(() => String, { nullable: true, description: 'The first event that is wrong, by sequence' })
+  firstBadSequence!: string | null;
+
+  @Field(() => ID, { nullable: true })
+  firstBadEventId!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'sequence_gap, broken_link or hash_mismatch' })
+  problem!: string | null;
+}

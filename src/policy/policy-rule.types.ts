@@ -75,7 +75,7 @@ export class PolicyRuleType {
   updatedAt!: Date;
 }
 
-@InputType()
+@InputType('PolicyRuleInput')
 export class PolicyRuleInputType {
   @Field(() => ID, { nullable: true, description: 'Set to replace an existing rule' })
   id?: string | null;
@@ -93,10 +93,10 @@ export class PolicyRuleInputType {
   actionPattern: string = '*';
 
   @Field(() => [PolicyConditionInput], { defaultValue: [] })
-  conditions: PolicyConditionInput[] = [];
+  conditions!: PolicyConditionInput[];
 
   @Field(() => [RoleEnum], { defaultValue: [] })
-  roles: Role[] = [];
+  roles!: Role[];
 
   @Field(() => ID, { nullable: true })
   specialistId?: string | null;
