@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Logger } from './logger';
 import type { ToolExecutor } from './executor/executor.types';
+import type { MasterKeyring } from './credentials/keyring';
 import { ToolGateway } from './gateway/gateway.service';
 import { GatewayEvents } from './gateway/gateway-events';
 import { OrgConfigCache } from './gateway/org-config-cache';
@@ -15,7 +16,7 @@ export interface AppServices {
   config: Config;
   logger: Logger;
   orm: MikroORM;
-  masterKey: Buffer;
+  keyring: MasterKeyring;
   executor: ToolExecutor;
   gateway: ToolGateway;
   events: GatewayEvents;
@@ -29,15 +30,15 @@ export interface ServiceOptions {
 }
 
 export function createAppServices(
-  base: { config: Config; logger: Logger; orm: MikroORM; masterKey: Buffer },
+  base: { config: Config; logger: Logger; orm: MikroORM; keyring: MasterKeyring },
   options: ServiceOptions = {},
 ): AppServices {
-  const { config, logger, orm, masterKey } = base;
+  const { config, logger, orm, keyring } = base;
   const executor =
     options.executor ??
     new VendorExecutor({
       orm,
-      masterKey,
+      keyring,
       registry: createVendorRegistry(VENDOR_HANDLERS),
       settings: config.vendor,
       urlOverrides: config.vendorUrls,
@@ -48,7 +49,7 @@ export function createAppServices(
   const gateway = new ToolGateway({
     orm,
     executor,
-    masterKey,
+    keyring,
     settings: { toolCallingKillSwitch: config.toolCallingKillSwitch, approvalTtlMs: config.approvalTtlMs },
     orgConfig: new OrgConfigCache(),
     tools: new ToolRegistry(),

@@ -10,6 +10,7 @@ import { seedDemo, type SeedResult } from './seed/demo-seed';
 import { createKey, createOrg, findOrg } from './orgs/org.service';
 import { Org } from './orgs/org.entity';
 import { verifyLedger } from './ledger/ledger-verify';
+import { countByKeyVersion, rotateCredentials } from './credentials/credential-rotation';
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
@@ -25,6 +26,8 @@ Commands:
   keys create --org ID --role ROLE [--json]
                                          issue an API key (roles: ${ROLES.join(', ')})
   ledger verify [--org ID] [--json]      recompute the audit hash chains; exit 1 when one is broken
+  credentials rotate [--batch N]         re-wrap every credential with the newest master key (online, resumable)
+  credentials status                     credentials per master key version
   schema [--out FILE]                    print the GraphQL schema (SDL)
   migration:create [--name NAME]         generate a migration from entity changes
 
@@ -82,7 +85,7 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'seed':
       return withRuntime(config, logger, async (runtime) => {
-        const result = await seedDemo(runtime.orm.em.fork(), runtime.masterKey);
+        const result = await seedDemo(runtime.orm.em.fork(), runtime.keyring);
         const { orgId, specialistId, keys } = result;
         process.stdout.write(flags.json ? `${JSON.stringify({ orgId, specialistId, keys })}\n` : describeSeed(result, null));
       });
@@ -109,6 +112,35 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'ledger verify':
       return verifyLedgers(config, logger, typeof flags.org === 'string' ? flags.org : null, Boolean(flags.json));
+    case 'credentials rotate': {
+      const batch = typeof flags.batch === 'string' ? Number(flags.batch) : 100;
+      if (!Number.isInteger(batch) || batch < 1 || batch > 10_000) throw new UsageError('--batch must be an integer from 1 to 10000');
+      return withRuntime(
+        config,
+        logger,
+        async (runtime) => {
+          const report = await rotateCredentials(runtime.orm, runtime.keyring, {
+            batchSize: batch,
+            onBatch: (rotated) => logger.info({ rotated }, 'credentials re-wrapped so far'),
+          });
+          process.stdout.write(
+            `Re-wrapped ${report.rotated} credential(s) with master key v${runtime.keyring.current.version}.\n` +
+              describeVersions(report.byKeyVersion, runtime.keyring.current.version),
+          );
+        },
+        { migrate: false },
+      );
+    }
+    case 'credentials status':
+      return withRuntime(
+        config,
+        logger,
+        async (runtime) => {
+          const counts = await countByKeyVersion(runtime.orm.em.fork());
+          process.stdout.write(describeVersions(counts, runtime.keyring.current.version));
+        },
+        { migrate: false },
+      );
     case 'migration:create':
       return withRuntime(config, logger, async (runtime) => {
         const name = typeof flags.name === 'string' ? flags.name : undefined;
@@ -173,6 +205,16 @@ async function verifyLedgers(config: Config, logger: Logger, orgId: string | nul
     { migrate: false },
   );
   return code === 0 && broken > 0 ? 1 : code;
+}
+
+function describeVersions(counts: Record<number, number>, current: number): string {
+  const lines = Object.entries(counts).map(([version, count]) => `  v${version}: ${count} credential(s)`);
+  const old = Object.keys(counts).filter((v) => Number(v) !== current);
+  const advice =
+    old.length === 0
+      ? `Every credential uses v${current}; older master keys can be removed from MASTER_ENCRYPTION_KEYS.\n`
+      : `Still on older keys: ${old.map((v) => `v${v}`).join(', ')}; run \`toolgate credentials rotate\` before retiring them.\n`;
+  return `${lines.join('\n')}${lines.length ? '\n' : ''}${advice}`;
 }
 
 async function start(config: Config, logger: Logger): Promise<number> {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { MasterKey } from './credentials/keyring';
 
 /**
  * Configuration is read from the environment once, validated, and passed around as
@@ -11,8 +12,11 @@ export interface Config {
   /** Absent means: start the embedded PostgreSQL under `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
-  /** 32-byte key; absent only outside production, where the embedded default makes one. */
-  masterEncryptionKey: Buffer | undefined;
+  /**
+   * Versioned master keys (MASTER_ENCRYPTION_KEYS=v2:…,v1:…, or MASTER_ENCRYPTION_KEY as
+   * version 1); empty only outside production, where a development key is generated.
+   */
+  masterKeys: MasterKey[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   shutdownTimeoutMs: number;
   dbPoolMax: number;
@@ -47,11 +51,11 @@ type Env = Record<string, string | undefined>;
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const databaseUrl = nonEmpty(env.DATABASE_URL);
-  const masterEncryptionKey = parseMasterKey(env.MASTER_ENCRYPTION_KEY);
-  if (nodeEnv === 'production' && !masterEncryptionKey) {
+  const masterKeys = parseMasterKeys(env);
+  if (nodeEnv === 'production' && masterKeys.length === 0) {
     throw new ConfigError(
-      'MASTER_ENCRYPTION_KEY is required when NODE_ENV=production (32 bytes as 64 hex characters or base64). ' +
-        'Generate one with: openssl rand -hex 32',
+      'MASTER_ENCRYPTION_KEY (or MASTER_ENCRYPTION_KEYS) is required when NODE_ENV=production ' +
+        '(32 bytes as 64 hex characters or base64). Generate one with: openssl rand -hex 32',
     );
   }
   return {
@@ -60,7 +64,7 @@ export function loadConfig(env: Env = process.env): Config {
     port: integer(env, 'PORT', 4000, 0, 65535),
     databaseUrl,
     dataDir: path.resolve(nonEmpty(env.TOOLGATE_DATA_DIR) ?? '.toolgate'),
-    masterEncryptionKey,
+    masterKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
@@ -97,6 +101,25 @@ function vendorUrls(env: Env): Record<string, string> {
   return urls;
 }
 
+/** MASTER_ENCRYPTION_KEYS (`v2:<key>,v1:<key>`) wins over MASTER_ENCRYPTION_KEY (version 1). */
+function parseMasterKeys(env: Env): MasterKey[] {
+  const ring = nonEmpty(env.MASTER_ENCRYPTION_KEYS);
+  if (!ring) {
+    const single = parseMasterKey(env.MASTER_ENCRYPTION_KEY);
+    return single ? [{ version: 1, key: single }] : [];
+  }
+  const keys = ring.split(',').map((entry) => {
+    const match = /^v?(\d{1,6}):(.+)$/.exec(entry.trim());
+    if (!match) throw new ConfigError('MASTER_ENCRYPTION_KEYS must look like v2:<key>,v1:<key>');
+    return { version: Number(match[1]), key: parseMasterKey(match[2])! };
+  });
+  const versions = new Set(keys.map((k) => k.version));
+  if (versions.size !== keys.length || keys.some((k) => k.version < 1)) {
+    throw new ConfigError('MASTER_ENCRYPTION_KEYS has a repeated or zero version');
+  }
+  return keys;
+}
+
 /** Accepts 64 hex characters or base64 of exactly 32 bytes. */
 export function parseMasterKey(raw: string | undefined): Buffer | undefined {
   const value = nonEmpty(raw);
@@ -112,7 +135,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
   return {
     ...config,
     databaseUrl: config.databaseUrl ? maskUrl(config.databaseUrl) : '(embedded)',
-    masterEncryptionKey: config.masterEncryptionKey ? '[set]' : '[unset]',
+    masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
   };
 }
 

@@ -21,7 +21,8 @@ export const REDACTED_LOG_PATHS = [
   '*.apiKey',
   'password',
   '*.password',
-  'masterEncryptionKey',
+  'masterKeys',
+  'keyring',
   'encryptedConfig',
   '*.encryptedConfig',
 ];

@@ -4,7 +4,8 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { initOrm, migrateUp } from './db/orm';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
-import { resolveMasterKey } from './credentials/master-key';
+import { resolveKeyring } from './credentials/master-key';
+import type { MasterKeyring } from './credentials/keyring';
 import { ensureCatalog } from './catalog/catalog.service';
 import { buildToolgateSchema } from './graphql/schema';
 import { startHttpServer, type ToolgateServer } from './server';
@@ -19,7 +20,7 @@ import { startWorker } from './jobs/worker';
 export interface Runtime {
   orm: MikroORM;
   databaseUrl: string;
-  masterKey: Buffer;
+  keyring: MasterKeyring;
   embedded: EmbeddedDatabase | null;
   close(): Promise<void>;
 }
@@ -35,11 +36,11 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
       await ensureCatalog(orm.em.fork());
     }
-    const masterKey = await resolveMasterKey(config, logger);
+    const keyring = await resolveKeyring(config, logger);
     return {
       orm,
       databaseUrl,
-      masterKey,
+      keyring,
       embedded,
       close: async () => {
         await orm.close(true);
@@ -73,7 +74,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
     if (config.seedOnStart) {
       const em = runtime.orm.em.fork();
       const demo = await em.findOne(Org, { slug: DEMO_ORG_SLUG });
-      if (!demo) seeded = await seedDemo(em, runtime.masterKey);
+      if (!demo) seeded = await seedDemo(em, runtime.keyring);
     }
     let sandboxUrls: Record<string, string> | null = null;
     if (config.vendorSandboxes) {
@@ -84,7 +85,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
       logger.info({ sandboxUrls }, 'vendor sandboxes serving the vendors');
     }
-    const services = createAppServices({ config, logger, orm: runtime.orm, masterKey: runtime.masterKey }, { sandboxUrls });
+    const services = createAppServices({ config, logger, orm: runtime.orm, keyring: runtime.keyring }, { sandboxUrls });
     worker = await startWorker({ connectionString: runtime.databaseUrl, orm: runtime.orm, events: services.events, logger });
     const server = await startHttpServer(services, await buildToolgateSchema(), { host: config.host, port: config.port });
     let stopping: Promise<void> | null = null;

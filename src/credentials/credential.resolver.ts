@@ -19,7 +19,7 @@ export class CredentialResolver {
   ): Promise<IntegrationCredentialType> {
     const credential = await putIntegrationCredential(
       ctx.em,
-      ctx.services.masterKey,
+      ctx.services.keyring,
       requireCaller(ctx),
       integrationType,
       config,

@@ -1,9 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { IntegrationCredential } from './integration-credential.entity';
-import { decryptCredential, encryptCredential } from './credential-cipher';
-import { MASTER_KEY_VERSION } from './master-key';
+import { openCredential, sealCredential } from './credential-envelope';
+import type { MasterKeyring } from './keyring';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { AppError, badInput } from '../errors/app-error';
+import { newId } from '../db/columns';
 import type { Caller } from '../auth/caller';
 
 const INTEGRATION_TYPE = /^[a-z][a-z0-9_]{1,39}$/;
@@ -16,7 +17,7 @@ const MAX_CONFIG_BYTES = 16 * 1024;
  */
 export async function putIntegrationCredential(
   em: EntityManager,
-  masterKey: Buffer,
+  keyring: MasterKeyring,
   caller: Pick<Caller, 'orgId'> & Partial<Caller>,
   integrationType: string,
   config: Record<string, unknown>,
@@ -34,15 +35,14 @@ export async function putIntegrationCredential(
   return em.transactional(async (tx) => {
     let credential = await tx.findOne(IntegrationCredential, binding);
     const replaced = Boolean(credential);
+    // A new data key on every put; the row id is part of the ciphertext's binding.
+    const credentialId = credential?.id ?? newId();
+    const encryptedConfig = sealCredential(keyring, { ...binding, credentialId }, config);
     if (!credential) {
-      credential = tx.create(IntegrationCredential, {
-        ...binding,
-        keyVersion: MASTER_KEY_VERSION,
-        encryptedConfig: encryptCredential(masterKey, MASTER_KEY_VERSION, binding, config),
-      });
+      credential = tx.create(IntegrationCredential, { id: credentialId, ...binding, keyVersion: encryptedConfig.keyVersion, encryptedConfig });
     } else {
-      credential.encryptedConfig = encryptCredential(masterKey, MASTER_KEY_VERSION, binding, config);
-      credential.keyVersion = MASTER_KEY_VERSION;
+      credential.encryptedConfig = encryptedConfig;
+      credential.keyVersion = encryptedConfig.keyVersion;
       credential.updatedAt = new Date();
     }
     await tx.flush();
@@ -64,7 +64,7 @@ export async function listCredentials(em: EntityManager, orgId: string): Promise
 /** The decrypted config, for the executor only. */
 export async function readCredential(
   em: EntityManager,
-  masterKey: Buffer,
+  keyring: MasterKeyring,
   orgId: string,
   integrationType: string,
 ): Promise<Record<string, unknown>> {
@@ -72,5 +72,5 @@ export async function readCredential(
   if (!credential) {
     throw new AppError('CREDENTIALS_NOT_FOUND', `No ${integrationType} credential is configured for this org`);
   }
-  return decryptCredential(masterKey, { orgId, integrationType }, credential.encryptedConfig);
+  return openCredential(keyring, { orgId, credentialId: credential.id, integrationType }, credential.encryptedConfig);
 }

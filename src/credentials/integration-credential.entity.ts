@@ -1,7 +1,7 @@
 import { Entity, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { newId, TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
-import type { EncryptedPayload } from './credential-cipher';
+import type { CredentialEnvelope } from './credential-envelope';
 
 /** A vendor credential of an org. `encryptedConfig` never leaves the credentials module. */
 @Entity({ tableName: 'integration_credentials' })
@@ -17,7 +17,7 @@ export class IntegrationCredential {
   integrationType!: string;
 
   @Property({ type: 'json' })
-  encryptedConfig!: EncryptedPayload;
+  encryptedConfig!: CredentialEnvelope;
 
   @Property({ type: 'integer' })
   keyVersion!: number;

@@ -3,22 +3,21 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-
-export const MASTER_KEY_VERSION = 1;
+import { MasterKeyring } from './keyring';
 
 /**
- * The key that encrypts integration credentials. Production must configure it; elsewhere
- * a key is generated once into the data folder so a local setup keeps working across
- * restarts.
+ * The keys that protect stored secrets. Production must configure them; elsewhere a
+ * version-1 key is generated once into the data folder so a local setup keeps working
+ * across restarts.
  */
-export async function resolveMasterKey(config: Config, logger: Logger): Promise<Buffer> {
-  if (config.masterEncryptionKey) return config.masterEncryptionKey;
+export async function resolveKeyring(config: Config, logger: Logger): Promise<MasterKeyring> {
+  if (config.masterKeys.length > 0) return new MasterKeyring(config.masterKeys);
   const file = path.join(config.dataDir, 'master.key');
   try {
     const key = Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'hex');
     if (key.length === 32) {
       logger.warn({ file }, 'MASTER_ENCRYPTION_KEY is not set; using the development key from the data folder');
-      return key;
+      return new MasterKeyring([{ version: 1, key }]);
     }
   } catch {
     // not there yet
@@ -27,5 +26,5 @@ export async function resolveMasterKey(config: Config, logger: Logger): Promise<
   await fs.mkdir(config.dataDir, { recursive: true, mode: 0o755 });
   await fs.writeFile(file, key.toString('hex'), { mode: 0o600 });
   logger.warn({ file }, 'MASTER_ENCRYPTION_KEY is not set; generated a development key into the data folder');
-  return key;
+  return new MasterKeyring([{ version: 1, key }]);
 }

@@ -13,6 +13,7 @@ import { readCredential } from '../credentials/credential.service';
 import { AppError } from '../errors/app-error';
 import type { Logger } from '../logger';
 import type { Config } from '../config';
+import type { MasterKeyring } from '../credentials/keyring';
 import type { VendorHandler } from '../vendors/vendor-handler';
 import type { ExecutionOutcome, ExecutionRequest, RetryRecord, ToolExecutor } from './executor.types';
 import type { VendorRegistry } from './vendor-registry';
@@ -20,7 +21,7 @@ import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-c
 
 export interface VendorExecutorDeps {
   orm: MikroORM;
-  masterKey: Buffer;
+  keyring: MasterKeyring;
   registry: VendorRegistry;
   settings: Config['vendor'];
   /** Endpoint overrides by environment name (config.vendorUrls). */
@@ -52,7 +53,7 @@ export class VendorExecutor implements ToolExecutor {
     const { handler, action } = registered;
     let credentials: Record<string, unknown>;
     try {
-      credentials = await readCredential(this.deps.orm.em.fork(), this.deps.masterKey, request.orgId, handler.credentialSpec.integrationType);
+      credentials = await readCredential(this.deps.orm.em.fork(), this.deps.keyring, request.orgId, handler.credentialSpec.integrationType);
       const missing = handler.credentialSpec.required.filter((field) => credentials[field] === undefined || credentials[field] === '');
       if (missing.length > 0) throw new AppError('CREDENTIALS_NOT_FOUND', `credential lacks ${missing.join(', ')}`);
     } catch (error) {

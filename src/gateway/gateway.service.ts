@@ -12,6 +12,7 @@ import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-bind
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import type { ExecutionOutcome, ToolExecutor } from '../executor/executor.types';
 import type { Caller } from '../auth/caller';
+import type { MasterKeyring } from '../credentials/keyring';
 import type { Logger } from '../logger';
 import { ToolCall } from './tool-call.entity';
 import type { OrgConfigCache } from './org-config-cache';
@@ -23,7 +24,7 @@ import type { GatewayEvents } from './gateway-events';
 export interface GatewayDeps {
   orm: MikroORM;
   executor: ToolExecutor;
-  masterKey: Buffer;
+  keyring: MasterKeyring;
   settings: { toolCallingKillSwitch: boolean; approvalTtlMs: number };
   orgConfig: OrgConfigCache;
   tools: ToolRegistry;
@@ -90,7 +91,11 @@ export class ToolGateway {
     const { call, approval } = claimed;
     const tool = await this.deps.tools.find(em, call.toolName, call.action);
     if (!tool || !approval.sealedParams) throw new Error(`approved call ${call.id} cannot be resumed`);
-    const params = openJson<Record<string, unknown>>(this.deps.masterKey, sealedParamsAad(call.orgId, call.id), approval.sealedParams);
+    const params = openJson<Record<string, unknown>>(
+      this.deps.keyring.key(approval.sealedParams.keyVersion),
+      sealedParamsAad(call.orgId, call.id),
+      approval.sealedParams,
+    );
     const policyVersion = await this.decisionPolicyVersion(em, call);
     const expected = approvalBindingHash({
       orgId: call.orgId,
@@ -154,7 +159,7 @@ export class ToolGateway {
       tool,
       verdict,
       policyVersion: run.policyVersion,
-      masterKey: this.deps.masterKey,
+      keyring: this.deps.keyring,
       approvalTtlMs: this.deps.settings.approvalTtlMs,
       params,
     });

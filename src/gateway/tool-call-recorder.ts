@@ -4,7 +4,7 @@ import { PolicyDecision } from '../policy/policy-decision.entity';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
 import { sealJson } from '../credentials/sealed-json';
-import { MASTER_KEY_VERSION } from '../credentials/master-key';
+import type { MasterKeyring } from '../credentials/keyring';
 import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import { redactOutput } from '../redaction/redact';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
@@ -80,7 +80,7 @@ export async function recordDecidedCall(
     tool: RegisteredTool;
     verdict: PolicyVerdict;
     policyVersion: number;
-    masterKey: Buffer;
+    keyring: MasterKeyring;
     approvalTtlMs: number;
     params: Record<string, unknown>;
   },
@@ -137,7 +137,7 @@ export async function recordDecidedCall(
         params: input.params,
         policyVersion: input.policyVersion,
       }),
-      sealedParams: sealJson(input.masterKey, MASTER_KEY_VERSION, sealedParamsAad(run.orgId, call.id), input.params),
+      sealedParams: sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params),
       requestedBy: request.caller.keyId,
       expiresAt: new Date(Date.now() + input.approvalTtlMs),
     });

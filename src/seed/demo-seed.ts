@@ -12,6 +12,7 @@ import { createOrg, createKey } from '../orgs/org.service';
 import { ROLES, type Role } from '../auth/roles';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { SANDBOX_CREDENTIALS } from '../vendors';
+import type { MasterKeyring } from '../credentials/keyring';
 
 export const DEMO_ORG_SLUG = 'demo';
 const DEMO_SPECIALIST = 'Support Specialist';
@@ -27,7 +28,7 @@ export interface SeedResult {
  * Idempotently creates the demo org (specialist, catalog permissions and bindings, the
  * tool-calling flag, sandbox credentials) and issues a fresh key per role.
  */
-export async function seedDemo(em: EntityManager, masterKey: Buffer): Promise<SeedResult> {
+export async function seedDemo(em: EntityManager, keyring: MasterKeyring): Promise<SeedResult> {
   await ensureCatalog(em);
   let org = await em.findOne(Org, { slug: DEMO_ORG_SLUG });
   const created = !org;
@@ -69,7 +70,7 @@ export async function seedDemo(em: EntityManager, masterKey: Buffer): Promise<Se
   // The credentials the in-process vendor sandboxes accept: the demo works out of the box.
   for (const [integrationType, config] of Object.entries(SANDBOX_CREDENTIALS)) {
     const existing = await em.findOne(IntegrationCredential, { orgId, integrationType });
-    if (!existing) await putIntegrationCredential(em, masterKey, { orgId }, integrationType, config);
+    if (!existing) await putIntegrationCredential(em, keyring, { orgId }, integrationType, config);
   }
 
   for (const role of ROLES) {

@@ -330,13 +330,8 @@ describe('integration credentials are write-only', () => {
       );
     expect(row.encrypted_config).not.toContain(canary);
     expect(row.encrypted_config).not.toContain('canary.myshopify.com');
-    expect(JSON.parse(row.encrypted_config)).toEqual({
-      alg: 'aes-256-gcm',
-      keyVersion: 1,
-      iv: expect.any(String),
-      tag: expect.any(String),
-      ciphertext: expect.any(String),
-    });
+    const sealed = { iv: expect.any(String), tag: expect.any(String), ciphertext: expect.any(String) };
+    expect(JSON.parse(row.encrypted_config)).toEqual({ format: 'envelope-v1', keyVersion: 1, wrappedKey: sealed, config: sealed });
     const ledgerRows = await app.em().execute('select * from ledger_events where org_id = ?', [owner.org.id]);
     expect(JSON.stringify(ledgerRows)).not.toContain(canary);
   });

@@ -7,7 +7,8 @@ import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { SANDBOX_CREDENTIALS as DEMO_CREDENTIALS } from '../../src/vendors';
-import { decryptCredential, type EncryptedPayload } from '../../src/credentials/credential-cipher';
+import { openCredential, type CredentialEnvelope } from '../../src/credentials/credential-envelope';
+import { MasterKeyring } from '../../src/credentials/keyring';
 import { ROLES } from '../../src/auth/roles';
 
 /**
@@ -203,8 +204,8 @@ describe('toolgate seed', () => {
   });
 
   test('stores four sandbox credentials encrypted: no plaintext secret in the database', async () => {
-    const rows = await pg.query<{ integration_type: string; encrypted_config: EncryptedPayload; raw: string }>(
-      'select integration_type, encrypted_config, encrypted_config::text as raw from integration_credentials where org_id = $1 order by integration_type',
+    const rows = await pg.query<{ id: string; integration_type: string; encrypted_config: CredentialEnvelope; raw: string }>(
+      'select id, integration_type, encrypted_config, encrypted_config::text as raw from integration_credentials where org_id = $1 order by integration_type',
       [first.orgId],
     );
     expect(rows.rows.map((r) => r.integration_type)).toEqual(['amazon', 'jumio', 'nango', 'shopify']);
@@ -225,8 +226,10 @@ describe('toolgate seed', () => {
     // ...and they decrypt, with the configured master key, to the sandbox configs.
     const key = Buffer.from(MASTER_KEY_HEX, 'hex');
     for (const row of rows.rows) {
-      const binding = { orgId: first.orgId, integrationType: row.integration_type };
-      expect(decryptCredential(key, binding, row.encrypted_config)).toEqual(DEMO_CREDENTIALS[row.integration_type]);
+      const identity = { orgId: first.orgId, credentialId: row.id, integrationType: row.integration_type };
+      expect(openCredential(new MasterKeyring([{ version: 1, key }]), identity, row.encrypted_config)).toEqual(
+        DEMO_CREDENTIALS[row.integration_type],
+      );
     }
   });
 

@@ -6,6 +6,7 @@ import { buildToolgateSchema } from '../../src/graphql/schema';
 import { startHttpServer, type ToolgateServer } from '../../src/server';
 import { createAppServices, type AppServices } from '../../src/app-services';
 import type { ToolExecutor } from '../../src/executor/executor.types';
+import { MasterKeyring } from '../../src/credentials/keyring';
 import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from '../../src/vendors';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -28,7 +29,8 @@ export interface TestApp {
   db: TestDatabase;
   orm: MikroORM;
   config: Config;
-  masterKey: Buffer;
+  /** The master keyring (MASTER_ENCRYPTION_KEY of the test config). */
+  masterKey: MasterKeyring;
   services: AppServices;
   /** The vendor sandboxes, when started with `sandboxes: true`. */
   sandbox: SandboxServer | null;
@@ -71,7 +73,7 @@ export async function startTestApp(
     sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
   }
   const services = createAppServices(
-    { config, logger: createLogger(config, logSink), orm, masterKey: config.masterEncryptionKey! },
+    { config, logger: createLogger(config, logSink), orm, keyring: new MasterKeyring(config.masterKeys) },
     { executor: options.executor, sandboxUrls },
   );
   let server: ToolgateServer;
@@ -90,7 +92,7 @@ export async function startTestApp(
     db,
     orm,
     config,
-    masterKey: services.masterKey,
+    masterKey: services.keyring,
     services,
     sandbox,
     statements,

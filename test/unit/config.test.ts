@@ -22,7 +22,7 @@ describe('loadConfig defaults', () => {
     expect(config.dataDir).toBe(path.resolve('.toolgate'));
     expect(path.isAbsolute(config.dataDir)).toBe(true);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.masterEncryptionKey).toBeUndefined();
+    expect(config.masterKeys).toEqual([]);
     expect(config.seedOnStart).toBe(true);
     expect(config.logLevel).toBe('info');
   });
@@ -43,11 +43,45 @@ describe('loadConfig defaults', () => {
     const config = loadConfig({ PORT: '  ', DATABASE_URL: '', MASTER_ENCRYPTION_KEY: ' ' });
     expect(config.port).toBe(4000);
     expect(config.databaseUrl).toBeUndefined();
-    expect(config.masterEncryptionKey).toBeUndefined();
+    expect(config.masterKeys).toEqual([]);
   });
 
   test('TOOLGATE_DATA_DIR is resolved to an absolute path', () => {
     expect(loadConfig({ TOOLGATE_DATA_DIR: 'var/data' }).dataDir).toBe(path.resolve('var/data'));
+  });
+});
+
+describe('MASTER_ENCRYPTION_KEYS (a keyring)', () => {
+  test('versions are parsed and the newest need not come first', () => {
+    const v1 = randomBytes(32);
+    const v2 = randomBytes(32);
+    const config = loadConfig({ MASTER_ENCRYPTION_KEYS: `v1:${v1.toString('hex')}, v2:${v2.toString('base64')}` });
+    expect(config.masterKeys).toEqual([
+      { version: 1, key: v1 },
+      { version: 2, key: v2 },
+    ]);
+  });
+
+  test('it wins over MASTER_ENCRYPTION_KEY, and satisfies production', () => {
+    const ring = `v3:${randomBytes(32).toString('hex')}`;
+    const config = loadConfig({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEYS: ring, MASTER_ENCRYPTION_KEY: randomBytes(32).toString('hex') });
+    expect(config.masterKeys.map((k) => k.version)).toEqual([3]);
+  });
+
+  test.each([
+    ['no version', randomBytes(32).toString('hex')],
+    ['a repeated version', `v1:${randomBytes(32).toString('hex')},v1:${randomBytes(32).toString('hex')}`],
+    ['version zero', `v0:${randomBytes(32).toString('hex')}`],
+    ['a short key', `v1:${randomBytes(16).toString('hex')}`],
+  ])('%s is refused', (_label, value) => {
+    configError(() => loadConfig({ MASTER_ENCRYPTION_KEYS: value }));
+  });
+
+  test('describeConfig names the versions, never the keys', () => {
+    const key = randomBytes(32).toString('hex');
+    const text = JSON.stringify(describeConfig(loadConfig({ MASTER_ENCRYPTION_KEYS: `v2:${key}` })));
+    expect(text).toContain('v2');
+    expect(text).not.toContain(key);
   });
 });
 
@@ -61,23 +95,23 @@ describe('MASTER_ENCRYPTION_KEY', () => {
     const hex = randomBytes(32).toString('hex');
     const config = loadConfig({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: hex });
     expect(config.nodeEnv).toBe('production');
-    expect(config.masterEncryptionKey?.toString('hex')).toBe(hex);
+    expect(config.masterKeys).toEqual([{ version: 1, key: Buffer.from(hex, 'hex') }]);
   });
 
   test('development and test run without a key', () => {
-    expect(loadConfig({ NODE_ENV: 'development' }).masterEncryptionKey).toBeUndefined();
-    expect(loadConfig({ NODE_ENV: 'test' }).masterEncryptionKey).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'development' }).masterKeys).toEqual([]);
+    expect(loadConfig({ NODE_ENV: 'test' }).masterKeys).toEqual([]);
   });
 
   test('64 hex characters (either case) are accepted', () => {
     const bytes = randomBytes(32);
-    expect(loadConfig({ MASTER_ENCRYPTION_KEY: bytes.toString('hex') }).masterEncryptionKey).toEqual(bytes);
+    expect(loadConfig({ MASTER_ENCRYPTION_KEY: bytes.toString('hex') }).masterKeys[0].key).toEqual(bytes);
     expect(parseMasterKey(bytes.toString('hex').toUpperCase())).toEqual(bytes);
   });
 
   test('base64 and base64url of 32 bytes are accepted', () => {
     const bytes = randomBytes(32);
-    expect(loadConfig({ MASTER_ENCRYPTION_KEY: bytes.toString('base64') }).masterEncryptionKey).toEqual(bytes);
+    expect(loadConfig({ MASTER_ENCRYPTION_KEY: bytes.toString('base64') }).masterKeys[0].key).toEqual(bytes);
     expect(parseMasterKey(bytes.toString('base64url'))).toEqual(bytes);
   });
 
@@ -132,7 +166,7 @@ describe('describeConfig', () => {
     expect(text).not.toContain(password);
     expect(text).not.toContain(key.toString('hex'));
     expect(text).not.toContain(key.toString('base64'));
-    expect(described.masterEncryptionKey).toBe('[set]');
+    expect(described.masterKeys).toEqual(['v1']);
     expect(String(described.databaseUrl)).toContain('db.example');
     expect(String(described.databaseUrl)).toContain('toolgate');
     expect(described.port).toBe(config.port);
@@ -140,7 +174,7 @@ describe('describeConfig', () => {
 
   test('describes an absent key and the embedded database', () => {
     const described = describeConfig(loadConfig({}));
-    expect(described.masterEncryptionKey).toBe('[unset]');
+    expect(described.masterKeys).toBe('[unset]');
     expect(described.databaseUrl).toBe('(embedded)');
   });
 
