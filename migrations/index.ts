@@ -3,8 +3,10 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261129224430_initial } from './Migration20261129224430_initial';
 import { Migration20261129230515_gateway } from './Migration20261129230515_gateway';
+import { Migration20261129233633_runtime } from './Migration20261129233633_runtime';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
   { name: 'Migration20261129230515_gateway', class: Migration20261129230515_gateway },
+  { name: 'Migration20261129233633_runtime', class: Migration20261129233633_runtime },
 ];

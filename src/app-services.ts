@@ -10,6 +10,9 @@ import { ToolRegistry } from './gateway/tool-registry';
 import { VendorExecutor } from './executor/vendor-executor';
 import { createVendorRegistry } from './executor/vendor-registry';
 import { VENDOR_HANDLERS } from './vendors';
+import { RunEvents } from './runs/run-events';
+import { AgentRuntime } from './runs/agent-runtime';
+import { createModelClient } from './llm/model-client';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -20,6 +23,8 @@ export interface AppServices {
   executor: ToolExecutor;
   gateway: ToolGateway;
   events: GatewayEvents;
+  runEvents: RunEvents;
+  runtime: AgentRuntime;
 }
 
 export interface ServiceOptions {
@@ -27,6 +32,8 @@ export interface ServiceOptions {
   executor?: ToolExecutor;
   /** vendor → sandbox base URL when the in-process sandboxes serve the vendors. */
   sandboxUrls?: Record<string, string> | null;
+  /** Base URL of the offline model, when it serves instead of Claude. */
+  offlineModelUrl?: string | null;
 }
 
 export function createAppServices(
@@ -56,5 +63,14 @@ export function createAppServices(
     events,
     logger,
   });
-  return { ...base, executor, gateway, events };
+  const runEvents = new RunEvents();
+  const runtime = new AgentRuntime({
+    orm,
+    gateway,
+    client: createModelClient(config.model, options.offlineModelUrl ?? null),
+    settings: config.model,
+    events: runEvents,
+    logger: logger.child({ component: 'runtime' }),
+  });
+  return { ...base, executor, gateway, events, runEvents, runtime };
 }

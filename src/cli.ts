@@ -14,6 +14,7 @@ import { countByKeyVersion, rotateCredentials } from './credentials/credential-r
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
+import { OfflineModelServer } from './llm/offline-model/offline-model.server';
 import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
 
 const USAGE = `Usage: toolgate <command> [options]
@@ -28,6 +29,7 @@ Commands:
   ledger verify [--org ID] [--json]      recompute the audit hash chains; exit 1 when one is broken
   credentials rotate [--batch N]         re-wrap every credential with the newest master key (online, resumable)
   credentials status                     credentials per master key version
+  model-server [--port N]                serve the offline Anthropic-compatible model (default port 4010)
   schema [--out FILE]                    print the GraphQL schema (SDL)
   migration:create [--name NAME]         generate a migration from entity changes
 
@@ -66,6 +68,19 @@ async function main(argv: string[]): Promise<number> {
   if (command === '' || command === 'help' || flags.help) {
     process.stdout.write(`${USAGE}\n`);
     return command === '' && !flags.help ? 2 : 0;
+  }
+  if (command === 'model-server') {
+    const port = typeof flags.port === 'string' ? Number(flags.port) : 4010;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
+    const server = new OfflineModelServer();
+    const url = await server.start(port, typeof flags.host === 'string' ? flags.host : '127.0.0.1');
+    process.stdout.write(`Offline model serving ${url}/v1/messages (ANTHROPIC_BASE_URL=${url})\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    });
+    await server.stop();
+    return 0;
   }
   if (command === 'schema') {
     const sdl = printToolgateSchema(await buildToolgateSchema());

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { MasterKey } from './credentials/keyring';
+import { ROLES, type Role } from './auth/roles';
 
 /**
  * Configuration is read from the environment once, validated, and passed around as
@@ -30,6 +31,21 @@ export interface Config {
   vendorSandboxes: boolean;
   /** Endpoint overrides by environment name, e.g. SHOPIFY_ADMIN_URL (see the vendor handlers). */
   vendorUrls: Record<string, string>;
+  model: {
+    /** Unset (with no base URL): the offline model serves in-process. */
+    apiKey: string | undefined;
+    baseUrl: string | undefined;
+    name: string;
+    maxRetries: number;
+    maxTokens: number;
+    /** Tool rounds one turn may take before the run fails with TOOL_ROUND_LIMIT. */
+    maxToolRounds: number;
+    /** US dollars per million tokens: token counts times these are micro-dollars. */
+    inputPricePerMTok: number;
+    outputPricePerMTok: number;
+  };
+  /** The GraphQL API's protections (README, "API limits and persisted operations"). */
+  api: ApiConfig;
   vendor: {
     /** Per attempt; a tool's own timeoutMs wins. */
     timeoutMs: number;
@@ -40,6 +56,28 @@ export interface Config {
     breakerThreshold: number;
     breakerHalfOpenMs: number;
   };
+}
+
+export interface ApiConfig {
+  /** Production profile: both off when NODE_ENV=production. */
+  introspection: boolean;
+  fieldSuggestions: boolean;
+  /** Largest JSON body (HTTP) or websocket message accepted. */
+  maxBodyBytes: number;
+  /** Lexical tokens of the query text, counted before it is parsed. */
+  maxTokens: number;
+  maxDepth: number;
+  /** Aliases per operation, `__typename` aliases included. */
+  maxAliases: number;
+  maxDirectives: number;
+  /** Estimated cost of one operation (list sizes from `first`; see src/graphql/limits.ts). */
+  maxCost: number;
+  /** Roles that may only run manifest operations by id; the rest may also send query text. */
+  trustedDocumentRoles: Role[];
+  /** The persisted-documents manifest; unset → gql/persisted-documents.json of the project. */
+  persistedDocumentsFile: string | undefined;
+  /** A token bucket per API key and per process, charged with each operation's cost. */
+  rateLimit: { enabled: boolean; points: number; pointsPerSecond: number };
 }
 
 export class ConfigError extends Error {
@@ -73,6 +111,17 @@ export function loadConfig(env: Env = process.env): Config {
     approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
     vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined),
     vendorUrls: vendorUrls(env),
+    model: {
+      apiKey: nonEmpty(env.ANTHROPIC_API_KEY),
+      baseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
+      name: nonEmpty(env.ANTHROPIC_MODEL) ?? 'claude-sonnet-4-5',
+      maxRetries: integer(env, 'ANTHROPIC_MAX_RETRIES', 2, 0, 10),
+      maxTokens: integer(env, 'ANTHROPIC_MAX_TOKENS', 1024, 1, 64_000),
+      maxToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS', 8, 1, 100),
+      inputPricePerMTok: integer(env, 'MODEL_INPUT_PRICE_PER_MTOK', 3, 0, 1000),
+      outputPricePerMTok: integer(env, 'MODEL_OUTPUT_PRICE_PER_MTOK', 15, 0, 1000),
+    },
+    api: apiConfig(env, nodeEnv),
     vendor: {
       timeoutMs: integer(env, 'VENDOR_TIMEOUT_MS', 10_000, 1, 600_000),
       maxRetries: integer(env, 'VENDOR_MAX_RETRIES', 3, 0, 10),
@@ -82,6 +131,50 @@ export function loadConfig(env: Env = process.env): Config {
       breakerHalfOpenMs: integer(env, 'VENDOR_BREAKER_HALF_OPEN_MS', 30_000, 1, 3_600_000),
     },
   };
+}
+
+function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
+  const production = nodeEnv === 'production';
+  const api: ApiConfig = {
+    introspection: boolean(env, 'GRAPHQL_INTROSPECTION', !production),
+    fieldSuggestions: !production,
+    maxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 1_048_576, 1024, 64 * 1_048_576),
+    maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 1000, 10, 1_000_000),
+    maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 8, 1, 1000),
+    maxAliases: integer(env, 'GRAPHQL_MAX_ALIASES', 15, 0, 10_000),
+    maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 10, 0, 10_000),
+    maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 100_000_000),
+    trustedDocumentRoles: roleList(env, 'TRUSTED_DOCUMENT_ROLES', ['partner']),
+    persistedDocumentsFile: nonEmpty(env.PERSISTED_DOCUMENTS_FILE)
+      ? path.resolve(nonEmpty(env.PERSISTED_DOCUMENTS_FILE)!)
+      : undefined,
+    rateLimit: {
+      enabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
+      points: integer(env, 'RATE_LIMIT_POINTS', 60_000, 1, 1_000_000_000),
+      pointsPerSecond: integer(env, 'RATE_LIMIT_POINTS_PER_SECOND', 1000, 1, 1_000_000_000),
+    },
+  };
+  if (api.rateLimit.enabled && api.rateLimit.points < api.maxCost) {
+    throw new ConfigError(
+      `RATE_LIMIT_POINTS (${api.rateLimit.points}) must be at least GRAPHQL_MAX_COST (${api.maxCost}), ` +
+        'or an operation the limits allow could never run',
+    );
+  }
+  return api;
+}
+
+/** A comma-separated list of roles; `none` for the empty list. */
+function roleList(env: Env, name: string, fallback: Role[]): Role[] {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (raw.toLowerCase() === 'none') return [];
+  const roles = raw.split(',').map((part) => part.trim());
+  for (const role of roles) {
+    if (!(ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError(`${name} must be a comma-separated list of ${ROLES.join(', ')} (or none), got "${raw}"`);
+    }
+  }
+  return [...new Set(roles)] as Role[];
 }
 
 const VENDOR_URL = /^(SHOPIFY|AMAZON|JUMIO|NANGO)_[A-Z0-9_]*URL$/;
@@ -135,6 +228,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
   return {
     ...config,
     databaseUrl: config.databaseUrl ? maskUrl(config.databaseUrl) : '(embedded)',
+    model: { ...config.model, apiKey: config.model.apiKey ? '[set]' : '[unset]' },
     masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
   };
 }

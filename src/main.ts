@@ -15,6 +15,8 @@ import { createAppServices } from './app-services';
 import { SandboxServer } from './vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from './vendors';
 import { startWorker } from './jobs/worker';
+import { OfflineModelServer } from './llm/offline-model/offline-model.server';
+import { needsOfflineModel } from './llm/model-client';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */
 export interface Runtime {
@@ -58,6 +60,8 @@ export interface Toolgate {
   server: ToolgateServer;
   /** The vendor sandboxes, when they serve the vendors (embedded default). */
   sandboxes: SandboxServer | null;
+  /** The offline model, when no ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL is configured. */
+  offlineModel: OfflineModelServer | null;
   runtime: Runtime;
   /** Set when this start seeded the demo org. */
   seeded: SeedResult | null;
@@ -70,6 +74,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
   let seeded: SeedResult | null = null;
   let sandboxes: SandboxServer | null = null;
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
+  let offlineModel: OfflineModelServer | null = null;
   try {
     if (config.seedOnStart) {
       const em = runtime.orm.em.fork();
@@ -85,23 +90,38 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
       logger.info({ sandboxUrls }, 'vendor sandboxes serving the vendors');
     }
-    const services = createAppServices({ config, logger, orm: runtime.orm, keyring: runtime.keyring }, { sandboxUrls });
-    worker = await startWorker({ connectionString: runtime.databaseUrl, orm: runtime.orm, events: services.events, logger });
+    let offlineModelUrl: string | null = null;
+    if (needsOfflineModel(config.model)) {
+      offlineModel = new OfflineModelServer();
+      offlineModelUrl = await offlineModel.start();
+      logger.info({ url: offlineModelUrl }, 'offline model serving (set ANTHROPIC_API_KEY for Claude)');
+    }
+    const services = createAppServices({ config, logger, orm: runtime.orm, keyring: runtime.keyring }, { sandboxUrls, offlineModelUrl });
+    worker = await startWorker({
+      connectionString: runtime.databaseUrl,
+      orm: runtime.orm,
+      events: services.events,
+      runtime: services.runtime,
+      logger,
+    });
     const server = await startHttpServer(services, await buildToolgateSchema(), { host: config.host, port: config.port });
     let stopping: Promise<void> | null = null;
     const runningWorker = worker;
     const runningSandboxes = sandboxes;
+    const runningModel = offlineModel;
     const shutdown = () =>
       (stopping ??= (async () => {
         await server.stop();
         await runningWorker.stop();
         await runningSandboxes?.stop();
+        await runningModel?.stop();
         await runtime.close();
       })());
-    return { server, sandboxes, runtime, seeded, shutdown };
+    return { server, sandboxes, offlineModel, runtime, seeded, shutdown };
   } catch (error) {
     await worker?.stop();
     await sandboxes?.stop();
+    await offlineModel?.stop();
     await runtime.close();
     throw error;
   }

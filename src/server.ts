@@ -1,20 +1,21 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type NextFunction } from 'express';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
+import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { WebSocketServer } from 'ws';
-import { useServer } from 'graphql-ws/use/ws';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import type { GraphQLSchema } from 'graphql';
 import type { AppServices } from './app-services';
 import type { RequestContext } from './graphql/context';
 import { createLoaders } from './graphql/loaders';
-import { authenticate, parseAuthorization } from './auth/api-key.service';
 import type { Caller } from './auth/caller';
-import { AppError } from './errors/app-error';
-import { createErrorFormatter, isExpectedError } from './errors/format-error';
 import { pendingMigrations } from './db/orm';
+import { createClientErrorFormatter } from './graphql/client-errors';
+import { OperationGuard } from './graphql/operation-guard';
+import { PersistedDocuments, defaultPersistedDocumentsFile } from './graphql/persisted-documents';
+import { startGraphQLWebSocket } from './graphql/websocket';
+import { graphqlRoute } from './graphql/http/graphql-route';
+import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './graphql/http/apollo-plugins';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -24,15 +25,27 @@ export interface ToolgateServer {
   stop(): Promise<void>;
 }
 
+export interface HttpServerOptions {
+  /** The trusted documents; default: the manifest file of the configuration, read now. */
+  persistedDocuments?: PersistedDocuments;
+}
+
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const MAX_BODY = '1mb';
 
 export async function startHttpServer(
   services: AppServices,
   schema: GraphQLSchema,
   listen: { host: string; port: number },
+  options: HttpServerOptions = {},
 ): Promise<ToolgateServer> {
   const { config, logger, orm } = services;
+  // Loaded and checked against the schema at boot: a missing or stale manifest stops the start.
+  const manifest =
+    options.persistedDocuments ??
+    PersistedDocuments.load(config.api.persistedDocumentsFile ?? defaultPersistedDocumentsFile(), schema);
+  const guard = new OperationGuard(manifest, config.api);
+  const format = createClientErrorFormatter(config);
+
   const app = express();
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
@@ -49,35 +62,27 @@ export async function startHttpServer(
     };
   };
 
-  const wsServer = new WebSocketServer({ server: httpServer, path: '/graphql' });
-  const wsCleanup = useServer<Record<string, unknown> | undefined, { caller?: Caller }>(
-    {
-      schema,
-      onConnect: async (ctx) => {
-        const secret = parseAuthorization(ctx.connectionParams?.authorization);
-        if (!secret) return false;
-        try {
-          ctx.extra.caller = await authenticate(orm.em.fork(), secret);
-          return true;
-        } catch {
-          return false; // graphql-ws closes with 4403 Forbidden
-        }
-      },
-      context: (ctx) => contextFor(ctx.extra.caller ?? null, randomUUID()),
-    },
-    wsServer,
-  );
+  const wsCleanup = startGraphQLWebSocket({ httpServer, schema, orm, guard, api: config.api, format, contextFor });
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
-    formatError: createErrorFormatter({ includeStack: config.nodeEnv === 'development' }),
+    formatError: format,
     includeStacktraceInErrorResponses: config.nodeEnv === 'development',
-    introspection: config.nodeEnv !== 'production',
+    // Production profile (NODE_ENV=production): no introspection, no field suggestions.
+    introspection: config.api.introspection,
+    hideSchemaDetailsFromClientErrors: !config.api.fieldSuggestions,
+    validationOptions: { hideSuggestions: !config.api.fieldSuggestions },
+    // GET (and simple-content-type POST) requests need a non-simple header, e.g. apollo-require-preflight.
+    csrfPrevention: true,
+    allowBatchedHttpRequests: false,
     // Shutdown is ours (cli start): Apollo's own handler would re-raise the signal mid-drain.
     stopOnTerminationSignals: false,
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: Math.max(500, config.shutdownTimeoutMs - 2000) }),
       { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
+      ...(config.api.introspection ? [] : [ApolloServerPluginLandingPageDisabled()]),
+      operationGuardPlugin(guard),
+      mediaTypeStatusPlugin(),
       requestLoggingPlugin(),
     ],
   });
@@ -103,22 +108,18 @@ export async function startHttpServer(
   });
   app.use(
     '/graphql',
-    express.json({ limit: MAX_BODY }),
-    expressMiddleware(apollo, {
-      context: async ({ req }) => {
-        const correlationId = String(req.res?.locals.correlationId ?? randomUUID());
-        const secret = parseAuthorization(req.headers.authorization);
-        if (!secret) throw unauthenticated('An API key is required (Authorization: Bearer <key>)');
-        try {
-          return contextFor(await authenticate(orm.em.fork(), secret), correlationId);
-        } catch (error) {
-          if (error instanceof AppError && error.code === 'UNAUTHENTICATED') throw unauthenticated(error.message);
-          throw error;
-        }
-      },
+    graphqlRoute({
+      apollo,
+      guard,
+      orm,
+      logger,
+      format,
+      maxBodyBytes: config.api.maxBodyBytes,
+      landingPage: config.api.introspection,
+      contextFor,
     }),
   );
-  app.use(jsonErrorHandler(services));
+  app.use(internalErrorHandler(services));
 
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
@@ -127,17 +128,13 @@ export async function startHttpServer(
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
   const shownHost = listen.host === '0.0.0.0' || listen.host === '::' ? 'localhost' : listen.host;
+  logger.debug({ persistedDocuments: manifest.size }, 'trusted documents loaded');
   return {
     httpServer,
     port,
     url: `http://${shownHost}:${port}/graphql`,
     stop: () => apollo.stop(),
   };
-}
-
-/** A whole-request auth failure: HTTP 401 with the stable code. */
-function unauthenticated(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
 }
 
 function correlationIdMiddleware(req: Request, res: Response, next: NextFunction): void {
@@ -148,54 +145,11 @@ function correlationIdMiddleware(req: Request, res: Response, next: NextFunction
   next();
 }
 
-/** Body-parser failures (malformed JSON, too large) answered in GraphQL's error shape. */
-function jsonErrorHandler(services: AppServices) {
+/** Anything that escaped a route: logged, answered as a masked internal error. */
+function internalErrorHandler(services: AppServices) {
   return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(error);
-    const status = (error as { status?: number }).status ?? 500;
-    const type = (error as { type?: string }).type;
-    if (status === 413 || type === 'entity.too.large') {
-      res.status(413).json({ errors: [{ message: `Request body is larger than ${MAX_BODY}`, extensions: { code: 'BAD_REQUEST' } }] });
-      return;
-    }
-    if (status === 400) {
-      res.status(400).json({ errors: [{ message: 'Request body is not valid JSON', extensions: { code: 'BAD_REQUEST' } }] });
-      return;
-    }
     services.logger.error({ err: error, correlationId: res.locals.correlationId }, 'unhandled HTTP error');
     res.status(500).json({ errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
-  };
-}
-
-/**
- * One debug line per operation (name, caller, duration, error codes; never variables or
- * query text, which may carry secrets), and unexpected errors at error level, all under
- * the request's correlation id. Clients see unexpected errors masked.
- */
-function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
-  return {
-    async requestDidStart() {
-      const started = performance.now();
-      return {
-        async didEncounterErrors({ errors, contextValue, operationName }) {
-          for (const error of errors) {
-            if (isExpectedError(error)) continue;
-            contextValue?.logger?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
-          }
-        },
-        async willSendResponse({ contextValue, operationName, errors }) {
-          contextValue?.logger?.debug(
-            {
-              operationName: operationName ?? null,
-              orgId: contextValue.caller?.orgId,
-              role: contextValue.caller?.role,
-              durationMs: Math.round((performance.now() - started) * 10) / 10,
-              errorCodes: errors?.map((e) => e.extensions?.code ?? 'INTERNAL_SERVER_ERROR'),
-            },
-            'graphql operation',
-          );
-        },
-      };
-    },
   };
 }

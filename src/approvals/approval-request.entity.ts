@@ -7,7 +7,7 @@ import type { SealedJson } from '../credentials/sealed-json';
 
 export const APPROVAL_KINDS = ['expert', 'client'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
-export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired'] as const;
+export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected', 'expired', 'cancelled'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** A human decision a tool call waits for, bound to that exact call by `bindingHash`. */

@@ -6,6 +6,7 @@ import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import { AppError, notFound } from '../errors/app-error';
 import { ERROR_CATALOG } from '../errors/error-codes';
 import { isUuid } from '../db/ids';
+import { enqueueRunStep } from '../runs/run-jobs';
 import type { Caller } from '../auth/caller';
 
 export type ApprovalDecision = 'approve' | 'reject';
@@ -120,16 +121,18 @@ async function expireApproval(tx: EntityManager, approval: ApprovalRequest): Pro
 
 /** One fewer pending approval; the last one brings a waiting run back to running. */
 async function releaseRun(tx: EntityManager, runId: string, orgId: string, actor: Caller | null): Promise<LedgerEntry[]> {
-  const [run] = await tx.execute<{ status: string; previous: string }[]>(
-    `with prev as (select status from agent_runs where id = ? for update)
-     update agent_runs
+  const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [runId]);
+  const [run] = await tx.execute<{ status: string; driver: string }[]>(
+    `update agent_runs
         set pending_approval_count = greatest(pending_approval_count - 1, 0),
             status = case when pending_approval_count <= 1 and status = 'waiting_approval' then 'running' else status end,
             updated_at = now()
-      where id = ? returning status, (select status from prev) as previous`,
-    [runId, runId],
+      where id = ? returning status, driver`,
+    [runId],
   );
-  if (run && run.previous === 'waiting_approval' && run.status === 'running') {
+  if (run && previous?.status === 'waiting_approval' && run.status === 'running') {
+    // Toolgate's own runtime continues the run in a durable job, on whichever node.
+    if (run.driver === 'internal') await enqueueRunStep(tx, runId);
     return [{ orgId, type: 'run.resumed', runId, resourceId: runId, actor, metadata: {} }];
   }
   return [];

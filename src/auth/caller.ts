@@ -4,5 +4,9 @@ import type { Role } from './roles';
 export interface Caller {
   orgId: string;
   role: Role;
-  keyId: string;
+  /** The API key; null only for Toolgate's own agent runtime acting for a run. */
+  keyId: string | null;
 }
+
+/** The caller the built-in agent runtime uses for a run's tool calls. */
+export const runtimeCaller = (orgId: string): Caller => ({ orgId, role: 'agent', keyId: null });

@@ -145,13 +145,13 @@ export async function recordDecidedCall(
   }
   await tx.flush();
   if (approval) {
-    const [updated] = await tx.execute<{ previous: RunStatus }[]>(
-      `with prev as (select status from agent_runs where id = ? for update)
-       update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
-        where id = ? returning (select status from prev) as previous`,
-      [run.id, run.id],
+    const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [run.id]);
+    await tx.execute(
+      `update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
+        where id = ?`,
+      [run.id],
     );
-    if (updated.previous !== 'waiting_approval') {
+    if (previous.status !== 'waiting_approval') {
       events.push({ orgId: run.orgId, type: 'run.waiting_approval', runId: run.id, resourceId: run.id, actor: request.caller, metadata: { toolCallId: call.id } });
     }
   }

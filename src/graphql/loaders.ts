@@ -6,6 +6,7 @@ import { PolicyDecision } from '../policy/policy-decision.entity';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { Specialist } from '../orgs/specialist.entity';
+import { RunMessage } from '../runs/run-message.entity';
 
 /**
  * Per-request batch loaders for relations, so a list of N runs with their tool calls,
@@ -21,6 +22,7 @@ export interface Loaders {
   runById: DataLoader<string, AgentRun | null>;
   toolCallById: DataLoader<string, ToolCall | null>;
   specialistById: DataLoader<string, Specialist | null>;
+  messagesByRun: DataLoader<string, RunMessage[]>;
 }
 
 export function createLoaders(em: EntityManager, orgId: string | null): Loaders {
@@ -53,6 +55,10 @@ export function createLoaders(em: EntityManager, orgId: string | null): Loaders 
     toolCallById: uniqueLoader(
       (ids) => em.find(ToolCall, { orgId: org, id: { $in: ids } }),
       (row) => row.id,
+    ),
+    messagesByRun: groupLoader(
+      (runIds) => em.find(RunMessage, { orgId: org, runId: { $in: runIds } }, { orderBy: { position: 'asc' } }),
+      (row) => row.runId,
     ),
     specialistById: uniqueLoader(
       (ids) => em.find(Specialist, { orgId: org, id: { $in: ids } }),

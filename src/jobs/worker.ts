@@ -4,15 +4,26 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
 import type { GatewayEvents } from '../gateway/gateway-events';
 import { expireDueApprovals } from '../approvals/approval.service';
+import type { AgentRuntime } from '../runs/agent-runtime';
+import { RUN_AGENT_TASK } from '../runs/run-jobs';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
 /**
  * Durable jobs on PostgreSQL (graphile-worker): picked up on any node through
- * LISTEN/NOTIFY, each job run once. Scheduled: approval expiry, every minute.
+ * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
+ * scheduled: approval expiry, every minute.
  */
-export function jobTasks(orm: MikroORM, events: GatewayEvents, logger: Logger): TaskList {
+export function jobTasks(orm: MikroORM, events: GatewayEvents, logger: Logger, runtime?: AgentRuntime): TaskList {
   return {
+    ...(runtime
+      ? {
+          [RUN_AGENT_TASK]: async (payload: unknown) => {
+            const runId = (payload as { runId?: unknown } | null)?.runId;
+            if (typeof runId === 'string') await runtime.step(runId);
+          },
+        }
+      : {}),
     [EXPIRE_APPROVALS_TASK]: async () => {
       // Drain in batches so a backlog after downtime is cleared in one run.
       for (;;) {
@@ -34,6 +45,7 @@ export async function startWorker(options: {
   connectionString: string;
   orm: MikroORM;
   events: GatewayEvents;
+  runtime: AgentRuntime;
   logger: Logger;
 }): Promise<Worker> {
   const log = options.logger.child({ component: 'worker' });
@@ -48,7 +60,7 @@ export async function startWorker(options: {
     concurrency: 2,
     noHandleSignals: true,
     pollInterval: 2000,
-    taskList: jobTasks(options.orm, options.events, log),
+    taskList: jobTasks(options.orm, options.events, log, options.runtime),
     crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
     logger: new WorkerLogger((scope) => (level, message, meta) => {
       const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';

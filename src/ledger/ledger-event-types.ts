@@ -7,6 +7,7 @@ export const LEDGER_EVENT_TYPES = [
   'run.completed',
   'run.failed',
   'run.cancelled',
+  'run.message_posted',
   'tool_call.requested',
   'tool_call.blocked',
   'tool_call.approval_requested',

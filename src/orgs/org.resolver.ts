@@ -23,7 +23,7 @@ export class ViewerResolver {
   async viewer(@Ctx() ctx: RequestContext): Promise<ViewerType> {
     const caller = requireCaller(ctx);
     const org = await findOrg(ctx.em, caller.orgId);
-    return { org: toOrgType(org), role: caller.role, apiKeyId: caller.keyId };
+    return { org: toOrgType(org), role: caller.role, apiKeyId: caller.keyId ?? '' };
   }
 }
 

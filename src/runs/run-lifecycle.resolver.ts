@@ -2,10 +2,11 @@ import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, Resolver, registe
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { AgentRunType, toRunType } from './run.types';
-import { completeExternalRun, startRun } from './run-lifecycle.service';
+import { cancelRun, completeExternalRun, postMessage, startRun } from './run-lifecycle.service';
 
-/** Who drives a run's loop. EXTERNAL: the caller, through executeToolCall. */
+/** Who drives a run's loop. INTERNAL: Toolgate's agent runtime; EXTERNAL: the caller, through executeToolCall. */
 export enum RunDriverInput {
+  INTERNAL = 'internal',
   EXTERNAL = 'external',
 }
 registerEnumType(RunDriverInput, { name: 'RunDriver' });
@@ -15,8 +16,11 @@ export class StartAgentRunInput {
   @Field(() => ID)
   specialistId!: string;
 
-  @Field(() => RunDriverInput)
+  @Field(() => RunDriverInput, { defaultValue: RunDriverInput.INTERNAL })
   driver!: RunDriverInput;
+
+  @Field(() => String, { nullable: true, description: 'The customer\'s message; required for INTERNAL runs' })
+  message?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Traces the run across systems; generated when absent' })
   correlationId?: string | null;
@@ -31,6 +35,24 @@ export class RunLifecycleResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<AgentRunType> {
     return toRunType(await startRun(ctx.em, requireCaller(ctx), { ...input, driver: input.driver }));
+  }
+
+  @Authorized('admin', 'client', 'agent')
+  @Mutation(() => AgentRunType, { description: 'Continue a finished run with a new message' })
+  async postMessage(
+    @Arg('runId', () => ID) runId: string,
+    @Arg('text') text: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<AgentRunType> {
+    return toRunType(await postMessage(ctx.em, requireCaller(ctx), runId, text));
+  }
+
+  @Authorized('admin', 'client', 'agent')
+  @Mutation(() => AgentRunType, { description: 'Stop a queued, running or waiting run; its pending approvals are cancelled' })
+  async cancelRun(@Arg('runId', () => ID) runId: string, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
+    const run = await cancelRun(ctx.em, requireCaller(ctx), runId);
+    ctx.services.runEvents.emit('status', { orgId: run.orgId, runId: run.id, status: run.status });
+    return toRunType(run);
   }
 
   @Authorized('admin', 'agent')

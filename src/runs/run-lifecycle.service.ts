@@ -6,6 +6,9 @@ import { allowedToolsFor } from '../catalog/catalog.service';
 import { findOrg, findSpecialist } from '../orgs/org.service';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { AppError, badInput } from '../errors/app-error';
+import { ERROR_CATALOG } from '../errors/error-codes';
+import { appendMessage } from './run-messages';
+import { enqueueRunStep } from './run-jobs';
 import type { Caller } from '../auth/caller';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -18,10 +21,11 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function startRun(
   em: EntityManager,
   caller: Caller,
-  input: { specialistId: string; driver: RunDriver; correlationId?: string | null },
+  input: { specialistId: string; driver: RunDriver; message?: string | null; correlationId?: string | null },
 ): Promise<AgentRun> {
   const correlationId = input.correlationId ?? randomUUID();
   if (!CORRELATION_ID.test(correlationId)) throw badInput('correlationId must be 1-128 of A-Z a-z 0-9 . _ : -', { field: 'correlationId' });
+  const message = input.driver === 'internal' ? checkMessage(input.message) : null;
   return em.transactional(async (tx) => {
     await findSpecialist(tx, caller.orgId, input.specialistId);
     const org = await findOrg(tx, caller.orgId);
@@ -35,7 +39,9 @@ export async function startRun(
       metadata: { runtimeManifest: { allowedTools, policyVersion: org.policyVersion } },
       correlationId,
     });
+    if (message !== null) appendMessage(tx, run, 0, 'user', [{ type: 'text', text: message }]);
     await tx.flush();
+    if (message !== null) await enqueueRunStep(tx, run.id);
     const base = { orgId: caller.orgId, runId: run.id, resourceId: run.id, actor: caller };
     await appendLedgerEvents(tx, [
       { ...base, type: 'run.created', metadata: { driver: input.driver, specialistId: input.specialistId, allowedTools, policyVersion: org.policyVersion } },
@@ -43,6 +49,78 @@ export async function startRun(
     ]);
     return run;
   });
+}
+
+/** Continues a finished internal run as a conversation: a new user message, a new turn. */
+export async function postMessage(em: EntityManager, caller: Caller, runId: string, text: string): Promise<AgentRun> {
+  const message = checkMessage(text);
+  return em.transactional(async (tx) => {
+    const run = await findRun(tx, caller.orgId, runId);
+    if (run.driver !== 'internal') throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
+    await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
+    await tx.refresh(run);
+    if (run.status !== 'completed' && run.status !== 'failed') {
+      throw new AppError('RUN_BUSY', `Run is ${run.status}; post when it has answered`, { runStatus: run.status });
+    }
+    const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [run.id]);
+    appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
+    run.status = 'queued';
+    run.errorCode = null;
+    run.errorMessage = null;
+    run.completedAt = null;
+    run.updatedAt = new Date();
+    await tx.flush();
+    await enqueueRunStep(tx, run.id);
+    await appendLedgerEvents(tx, [{ orgId: run.orgId, type: 'run.message_posted', runId: run.id, resourceId: run.id, actor: caller, metadata: { position: next } }]);
+    return run;
+  });
+}
+
+/**
+ * Stops a queued, running or waiting run. Its pending approvals are cancelled and their
+ * calls blocked (RUN_CANCELLED); a model stream in flight on this node is aborted, and
+ * steps elsewhere stop at their next check.
+ */
+export async function cancelRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
+  return em.transactional(async (tx) => {
+    const run = await findRun(tx, caller.orgId, runId);
+    await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
+    await tx.refresh(run);
+    if (!['queued', 'running', 'waiting_approval'].includes(run.status)) {
+      throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}`, { runStatus: run.status });
+    }
+    const calls = await tx.execute<{ id: string; tool_name: string; action: string }[]>(
+      `update tool_calls set status = 'blocked', error_code = 'RUN_CANCELLED', error_text = ?, updated_at = now()
+        where run_id = ? and status in ('waiting_approval', 'approved') returning id, tool_name, action`,
+      [ERROR_CATALOG.RUN_CANCELLED.modelMessage, run.id],
+    );
+    await tx.execute(
+      `update approval_requests set status = 'cancelled', resolved_at = now(), resolved_by = ?, reason = 'run cancelled', sealed_params = null
+        where run_id = ? and status = 'pending'`,
+      [caller.keyId, run.id],
+    );
+    run.status = 'cancelled';
+    run.pendingApprovalCount = 0;
+    run.completedAt = new Date();
+    run.updatedAt = run.completedAt;
+    await tx.flush();
+    const base = { orgId: run.orgId, runId: run.id };
+    await appendLedgerEvents(tx, [
+      ...calls.map((c) => ({ ...base, resourceId: c.id, type: 'tool_call.blocked' as const, actor: caller, metadata: { tool: `${c.tool_name}.${c.action}`, reason: 'run_cancelled', errorCode: 'RUN_CANCELLED' } })),
+      { ...base, resourceId: run.id, type: 'run.cancelled', actor: caller, metadata: { cancelledToolCalls: calls.length } },
+    ]);
+    return run;
+  });
+}
+
+const MAX_MESSAGE = 20_000;
+
+function checkMessage(text: string | null | undefined): string {
+  const message = (text ?? '').trim();
+  if (message.length < 1 || message.length > MAX_MESSAGE || message.includes('\u0000')) {
+    throw badInput(`message must be 1 to ${MAX_MESSAGE} characters`, { field: 'message' });
+  }
+  return message;
 }
 
 /** Closes an external run. Pending approvals must be resolved (or expire) first. */

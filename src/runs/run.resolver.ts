@@ -2,7 +2,7 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } 
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { ACCESS } from '../auth/access';
-import { AgentRunConnection, AgentRunType, RunsArgs, toRunType } from './run.types';
+import { AgentRunConnection, AgentRunType, RunMessageType, RunsArgs, toRunMessageType, toRunType } from './run.types';
 import { findRun, listRuns } from './run-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
 import { LedgerEventType, toLedgerEventType } from '../ledger/ledger.types';
@@ -31,6 +31,18 @@ export class RunResolver {
   @FieldResolver(() => [LedgerEventType], { description: 'In sequence order' })
   async ledgerEvents(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<LedgerEventType[]> {
     return (await ctx.loaders.ledgerEventsByRun.load(run.id)).map(toLedgerEventType);
+  }
+
+  @FieldResolver(() => [RunMessageType], { description: 'The conversation, in order' })
+  async messages(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<RunMessageType[]> {
+    return (await ctx.loaders.messagesByRun.load(run.id)).map(toRunMessageType);
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'The text of the last assistant message' })
+  async reply(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<string | null> {
+    const messages = await ctx.loaders.messagesByRun.load(run.id);
+    const last = [...messages].reverse().find((m) => m.role === 'assistant');
+    return last ? toRunMessageType(last).text : null;
   }
 
   @FieldResolver(() => SpecialistType)

@@ -1,6 +1,8 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { RunStatusEnum } from '../graphql/enums';
+import { GraphQLJSON } from 'graphql-scalars';
 import type { AgentRun, RunStatus } from './agent-run.entity';
+import type { RunMessage } from './run-message.entity';
 import { PageArgs, TimeRange, connectionType } from '../graphql/pagination';
 
 @ObjectType('AgentRun', { description: 'One conversation of an agent with a specialist' })
@@ -13,6 +15,9 @@ export class AgentRunType {
 
   @Field(() => RunStatusEnum)
   status!: RunStatus;
+
+  @Field({ description: 'internal: Toolgate\'s agent runtime drives the loop; external: the caller does' })
+  driver!: string;
 
   @Field(() => [String], { description: 'The frozen manifest: `tool.action` names this run may call' })
   allowedTools!: string[];
@@ -54,6 +59,38 @@ export class AgentRunType {
   completedAt!: Date | null;
 }
 
+@ObjectType('RunMessage', { description: 'One message of the conversation, in the Anthropic Messages API shape' })
+export class RunMessageType {
+  @Field(() => Int)
+  position!: number;
+
+  @Field()
+  role!: string;
+
+  @Field(() => GraphQLJSON, { description: 'Content blocks: text, tool_use, tool_result' })
+  content!: unknown;
+
+  @Field({ description: 'The text blocks joined' })
+  text!: string;
+
+  @Field()
+  createdAt!: Date;
+}
+
+type Block = { type?: string; text?: unknown; toolgate?: unknown };
+
+export const toRunMessageType = (m: RunMessage): RunMessageType => {
+  const blocks = m.content as Block[];
+  return {
+    position: m.position,
+    role: m.role,
+    // Toolgate's own notes on pending tool results are internal.
+    content: blocks.map(({ toolgate: _note, ...block }) => block),
+    text: blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join(''),
+    createdAt: m.createdAt,
+  };
+};
+
 export const AgentRunConnection = connectionType(AgentRunType, 'AgentRun');
 
 @InputType()
@@ -78,6 +115,7 @@ export const toRunType = (run: AgentRun): AgentRunType => ({
   id: run.id,
   specialistId: run.specialistId,
   status: run.status,
+  driver: run.driver,
   allowedTools: run.metadata.runtimeManifest?.allowedTools ?? [],
   policyVersion: run.metadata.runtimeManifest?.policyVersion ?? 0,
   pendingApprovalCount: run.pendingApprovalCount,

@@ -9,6 +9,8 @@ import type { ToolExecutor } from '../../src/executor/executor.types';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from '../../src/vendors';
+import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
+import { startWorker, type Worker } from '../../src/jobs/worker';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_MASTER_KEY_HEX = '5f'.repeat(32);
@@ -34,6 +36,8 @@ export interface TestApp {
   services: AppServices;
   /** The vendor sandboxes, when started with `sandboxes: true`. */
   sandbox: SandboxServer | null;
+  /** The offline model, when started with `offlineModel: true`. */
+  model: OfflineModelServer | null;
   statements: string[];
   /** JSON log lines, when started with `captureLogs`. */
   logs: string[];
@@ -47,9 +51,26 @@ export interface TestApp {
 
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { captureLogs?: boolean; executor?: ToolExecutor; sandboxes?: boolean } = {},
+  options: {
+    captureLogs?: boolean;
+    executor?: ToolExecutor;
+    sandboxes?: boolean;
+    /** Serve the offline model and point the runtime at it. */
+    offlineModel?: boolean;
+    /** Run the job worker (agent runtime steps, approval expiry). */
+    worker?: boolean;
+    /** Use this database instead of a new one (e.g. a "restarted" server); it is not dropped on close. */
+    database?: TestDatabase;
+    /**
+     * Enforce trusted documents for partner keys (the production default). Off unless asked
+     * for (or TRUSTED_DOCUMENT_ROLES is set) so that suites about roles can send a partner
+     * key's queries as text; test/api/persisted.test.ts covers the enforcement.
+     */
+    trustedDocuments?: boolean;
+  } = {},
 ): Promise<TestApp> {
-  const db = await createTestDatabase();
+  const db = options.database ?? (await createTestDatabase());
+  const ownsDatabase = !options.database;
   const config = loadConfig({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
@@ -57,6 +78,7 @@ export async function startTestApp(
     MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX,
     HOST: '127.0.0.1',
     PORT: '0',
+    ...(options.trustedDocuments ? {} : { TRUSTED_DOCUMENT_ROLES: 'none' }),
     ...env,
   });
   const statements: string[] = [];
@@ -72,17 +94,26 @@ export async function startTestApp(
     const started = sandbox;
     sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
   }
+  const model = options.offlineModel ? new OfflineModelServer() : null;
+  const offlineModelUrl = model ? await model.start() : null;
+  const logger = createLogger(config, logSink);
   const services = createAppServices(
-    { config, logger: createLogger(config, logSink), orm, keyring: new MasterKeyring(config.masterKeys) },
-    { executor: options.executor, sandboxUrls },
+    { config, logger, orm, keyring: new MasterKeyring(config.masterKeys) },
+    { executor: options.executor, sandboxUrls, offlineModelUrl },
   );
   let server: ToolgateServer;
+  let worker: Worker | null = null;
   try {
+    if (options.worker) {
+      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger });
+    }
     server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
   } catch (error) {
+    await worker?.stop();
     await sandbox?.stop();
+    await model?.stop();
     await orm.close(true);
-    await db.drop();
+    if (ownsDatabase) await db.drop();
     throw error;
   }
   const url = `http://127.0.0.1:${server.port}/graphql`;
@@ -95,6 +126,7 @@ export async function startTestApp(
     masterKey: services.keyring,
     services,
     sandbox,
+    model,
     statements,
     logs,
     em: () => orm.em.fork(),
@@ -110,9 +142,11 @@ export async function startTestApp(
     },
     async close() {
       await server.stop();
+      await worker?.stop();
       await sandbox?.stop();
+      await model?.stop();
       await orm.close(true);
-      await db.drop();
+      if (ownsDatabase) await db.drop();
     },
   };
 }

@@ -5,6 +5,8 @@ import { Client } from 'pg';
 import { initOrm, migrateUp, MIGRATIONS_DIR } from '../../src/db/orm';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
+import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
+import { version as GRAPHILE_WORKER_VERSION } from 'graphile-worker/package.json';
 
 /**
  * Each test file gets its own database, copied from a template that holds the migrated
@@ -33,7 +35,7 @@ export function urlForDatabase(name: string): string {
 
 function templateName(): string {
   // The template holds the migrated schema and the catalog: a change to either builds a new one.
-  const hash = createHash('sha256').update(JSON.stringify(TOOL_CATALOG));
+  const hash = createHash('sha256').update(JSON.stringify(TOOL_CATALOG)).update(GRAPHILE_WORKER_VERSION);
   for (const file of fs.readdirSync(MIGRATIONS_DIR).sort()) {
     hash.update(file).update(fs.readFileSync(path.join(MIGRATIONS_DIR, file)));
   }
@@ -81,6 +83,8 @@ async function buildTemplate(client: Client, template: string): Promise<void> {
   try {
     await migrateUp(orm);
     await ensureCatalog(orm.em.fork());
+    // The job queue's schema too, so runs can enqueue steps even when no worker is started.
+    await runMigrations({ connectionString: urlForDatabase(building), logger: new WorkerLogger(() => () => undefined) });
   } finally {
     await orm.close(true);
   }

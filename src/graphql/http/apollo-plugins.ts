@@ -1,0 +1,96 @@
+import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError } from 'graphql';
+import type { RequestContext } from '../context';
+import { AppError } from '../../errors/app-error';
+import { ERROR_CATALOG } from '../../errors/error-codes';
+import { isExpectedError } from '../../errors/format-error';
+import type { OperationGuard } from '../operation-guard';
+import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
+
+/**
+ * Limits and rate limit after Apollo Server parsed and validated the operation and before
+ * it executes (didResolveOperation: variables are known, so `first` sizes the cost).
+ * Errors thrown here become the whole response, with the status of their code.
+ */
+export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async didResolveOperation({ schema, document, operation, request, contextValue }) {
+          if (!operation || !contextValue.caller) return; // execution reports the unresolved operation
+          try {
+            guard.admit(schema, document, operation, request.variables, contextValue.caller);
+          } catch (error) {
+            throw error instanceof AppError ? withHttpStatus(error) : error;
+          }
+        },
+      };
+    },
+  };
+}
+
+function withHttpStatus(error: AppError): GraphQLError {
+  const { code: _code, ...details } = error.extensions;
+  const headers = new HeaderMap();
+  if (error.code === 'RATE_LIMITED' && typeof details.retryAfter === 'number') {
+    headers.set('retry-after', String(details.retryAfter));
+  }
+  return new AppError(error.code, error.message, {
+    ...details,
+    http: { status: ERROR_CATALOG[error.code].httpStatus, headers },
+  });
+}
+
+/**
+ * Status codes by media type (see ./media.ts). The graphql-over-http middleware set the
+ * request's Accept to the negotiated type, which Apollo Server then also serves.
+ */
+export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ request, response }) {
+          if (response.body.kind !== 'single') return;
+          const result = response.body.singleResult;
+          if (result.data !== undefined) return; // execution started: a (partial) GraphQL response, 200
+          const mediaType: ResponseMediaType =
+            request.http?.headers.get('accept') === APPLICATION_JSON ? APPLICATION_JSON : 'application/graphql-response+json';
+          response.http.status = statusForErrors(mediaType, response.http.status ?? 200, result.errors ?? []);
+        },
+      };
+    },
+  };
+}
+
+/**
+ * One debug line per operation (name, caller, duration, error codes; never variables or
+ * query text, which may carry secrets), and unexpected errors at error level, all under
+ * the request's correlation id. Clients see unexpected errors masked.
+ */
+export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      const started = performance.now();
+      return {
+        async didEncounterErrors({ errors, contextValue, operationName }) {
+          for (const error of errors) {
+            if (isExpectedError(error)) continue;
+            contextValue?.logger?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
+          }
+        },
+        async willSendResponse({ contextValue, operationName, errors }) {
+          contextValue?.logger?.debug(
+            {
+              operationName: operationName ?? null,
+              orgId: contextValue.caller?.orgId,
+              role: contextValue.caller?.role,
+              durationMs: Math.round((performance.now() - started) * 10) / 10,
+              errorCodes: errors?.map((e) => e.extensions?.code ?? 'INTERNAL_SERVER_ERROR'),
+            },
+            'graphql operation',
+          );
+        },
+      };
+    },
+  };
+}

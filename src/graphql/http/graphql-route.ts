@@ -1,0 +1,236 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { ApolloServer } from '@apollo/server';
+import { expressMiddleware } from '@as-integrations/express5';
+import { GraphQLError } from 'graphql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { RequestContext } from '../context';
+import type { Caller } from '../../auth/caller';
+import { authenticate, parseAuthorization } from '../../auth/api-key.service';
+import { AppError } from '../../errors/app-error';
+import { ERROR_CATALOG } from '../../errors/error-codes';
+import type { Logger } from '../../logger';
+import type { ClientErrorFormatter } from '../client-errors';
+import type { OperationGuard } from '../operation-guard';
+import type { DocumentRequest } from '../persisted-documents';
+import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
+
+export interface GraphQLRouteOptions {
+  apollo: ApolloServer<RequestContext>;
+  guard: OperationGuard;
+  orm: MikroORM;
+  logger: Logger;
+  format: ClientErrorFormatter;
+  maxBodyBytes: number;
+  /** Serve Apollo's landing page to browsers (with introspection, outside production). */
+  landingPage: boolean;
+  contextFor(caller: Caller, correlationId: string): RequestContext;
+}
+
+/**
+ * `/graphql` over HTTP. Everything a request can be refused for without parsing GraphQL
+ * happens here, in order, before Apollo Server sees it:
+ *   media type (406) → POST content type (415) → JSON body and its size (400, 413) →
+ *   batches (400) → API key (401, authenticated once; Apollo's context reuses it) →
+ *   trusted documents and the token limit (400).
+ * Apollo Server then applies CSRF prevention, GET-for-queries-only (405), parsing,
+ * validation, and the operation guard plugin (limits, rate limit).
+ */
+export function graphqlRoute(options: GraphQLRouteOptions): express.Router {
+  const router = express.Router();
+  const apollo = expressMiddleware(options.apollo, {
+    context: async ({ res }) => {
+      const caller = res.locals.caller as Caller | undefined;
+      // Only the landing page reaches Apollo without a key, and it never builds a context.
+      if (!caller) throw new GraphQLError('An API key is required', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
+      return options.contextFor(caller, String(res.locals.correlationId));
+    },
+  });
+  const refuse = refusal(options);
+
+  if (options.landingPage) router.use(landingPage(apollo));
+  router.use(negotiateMediaType);
+  router.use(requireJsonPost(refuse));
+  router.use(express.json({ limit: options.maxBodyBytes }));
+  router.use(refuseBatches(refuse));
+  router.use(authenticateKey(options, refuse));
+  router.use(trustedDocuments(options, refuse));
+  router.use(apollo);
+  router.use(bodyErrors(options, refuse));
+  return router;
+}
+
+type Refuse = (res: Response, error: GraphQLError, status?: number, headers?: Record<string, string>) => void;
+
+function refusal(options: GraphQLRouteOptions): Refuse {
+  return (res, error, status, headers) => {
+    const code = String(error.extensions.code ?? 'INTERNAL_SERVER_ERROR');
+    const httpStatus = status ?? (code in ERROR_CATALOG ? ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].httpStatus : 400);
+    options.logger.debug(
+      { correlationId: res.locals.correlationId, role: (res.locals.caller as Caller | undefined)?.role, errorCodes: [code] },
+      'graphql request refused',
+    );
+    sendErrors(res, httpStatus, [options.format(error.toJSON(), error)], headers);
+  };
+}
+
+const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
+
+/** A browser asking for HTML, with no operation in the URL: Apollo's landing page. */
+function landingPage(apollo: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    const wantsHtml =
+      req.method === 'GET' &&
+      !req.url.includes('?') &&
+      req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON, 'text/html']) === 'text/html';
+    if (!wantsHtml) return next();
+    req.body ??= undefined;
+    return apollo(req, res, next);
+  };
+}
+
+/**
+ * The response media type, from Accept; none or only wildcards → graphql-response+json.
+ * Accept is rewritten to the choice so that Apollo Server answers with the same type.
+ */
+function negotiateMediaType(req: Request, res: Response, next: NextFunction): void {
+  const chosen = req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON]);
+  if (!chosen) {
+    res.locals.mediaType = GRAPHQL_RESPONSE_JSON;
+    sendErrors(res, 406, [
+      { message: `Accept ${GRAPHQL_RESPONSE_JSON} or ${APPLICATION_JSON}`, extensions: { code: 'BAD_REQUEST' } },
+    ]);
+    return;
+  }
+  req.headers.accept = chosen;
+  res.locals.mediaType = chosen;
+  next();
+}
+
+function requireJsonPost(refuse: Refuse): RequestHandler {
+  return (req, res, next) => {
+    if (req.method === 'POST' && !req.is(APPLICATION_JSON)) {
+      return refuse(res, badRequest(`POST requests must have content-type ${APPLICATION_JSON}`), 415);
+    }
+    next();
+  };
+}
+
+function refuseBatches(refuse: Refuse): RequestHandler {
+  return (req, res, next) => {
+    if (Array.isArray(req.body)) {
+      return refuse(
+        res,
+        new AppError('BATCHING_NOT_SUPPORTED', 'Batched requests are not supported: send one operation per request'),
+      );
+    }
+    next();
+  };
+}
+
+function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestHandler {
+  const unauthenticated = (res: Response, message: string) =>
+    refuse(res, new AppError('UNAUTHENTICATED', message), 401, { 'www-authenticate': 'Bearer' });
+  return async (req, res, next) => {
+    const secret = parseAuthorization(req.headers.authorization);
+    if (!secret) return unauthenticated(res, 'An API key is required (Authorization: Bearer <key>)');
+    try {
+      res.locals.caller = await authenticate(options.orm.em.fork(), secret);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(res, error.message);
+      return next(error);
+    }
+    next();
+  };
+}
+
+/**
+ * Trusted documents, before anything is parsed: a request naming a manifest document (by
+ * `documentId` or by Apollo's `extensions.persistedQuery`) is rewritten to carry its text;
+ * text from a trusted role, or an id the manifest lacks, is refused (persisted-documents.ts).
+ */
+function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): RequestHandler {
+  return (req, res, next) => {
+    const caller = res.locals.caller as Caller;
+    const isGet = req.method === 'GET';
+    const [pathname, search = ''] = req.url.split(/\?(.*)/s, 2);
+    const params = new URLSearchParams(search);
+    const body: Record<string, unknown> = !isGet && isRecord(req.body) ? req.body : {};
+    const extensions = isGet ? jsonParam(params.get('extensions')) : body.extensions;
+    const request: DocumentRequest = isGet
+      ? { query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, extensions }
+      : { query: body.query, documentId: body.documentId, extensions };
+
+    let resolved;
+    try {
+      resolved = options.guard.resolve(request, caller);
+    } catch (error) {
+      if (error instanceof GraphQLError) return refuse(res, error);
+      return next(error);
+    }
+
+    let newExtensions: Record<string, unknown> | undefined;
+    if (resolved.kind === 'manifest') {
+      // The manifest's text runs; the request's id and APQ hash have done their job.
+      newExtensions = isRecord(extensions) ? withoutKey(extensions, 'persistedQuery') : undefined;
+      if (isGet) {
+        params.delete('documentId');
+        params.set('query', resolved.document.text);
+      } else {
+        const { documentId: _id, ...rest } = body;
+        req.body = { ...rest, query: resolved.document.text };
+      }
+    } else if (resolved.kind === 'apq' && isRecord(extensions)) {
+      // Apollo's APQ cache is keyed by the bare hex; accept the `sha256:` form too.
+      newExtensions = { ...extensions, persistedQuery: { ...(extensions.persistedQuery as object), sha256Hash: resolved.sha256Hash } };
+    } else {
+      return next();
+    }
+    if (isGet) {
+      if (newExtensions && Object.keys(newExtensions).length > 0) params.set('extensions', JSON.stringify(newExtensions));
+      else params.delete('extensions');
+      req.url = `${pathname}?${params.toString()}`;
+    } else if (newExtensions && Object.keys(newExtensions).length > 0) {
+      req.body = { ...req.body, extensions: newExtensions };
+    } else {
+      const { extensions: _extensions, ...rest } = req.body as Record<string, unknown>;
+      req.body = rest;
+    }
+    next();
+  };
+}
+
+/** Body-parser failures (malformed JSON, too large) in GraphQL's error shape; the rest is a 500. */
+function bodyErrors(options: GraphQLRouteOptions, refuse: Refuse) {
+  return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
+    if (res.headersSent) return next(error);
+    const status = (error as { status?: number }).status ?? 500;
+    const type = (error as { type?: string }).type;
+    if (status === 413 || type === 'entity.too.large') {
+      return refuse(res, new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${options.maxBodyBytes} bytes`));
+    }
+    if (status === 400 || status === 415) {
+      return refuse(res, badRequest(status === 415 ? 'Unsupported request body encoding' : 'The request body is not valid JSON'), status);
+    }
+    options.logger.error({ err: error, correlationId: res.locals.correlationId }, 'unhandled HTTP error');
+    refuse(res, new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR' } }), 500);
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function withoutKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _removed, ...rest } = record;
+  return rest;
+}
+
+/** A JSON query-string parameter, or undefined when absent or not JSON (Apollo reports that). */
+function jsonParam(value: string | null): unknown {
+  if (value === null) return undefined;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return undefined;
+  }
+}

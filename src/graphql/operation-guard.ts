@@ -1,0 +1,50 @@
+import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { ApiConfig } from '../config';
+import type { Caller } from '../auth/caller';
+import { checkOperationLimits, checkTokenLimit } from './limits';
+import { resolveDocument, type DocumentRequest, type PersistedDocuments, type ResolvedDocument } from './persisted-documents';
+import { RateLimiter, UNLIMITED } from './rate-limiter';
+
+/**
+ * The checks every operation passes, in this order, on HTTP and graphql-ws alike:
+ * 1. `resolve` (before parsing): trusted documents — which text to run, by id or as sent —
+ *    and the token limit on text a client sent;
+ * 2. parsing and GraphQL validation (Apollo Server, or the websocket handler);
+ * 3. `admit` (before execution): depth, aliases, directives and cost, then the caller's
+ *    rate limit is charged with the cost.
+ */
+export class OperationGuard {
+  readonly limiter: Pick<RateLimiter, 'take' | 'charge'>;
+
+  constructor(
+    readonly manifest: PersistedDocuments,
+    private readonly api: ApiConfig,
+  ) {
+    this.limiter = api.rateLimit.enabled ? new RateLimiter(api.rateLimit) : UNLIMITED;
+  }
+
+  resolve(request: DocumentRequest, caller: Caller): ResolvedDocument {
+    const resolved = resolveDocument(request, caller.role, this.manifest, this.api.trustedDocumentRoles);
+    const sentText = resolved.kind === 'text' ? resolved.query : resolved.kind === 'apq' ? resolved.query : undefined;
+    if (sentText !== undefined) checkTokenLimit(sentText, this.api.maxTokens);
+    return resolved;
+  }
+
+  /** Returns the operation's cost after charging it (at least 1) to the caller, or throws the limit's error. */
+  admit(
+    schema: GraphQLSchema,
+    document: DocumentNode,
+    operation: OperationDefinitionNode,
+    variables: Record<string, unknown> | null | undefined,
+    caller: Caller,
+  ): number {
+    const cost = checkOperationLimits(schema, document, operation, variables, this.api);
+    // Every operation takes at least a point, so a flood of `{ __typename }` is limited too.
+    this.limiter.charge(rateLimitKey(caller), Math.max(1, cost));
+    return cost;
+  }
+}
+
+function rateLimitKey(caller: Caller): string {
+  return caller.keyId ?? `org:${caller.orgId}:${caller.role}`;
+}

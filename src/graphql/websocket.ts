@@ -1,0 +1,120 @@
+import type http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer } from 'ws';
+import { useServer } from 'graphql-ws/use/ws';
+import {
+  GraphQLError,
+  NoSchemaIntrospectionCustomRule,
+  getOperationAST,
+  parse,
+  specifiedRules,
+  validate,
+  type DocumentNode,
+  type GraphQLSchema,
+} from 'graphql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { RequestContext } from './context';
+import type { Caller } from '../auth/caller';
+import { authenticate, parseAuthorization } from '../auth/api-key.service';
+import type { ApiConfig } from '../config';
+import { formatForSocket, type ClientErrorFormatter } from './client-errors';
+import type { OperationGuard } from './operation-guard';
+
+export interface GraphQLWebSocketOptions {
+  httpServer: http.Server;
+  schema: GraphQLSchema;
+  orm: MikroORM;
+  guard: OperationGuard;
+  api: ApiConfig;
+  format: ClientErrorFormatter;
+  contextFor(caller: Caller, correlationId: string): RequestContext;
+}
+
+type Extra = { caller?: Caller };
+
+/**
+ * graphql-ws on `/graphql`, with the protections of the HTTP transport: the key is checked
+ * once per connection (4403 when missing or unknown); each subscribe message then goes
+ * through trusted documents, the token limit, parsing and validation (production profile
+ * included), the limits and the rate limit before it runs. A refused operation gets an
+ * `error` message with the stable code; the socket stays open. A message larger than the
+ * body limit closes the socket with 1009 (Message Too Big); graphql-ws has no batching,
+ * and an array payload closes it with 4400.
+ */
+export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
+  const { schema, orm, guard, api, format } = options;
+  const wsServer = new WebSocketServer({ server: options.httpServer, path: '/graphql', maxPayload: api.maxBodyBytes });
+  const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
+  const hideSuggestions = !api.fieldSuggestions;
+
+  return useServer<Record<string, unknown> | undefined, Extra>(
+    {
+      schema,
+      onConnect: async (ctx) => {
+        const secret = parseAuthorization(ctx.connectionParams?.authorization);
+        if (!secret) return false;
+        try {
+          ctx.extra.caller = await authenticate(orm.em.fork(), secret);
+          return true;
+        } catch {
+          return false; // graphql-ws closes with 4403 Forbidden
+        }
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        const caller = ctx.extra.caller!;
+        try {
+          const resolved = guard.resolve(payload as typeof payload & { documentId?: unknown }, caller);
+          let query: string;
+          if (resolved.kind === 'manifest') query = resolved.document.text;
+          else if (resolved.kind === 'text') query = resolved.query;
+          else if (resolved.kind === 'apq' && resolved.query !== undefined) query = resolved.query;
+          else if (resolved.kind === 'apq') return [codedError('No persisted operation has this id', 'PERSISTED_QUERY_NOT_FOUND')];
+          else return [codedError('The operation has no query and no documentId', 'BAD_REQUEST')];
+
+          let document: DocumentNode;
+          try {
+            document = parse(query);
+          } catch (error) {
+            return [codedError((error as Error).message, 'GRAPHQL_PARSE_FAILED', error)];
+          }
+          const invalid = validate(schema, document, rules, { hideSuggestions });
+          if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
+          const operation = getOperationAST(document, payload.operationName);
+          if (!operation) return [codedError('Unable to identify the operation to run', 'OPERATION_RESOLUTION_FAILURE')];
+
+          guard.admit(schema, document, operation, payload.variables, caller);
+          return {
+            schema,
+            document,
+            operationName: payload.operationName,
+            variableValues: payload.variables,
+            hideSuggestions,
+          };
+        } catch (error) {
+          if (error instanceof GraphQLError) return [error];
+          throw error;
+        }
+      },
+      context: (ctx) => options.contextFor(ctx.extra.caller!, randomUUID()),
+      onNext: (_ctx, _id, _payload, _args, result) => {
+        if (!result.errors) return undefined;
+        return {
+          ...result,
+          errors: result.errors.map((e) => (e instanceof GraphQLError ? formatForSocket(format, e) : format(e, e))),
+        };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatForSocket(format, e)),
+    },
+    wsServer,
+  );
+}
+
+function codedError(message: string, code: string, original?: unknown): GraphQLError {
+  const source = original instanceof GraphQLError ? original : undefined;
+  return new GraphQLError(message, {
+    nodes: source?.nodes,
+    source: source?.source,
+    positions: source?.positions,
+    extensions: { ...source?.extensions, code },
+  });
+}

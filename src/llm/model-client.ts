@@ -1,0 +1,25 @@
+import Anthropic from '@anthropic-ai/sdk';
+import type { Config } from '../config';
+
+/**
+ * The real Anthropic SDK, pointed at Claude (ANTHROPIC_API_KEY), at any compatible
+ * endpoint (ANTHROPIC_BASE_URL), or at the in-process offline model. The SDK's own
+ * retries handle 429, 529 and 5xx.
+ */
+export function createModelClient(settings: Config['model'], offlineBaseUrl: string | null): Anthropic {
+  const baseURL = settings.baseUrl ?? offlineBaseUrl ?? undefined;
+  return new Anthropic({
+    apiKey: settings.apiKey ?? 'offline-model',
+    baseURL,
+    maxRetries: settings.maxRetries,
+    timeout: 120_000,
+  });
+}
+
+/** Whether the offline model must serve: no key and no endpoint were configured. */
+export const needsOfflineModel = (settings: Config['model']): boolean => !settings.apiKey && !settings.baseUrl;
+
+/** Token usage to cost in micro-dollars: the per-million-token price in dollars is exactly that. */
+export function costMicros(settings: Config['model'], usage: { input_tokens: number; output_tokens: number }): number {
+  return usage.input_tokens * settings.inputPricePerMTok + usage.output_tokens * settings.outputPricePerMTok;
+}

@@ -1,0 +1,33 @@
+import type { ToolDefinition } from '../catalog/tool-definition.entity';
+
+/**
+ * Anthropic tool names allow no dots, so `order_lookup.lookup` is offered to the model
+ * as `order_lookup__lookup` and mapped back when it calls it.
+ */
+const SEPARATOR = '__';
+
+export interface ModelTool {
+  name: string;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+}
+
+export const modelToolName = (toolName: string, action: string) => `${toolName}${SEPARATOR}${action}`;
+
+export function parseModelToolName(name: string): { toolName: string; action: string } | null {
+  const at = name.lastIndexOf(SEPARATOR);
+  if (at <= 0 || at + SEPARATOR.length >= name.length) return null;
+  return { toolName: name.slice(0, at), action: name.slice(at + SEPARATOR.length) };
+}
+
+/** One model tool per `tool.action` of the run's frozen manifest, with its catalog schema. */
+export function toolsForManifest(allowedTools: readonly string[], catalog: readonly ToolDefinition[]): ModelTool[] {
+  const allowed = new Set(allowedTools);
+  return catalog
+    .filter((tool) => allowed.has(`${tool.toolName}.${tool.action}`))
+    .map((tool) => ({
+      name: modelToolName(tool.toolName, tool.action),
+      description: tool.description,
+      input_schema: { type: 'object', ...tool.inputSchema } as ModelTool['input_schema'],
+    }));
+}

@@ -1,0 +1,256 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import type { ToolGateway } from '../gateway/gateway.service';
+import type { ToolCallOutcome } from '../gateway/gateway.types';
+import { ToolCall } from '../gateway/tool-call.entity';
+import { ToolDefinition } from '../catalog/tool-definition.entity';
+import { Specialist } from '../orgs/specialist.entity';
+import { runtimeCaller } from '../auth/caller';
+import { AppError } from '../errors/app-error';
+import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import { appendLedgerEvents } from '../ledger/ledger.service';
+import { costMicros } from '../llm/model-client';
+import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
+import { AgentRun } from './agent-run.entity';
+import type { RunMessage } from './run-message.entity';
+import type { RunEvents } from './run-events';
+import { appendMessage, assistantTextLength, isPending, loadMessages, toModelMessages, type StoredBlock } from './run-messages';
+
+export interface AgentRuntimeDeps {
+  orm: MikroORM;
+  gateway: ToolGateway;
+  client: Anthropic;
+  settings: Config['model'];
+  events: RunEvents;
+  logger: Logger;
+}
+
+const FINISHED = new Set(['completed', 'failed', 'cancelled']);
+const DEFAULT_SYSTEM =
+  'You are a customer support specialist. Use the tools you are given to look up facts; never invent order, product, account or identity data.';
+
+/**
+ * Layer 2: advances one run as far as it can in one job — model turn, tool calls through
+ * the gateway, repeat — and stops when the run ends or waits for a human. All state lives
+ * in PostgreSQL (messages, tool calls, approvals), so the next step may run on any node
+ * after any restart; a tool_use is executed through the gateway with its id, so a
+ * repeated step never runs a call twice.
+ */
+export class AgentRuntime {
+  /** Streams in flight on this node, so a cancel here stops the model at once. */
+  private readonly active = new Map<string, AbortController>();
+  private catalog: ToolDefinition[] | null = null;
+
+  constructor(private readonly deps: AgentRuntimeDeps) {
+    deps.events.on('status', (event) => {
+      if (event.status === 'cancelled') this.active.get(event.runId)?.abort();
+    });
+  }
+
+  async step(runId: string): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    const run = await em.findOne(AgentRun, { id: runId });
+    if (!run || run.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
+    if (run.status === 'queued') await this.transition(run, 'running', 'run.started');
+
+    for (;;) {
+      const messages = await loadMessages(this.deps.orm.em.fork(), runId);
+      if (await this.stopped(runId)) return;
+      const last = messages[messages.length - 1];
+      if (!last) return this.fail(run, 'MODEL_ERROR', 'The run has no message to answer');
+
+      if (last.role === 'assistant') {
+        const toolUses = (last.content as StoredBlock[]).filter((b) => b.type === 'tool_use');
+        if (toolUses.length === 0) return this.transition(run, 'completed', 'run.completed');
+        if (!(await this.runTools(run, toolUses, messages.length))) return;
+        continue;
+      }
+      if ((last.content as StoredBlock[]).some(isPending)) {
+        if (!(await this.fillPending(run, last))) return;
+        continue;
+      }
+      if (toolRoundsSinceUserText(messages) >= this.deps.settings.maxToolRounds) {
+        return this.fail(run, 'TOOL_ROUND_LIMIT', `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`);
+      }
+      if (!(await this.callModel(run, messages))) return;
+    }
+  }
+
+  /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
+  private async callModel(run: AgentRun, messages: RunMessage[]): Promise<boolean> {
+    const em = this.deps.orm.em.fork();
+    const specialist = await em.findOneOrFail(Specialist, { id: run.specialistId });
+    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, await this.loadCatalog(em));
+    let offset = assistantTextLength(messages);
+    const controller = new AbortController();
+    this.active.set(run.id, controller);
+    try {
+      const stream = this.deps.client.messages.stream(
+        {
+          model: this.deps.settings.name,
+          max_tokens: this.deps.settings.maxTokens,
+          system: specialist.systemPrompt ?? DEFAULT_SYSTEM,
+          tools: tools as never,
+          messages: toModelMessages(messages) as never,
+        },
+        { signal: controller.signal },
+      );
+      stream.on('text', (delta: string) => {
+        this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
+        offset += delta.length;
+      });
+      const reply = await stream.finalMessage();
+      const content = reply.content
+        .filter((b) => b.type === 'text' || b.type === 'tool_use')
+        .map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input }));
+      return await this.deps.orm.em.fork().transactional(async (tx) => {
+        if (!(await this.lockActive(tx, run.id))) return false;
+        appendMessage(tx, run, messages.length, 'assistant', content);
+        await tx.flush();
+        await tx.execute(
+          `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+                  llm_cost_micros = llm_cost_micros + ?, updated_at = now() where id = ?`,
+          [reply.usage.input_tokens, reply.usage.output_tokens, costMicros(this.deps.settings, reply.usage), run.id],
+        );
+        return true;
+      });
+    } catch (error) {
+      if (controller.signal.aborted || (await this.stopped(run.id))) return false;
+      const status = (error as { status?: number }).status;
+      const unavailable = status === undefined || status === 429 || status >= 500;
+      this.deps.logger.warn({ runId: run.id, status, err: error }, 'model request failed');
+      await this.fail(
+        run,
+        unavailable ? 'MODEL_UNAVAILABLE' : 'MODEL_ERROR',
+        unavailable ? 'The model is unavailable; retries were exhausted' : `The model refused the request (HTTP ${status})`,
+      );
+      return false;
+    } finally {
+      this.active.delete(run.id);
+    }
+  }
+
+  /** Every tool_use of the turn through the gateway; false when the run must wait for a human. */
+  private async runTools(run: AgentRun, toolUses: StoredBlock[], position: number): Promise<boolean> {
+    const results: StoredBlock[] = [];
+    for (const use of toolUses) {
+      const name = parseModelToolName(String(use.name)) ?? { toolName: String(use.name), action: '' };
+      let outcome: ToolCallOutcome;
+      try {
+        outcome = await this.deps.gateway.execute({
+          runId: run.id,
+          ...name,
+          params: use.input,
+          correlationId: run.correlationId,
+          toolUseId: String(use.id),
+          caller: runtimeCaller(run.orgId),
+        });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'RUN_NOT_ACTIVE') return false; // cancelled meanwhile
+        throw error;
+      }
+      results.push(resultBlock(String(use.id), outcome));
+    }
+    await this.deps.orm.em.fork().transactional(async (tx) => {
+      appendMessage(tx, run, position, 'user', results);
+      await tx.flush();
+    });
+    return !results.some(isPending);
+  }
+
+  /** Completes tool results that waited for approval; false while any still waits. */
+  private async fillPending(run: AgentRun, message: RunMessage): Promise<boolean> {
+    const em = this.deps.orm.em.fork();
+    const content = [...(message.content as StoredBlock[])];
+    for (const [index, block] of content.entries()) {
+      if (!isPending(block)) continue;
+      const call = await em.findOneOrFail(ToolCall, { id: block.toolgate!.toolCallId }, { refresh: true });
+      if (call.status === 'waiting_approval' || call.status === 'running') return false;
+      const outcome =
+        call.status === 'approved'
+          ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId))
+          : ({ status: call.status, toolCallId: call.id, result: null, error: errorFor(call.errorCode), approvalRequestId: null, replayed: true } as ToolCallOutcome);
+      content[index] = resultBlock(String(block.tool_use_id), outcome);
+    }
+    await em.transactional(async (tx) => {
+      await tx.nativeUpdate('RunMessage', { id: message.id }, { content });
+    });
+    return true;
+  }
+
+  private async transition(run: AgentRun, status: 'running' | 'completed', event: 'run.started' | 'run.completed'): Promise<void> {
+    const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `update agent_runs set status = ?, updated_at = now(), completed_at = ${status === 'completed' ? 'now()' : 'completed_at'}
+          where id = ? and status in ('queued', 'running') returning id`,
+        [status, run.id],
+      );
+      if (rows.length === 0) return false;
+      await appendLedgerEvents(tx, [{ orgId: run.orgId, type: event, runId: run.id, resourceId: run.id, metadata: {} }]);
+      return true;
+    });
+    run.status = status;
+    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
+  }
+
+  private async fail(run: AgentRun, code: ErrorCode, message: string): Promise<void> {
+    const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
+      const rows = await tx.execute<{ id: string }[]>(
+        `update agent_runs set status = 'failed', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
+          where id = ? and status in ('queued', 'running') returning id`,
+        [code, message, run.id],
+      );
+      if (rows.length === 0) return false;
+      await appendLedgerEvents(tx, [{ orgId: run.orgId, type: 'run.failed', runId: run.id, resourceId: run.id, metadata: { errorCode: code } }]);
+      return true;
+    });
+    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: code });
+  }
+
+  /** Locks the run row; true while it may still take model output. */
+  private async lockActive(tx: EntityManager, runId: string): Promise<boolean> {
+    const [row] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [runId]);
+    return row?.status === 'running';
+  }
+
+  private async stopped(runId: string): Promise<boolean> {
+    const [row] = await this.deps.orm.em.fork().execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
+    return !row || row.status !== 'running';
+  }
+
+  private async loadCatalog(em: EntityManager): Promise<ToolDefinition[]> {
+    return (this.catalog ??= await em.find(ToolDefinition, {}, { orderBy: { toolName: 'asc', action: 'asc' } }));
+  }
+}
+
+/** What the model is told for one tool_use (ADR-029 step 13), or a pending note. */
+function resultBlock(toolUseId: string, outcome: ToolCallOutcome): StoredBlock {
+  const base = { type: 'tool_result', tool_use_id: toolUseId };
+  if (outcome.status === 'waiting_approval' || outcome.status === 'approved') {
+    return { ...base, content: '', toolgate: { pending: true, toolCallId: outcome.toolCallId } };
+  }
+  if (outcome.status === 'succeeded') {
+    return outcome.result === null && outcome.replayed
+      ? { ...base, is_error: true, content: 'This tool call already ran; its result is no longer available' }
+      : { ...base, content: JSON.stringify(outcome.result) };
+  }
+  return { ...base, is_error: true, content: outcome.error?.message ?? 'Tool execution failed' };
+}
+
+function errorFor(code: string | null): ToolCallOutcome['error'] {
+  const known = code && code in ERROR_CATALOG ? (code as ErrorCode) : 'VENDOR_ERROR';
+  return { code: known, message: ERROR_CATALOG[known].modelMessage ?? 'Tool execution failed' };
+}
+
+/** Model turns that asked for tools since the user last wrote text. */
+function toolRoundsSinceUserText(messages: RunMessage[]): number {
+  let rounds = 0;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const blocks = messages[i].content as StoredBlock[];
+    if (messages[i].role === 'user' && blocks.some((b) => b.type === 'text')) break;
+    if (messages[i].role === 'assistant' && blocks.some((b) => b.type === 'tool_use')) rounds += 1;
+  }
+  return rounds;
+}

@@ -1,0 +1,45 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { RunMessage, type MessageRole } from './run-message.entity';
+
+/**
+ * A run's conversation in the Messages API's own shape, so it can be replayed to the
+ * model as is. It holds what the model saw, unredacted, scoped to the run's org; the
+ * audit tables hold the redacted copies. A tool_result still waiting for a human carries
+ * a `toolgate` note and is not sent to the model until it is filled in.
+ */
+export interface PendingNote {
+  pending: true;
+  toolCallId: string;
+}
+
+export type StoredBlock = Record<string, unknown> & { type: string; toolgate?: PendingNote };
+
+export async function loadMessages(em: EntityManager, runId: string): Promise<RunMessage[]> {
+  return em.find(RunMessage, { runId }, { orderBy: { position: 'asc' } });
+}
+
+export function appendMessage(em: EntityManager, run: { id: string; orgId: string }, position: number, role: MessageRole, content: StoredBlock[]): RunMessage {
+  return em.create(RunMessage, { orgId: run.orgId, runId: run.id, position, role, content });
+}
+
+/** The conversation as the Messages API takes it. */
+export function toModelMessages(messages: RunMessage[]): { role: MessageRole; content: Record<string, unknown>[] }[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: (m.content as StoredBlock[]).map(({ toolgate: _note, ...block }) => block),
+  }));
+}
+
+export const isPending = (block: StoredBlock): boolean => block.type === 'tool_result' && block.toolgate?.pending === true;
+
+/** Characters of assistant text so far: where the next token's offset starts. */
+export function assistantTextLength(messages: RunMessage[]): number {
+  let length = 0;
+  for (const message of messages) {
+    if (message.role !== 'assistant') continue;
+    for (const block of message.content as StoredBlock[]) {
+      if (block.type === 'text' && typeof block.text === 'string') length += block.text.length;
+    }
+  }
+  return length;
+}
