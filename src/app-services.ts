@@ -13,6 +13,7 @@ import { VENDOR_HANDLERS } from './vendors';
 import { RunEvents } from './runs/run-events';
 import { AgentRuntime } from './runs/agent-runtime';
 import { createModelClient } from './llm/model-client';
+import type { Realtime } from './events/realtime';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -25,6 +26,8 @@ export interface AppServices {
   events: GatewayEvents;
   runEvents: RunEvents;
   runtime: AgentRuntime;
+  /** Cross-node events for subscriptions; set by startRealtime once the bus is connected. */
+  realtime: Realtime | null;
 }
 
 export interface ServiceOptions {
@@ -72,5 +75,5 @@ export function createAppServices(
     events: runEvents,
     logger: logger.child({ component: 'runtime' }),
   });
-  return { ...base, executor, gateway, events, runEvents, runtime };
+  return { ...base, executor, gateway, events, runEvents, runtime, realtime: null };
 }

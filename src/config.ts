@@ -31,6 +31,9 @@ export interface Config {
   vendorSandboxes: boolean;
   /** Endpoint overrides by environment name, e.g. SHOPIFY_ADMIN_URL (see the vendor handlers). */
   vendorUrls: Record<string, string>;
+  /** Cross-node events: unset picks redis when REDIS_URL is set, else postgres. */
+  eventBus: 'in-process' | 'postgres' | 'redis' | undefined;
+  redisUrl: string | undefined;
   model: {
     /** Unset (with no base URL): the offline model serves in-process. */
     apiKey: string | undefined;
@@ -111,6 +114,8 @@ export function loadConfig(env: Env = process.env): Config {
     approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
     vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined),
     vendorUrls: vendorUrls(env),
+    eventBus: nonEmpty(env.EVENT_BUS) ? oneOf(env, 'EVENT_BUS', ['in-process', 'postgres', 'redis'] as const, 'postgres') : undefined,
+    redisUrl: nonEmpty(env.REDIS_URL),
     model: {
       apiKey: nonEmpty(env.ANTHROPIC_API_KEY),
       baseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
@@ -229,6 +234,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...config,
     databaseUrl: config.databaseUrl ? maskUrl(config.databaseUrl) : '(embedded)',
     model: { ...config.model, apiKey: config.model.apiKey ? '[set]' : '[unset]' },
+    redisUrl: config.redisUrl ? maskUrl(config.redisUrl) : undefined,
     masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
   };
 }

@@ -17,6 +17,7 @@ import { createVendorSandboxes } from './vendors';
 import { startWorker } from './jobs/worker';
 import { OfflineModelServer } from './llm/offline-model/offline-model.server';
 import { needsOfflineModel } from './llm/model-client';
+import { createEventBus, startRealtime, type Realtime } from './events/realtime';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */
 export interface Runtime {
@@ -75,6 +76,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
   let sandboxes: SandboxServer | null = null;
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   let offlineModel: OfflineModelServer | null = null;
+  let realtime: Realtime | null = null;
   try {
     if (config.seedOnStart) {
       const em = runtime.orm.em.fork();
@@ -97,6 +99,9 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       logger.info({ url: offlineModelUrl }, 'offline model serving (set ANTHROPIC_API_KEY for Claude)');
     }
     const services = createAppServices({ config, logger, orm: runtime.orm, keyring: runtime.keyring }, { sandboxUrls, offlineModelUrl });
+    realtime = await startRealtime(runtime.orm, await createEventBus(config, runtime.databaseUrl, logger), services.runEvents, logger);
+    services.realtime = realtime;
+    logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');
     worker = await startWorker({
       connectionString: runtime.databaseUrl,
       orm: runtime.orm,
@@ -109,10 +114,12 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
     const runningWorker = worker;
     const runningSandboxes = sandboxes;
     const runningModel = offlineModel;
+    const runningRealtime = realtime;
     const shutdown = () =>
       (stopping ??= (async () => {
         await server.stop();
         await runningWorker.stop();
+        await runningRealtime.stop();
         await runningSandboxes?.stop();
         await runningModel?.stop();
         await runtime.close();
@@ -120,6 +127,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
     return { server, sandboxes, offlineModel, runtime, seeded, shutdown };
   } catch (error) {
     await worker?.stop();
+    await realtime?.stop();
     await sandboxes?.stop();
     await offlineModel?.stop();
     await runtime.close();

@@ -31,7 +31,9 @@ export class ApprovalResolver {
     @Arg('reason', () => String, { nullable: true }) reason: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ApprovalRequestType> {
-    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null);
+    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, (expired) =>
+      ctx.services.events.emitApprovalResolved(expired),
+    );
     ctx.services.events.emitApprovalResolved(approval);
     return toApprovalRequestType(approval);
   }

@@ -26,6 +26,8 @@ export async function resolveApproval(
   approvalId: string,
   decision: ApprovalDecision,
   reason: string | null,
+  /** Told about an approval this call found expired and expired (it is signalled like the job's). */
+  onExpired?: (approval: ApprovalRequest) => void,
 ): Promise<ApprovalRequest> {
   if (reason !== null && (reason.length > 2000 || reason.includes('\u0000'))) {
     throw new AppError('BAD_USER_INPUT', 'reason must be at most 2000 characters', { field: 'reason' });
@@ -35,7 +37,7 @@ export async function resolveApproval(
   if (RESOLVER_ROLE[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${RESOLVER_ROLE[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
-  return em.transactional(async (tx) => {
+  const outcome = await em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
     const status = decision === 'approve' ? 'approved' : 'rejected';
     const won = await tx.execute<{ id: string }[]>(
       `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()
@@ -45,9 +47,9 @@ export async function resolveApproval(
     if (won.length === 0) {
       const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
       if (current.status === 'pending') {
-        // Its time ran out before the expiry job came by: expire it now, as the job would.
+        // Its time ran out before the expiry job came by: expire it now (committed), as the job would.
         await expireApproval(tx, current);
-        throw new AppError('APPROVAL_EXPIRED', 'The approval request expired before it was resolved');
+        return { expired: current };
       }
       throw new AppError('APPROVAL_ALREADY_RESOLVED', `The approval request is already ${current.status}`, {
         approvalStatus: current.status,
@@ -79,6 +81,11 @@ export async function resolveApproval(
     await appendLedgerEvents(tx, events);
     return resolved;
   });
+  if ('expired' in outcome) {
+    onExpired?.(outcome.expired);
+    throw new AppError('APPROVAL_EXPIRED', 'The approval request expired before it was resolved');
+  }
+  return outcome;
 }
 
 /** Expires pending approvals whose time is up (the scheduled job). Returns them. */

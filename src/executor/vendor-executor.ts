@@ -54,10 +54,16 @@ export class VendorExecutor implements ToolExecutor {
     let credentials: Record<string, unknown>;
     try {
       credentials = await readCredential(this.deps.orm.em.fork(), this.deps.keyring, request.orgId, handler.credentialSpec.integrationType);
-      const missing = handler.credentialSpec.required.filter((field) => credentials[field] === undefined || credentials[field] === '');
+      const missing = handler.credentialSpec.required.filter((field) => {
+        const value = credentials[field];
+        return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+      });
       if (missing.length > 0) throw new AppError('CREDENTIALS_NOT_FOUND', `credential lacks ${missing.join(', ')}`);
     } catch (error) {
       const failure = classifyFailure(error);
+      if (failure.reason === 'handler_error') {
+        this.deps.logger.error({ err: error, orgId: request.orgId }, 'could not read the vendor credential');
+      }
       return fail(failure.code, failure.code === 'CREDENTIALS_NOT_FOUND' ? 'credentials_missing' : failure.reason, null, retries);
     }
 
@@ -69,18 +75,28 @@ export class VendorExecutor implements ToolExecutor {
     }
     const timeoutMs = request.tool.timeoutMs ?? this.deps.settings.timeoutMs;
     const breaker = this.breakerFor(request.orgId, handler.vendor);
-    const attempt = () =>
-      breaker.execute(() =>
-        withTimeout(timeoutMs, (signal) =>
-          action.execute(request.params, {
-            credentials,
-            urls,
-            signal,
-            idempotencyKey: `toolgate-${request.toolCallId}`,
-            cache: this.cacheFor(handler.vendor),
-          }),
-        ),
-      );
+    // An answer that says nothing about the vendor's health (a 404, a 401, a 429) passes
+    // through the breaker as a success, so it resets the count of consecutive failures.
+    const attempt = async () => {
+      const result = await breaker.execute(async () => {
+        try {
+          return { ok: true as const, value: await withTimeout(timeoutMs, (signal) =>
+            action.execute(request.params, {
+              credentials,
+              urls,
+              signal,
+              idempotencyKey: `toolgate-${request.toolCallId}`,
+              cache: this.cacheFor(handler.vendor),
+            }),
+          ) };
+        } catch (error) {
+          if (classifyFailure(error).vendorUnhealthy) throw error;
+          return { ok: false as const, error };
+        }
+      });
+      if (!result.ok) throw result.error;
+      return result.value;
+    };
 
     try {
       const data = request.tool.idempotent && action.idempotent ? await this.withRetries(attempt, retries) : await attempt();

@@ -6,6 +6,7 @@ import { ToolCallStatusEnum } from '../graphql/enums';
 import type { ToolCallStatus } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 import { badInput } from '../errors/app-error';
+import { isStorable } from './gateway.service';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -73,6 +74,10 @@ export class GatewayResolver {
     if (!CORRELATION_ID.test(input.correlationId)) throw badInput('correlationId must be 1-128 of A-Z a-z 0-9 . _ : -', { field: 'correlationId' });
     if (input.toolUseId !== undefined && input.toolUseId !== null && !/^[A-Za-z0-9_-]{1,128}$/.test(input.toolUseId)) {
       throw badInput('toolUseId must be 1-128 of A-Z a-z 0-9 _ -', { field: 'toolUseId' });
+    }
+    if (input.toolName.length > 200 || input.action.length > 200) throw badInput('toolName and action must be at most 200 characters', { field: 'toolName' });
+    if (!isStorable(input.toolName) || !isStorable(input.action) || !isStorable(input.params)) {
+      throw badInput('toolName, action and params must not contain NUL characters', { field: 'params' });
     }
     const outcome = await ctx.services.gateway.execute({ ...input, caller: requireCaller(ctx) });
     return toResult(outcome);

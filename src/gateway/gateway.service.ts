@@ -18,7 +18,7 @@ import { ToolCall } from './tool-call.entity';
 import type { OrgConfigCache } from './org-config-cache';
 import { describeInputErrors, type RegisteredTool, type ToolRegistry } from './tool-registry';
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
-import { recordBlockedCall, recordDecidedCall, recordOutcome, type DecidedCall } from './tool-call-recorder';
+import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
 import type { GatewayEvents } from './gateway-events';
 
 export interface GatewayDeps {
@@ -60,8 +60,9 @@ export class ToolGateway {
     } catch (error) {
       // Two requests with one toolUseId raced; the loser answers with the winner's call.
       if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
-        const existing = await this.findByToolUse(this.deps.orm.em.fork(), request);
-        if (existing) return replay(existing);
+        const em = this.deps.orm.em.fork();
+        const existing = await this.findByToolUse(em, request);
+        if (existing) return replay(em, existing);
       }
       throw error;
     }
@@ -69,57 +70,74 @@ export class ToolGateway {
     return this.run(em, decided, request.params as Record<string, unknown>, started);
   }
 
-  /** Runs a call whose approval was granted: once, whoever asks how often. */
+  /**
+   * Runs a call whose approval was granted: once, whoever asks how often, and only while
+   * its run is active. The params are opened and checked against the approved binding in
+   * the same transaction that claims the call, so a refused call ends `failed` with its
+   * code instead of staying claimed.
+   */
   async executeApproved(toolCallId: string, caller: Caller): Promise<ToolCallOutcome> {
     const em = this.deps.orm.em.fork();
     const started = performance.now();
     if (!isUuid(toolCallId)) throw notFound('Tool call');
     const claimed = await em.transactional(async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `update tool_calls set status = 'running', updated_at = now()
-          where id = ? and org_id = ? and status = 'approved' returning id`,
-        [toolCallId, caller.orgId],
-      );
       const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
       if (!call) throw notFound('Tool call');
-      if (rows.length === 0) return { call, approval: null };
+      if (call.status !== 'approved') return { kind: 'replay', call } as const;
+      const [run] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [call.runId]);
+      if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
+        throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
+      }
+      const won = await tx.execute<{ id: string }[]>(
+        `update tool_calls set status = 'running', updated_at = now() where id = ? and status = 'approved' returning id`,
+        [call.id],
+      );
+      if (won.length === 0) return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
+      call.status = 'running';
       const approval = await tx.findOneOrFail(ApprovalRequest, { toolCallId, orgId: caller.orgId });
-      return { call, approval };
+      const tool = await this.deps.tools.find(tx, call.toolName, call.action);
+      try {
+        if (!tool || !approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
+        const params = openJson<Record<string, unknown>>(
+          this.deps.keyring.key(approval.sealedParams.keyVersion),
+          sealedParamsAad(call.orgId, call.id),
+          approval.sealedParams,
+        );
+        const [decision] = await tx.execute<{ policy_version: number }[]>('select policy_version from policy_decisions where id = ?', [
+          call.policyDecisionId,
+        ]);
+        const expected = approvalBindingHash({
+          orgId: call.orgId,
+          runId: call.runId,
+          toolName: call.toolName,
+          action: call.action,
+          params,
+          policyVersion: decision.policy_version,
+        });
+        if (expected !== approval.bindingHash) throw new AppError('CONFLICT', 'The approved call does not match what was approved');
+        return { kind: 'run', call, tool: tool!, approval, params } as const;
+      } catch (error) {
+        const code = error instanceof AppError ? error.code : 'CONFLICT';
+        await recordRefusedApproval(tx, call, approval, code);
+        return { kind: 'refused', error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed') } as const;
+      }
     });
-    if (!claimed.approval) return replay(claimed.call);
-
-    const { call, approval } = claimed;
-    const tool = await this.deps.tools.find(em, call.toolName, call.action);
-    if (!tool || !approval.sealedParams) throw new Error(`approved call ${call.id} cannot be resumed`);
-    const params = openJson<Record<string, unknown>>(
-      this.deps.keyring.key(approval.sealedParams.keyVersion),
-      sealedParamsAad(call.orgId, call.id),
-      approval.sealedParams,
-    );
-    const policyVersion = await this.decisionPolicyVersion(em, call);
-    const expected = approvalBindingHash({
-      orgId: call.orgId,
-      runId: call.runId,
-      toolName: call.toolName,
-      action: call.action,
-      params,
-      policyVersion,
-    });
-    if (expected !== approval.bindingHash) {
-      throw new AppError('CONFLICT', 'The approved call does not match what was approved');
-    }
-    return this.run(em, { call, tool, approvalRequestId: approval.id }, params, started);
+    if (claimed.kind === 'replay') return replay(em, claimed.call);
+    if (claimed.kind === 'refused') throw claimed.error;
+    return this.run(em, { call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
   }
 
   private async decide(tx: EntityManager, request: ToolCallRequest): Promise<DecidedCall | ToolCallOutcome> {
     const run = await this.loadRun(tx, request.caller.orgId, request.runId);
     if (request.toolUseId) {
       const existing = await this.findByToolUse(tx, request);
-      if (existing) return replay(existing);
+      if (existing) return replay(tx, existing);
     }
     const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
     const key = `${request.toolName}.${request.action}`;
-    const base = { run, request, inputRedacted: redactInput(request.params) };
+    // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.
+    const stored = { ...request, toolName: storable(request.toolName).slice(0, 200), action: storable(request.action).slice(0, 200) };
+    const base = { run, request: stored, inputRedacted: storable(redactInput(request.params)) };
 
     if (this.deps.settings.toolCallingKillSwitch || !config.flags.get(TOOL_CALLING_FLAG)) {
       return blocked(
@@ -129,14 +147,17 @@ export class ToolGateway {
         'FEATURE_DISABLED',
       );
     }
-    const tool = run.allowedTools.includes(key) ? await this.deps.tools.find(tx, request.toolName, request.action) : undefined;
+    const tool =
+      run.allowedTools.includes(key) && stored.toolName === request.toolName && stored.action === request.action
+        ? await this.deps.tools.find(tx, request.toolName, request.action)
+        : undefined;
     if (!tool) {
       return blocked(await recordBlockedCall(tx, base, 'NOT_IN_MANIFEST', BLOCK_REASONS.NOT_IN_MANIFEST, {}), 'NOT_IN_MANIFEST');
     }
-    if (!tool.validate(request.params)) {
-      const problems = describeInputErrors(tool.validate);
+    if (!tool.validate(request.params) || !isStorable(request.params)) {
+      const problems = tool.validate.errors ? describeInputErrors(tool.validate) : [{ path: '/', problem: 'contains a NUL character' }];
       return blocked(
-        await recordBlockedCall(tx, base, 'INVALID_TOOL_INPUT', BLOCK_REASONS.INVALID_TOOL_INPUT, { problems }),
+        await recordBlockedCall(tx, base, 'INVALID_TOOL_INPUT', BLOCK_REASONS.INVALID_TOOL_INPUT, { problems: storable(problems) }),
         'INVALID_TOOL_INPUT',
       );
     }
@@ -249,22 +270,30 @@ export class ToolGateway {
   private findByToolUse(em: EntityManager, request: ToolCallRequest): Promise<ToolCall | null> {
     return em.findOne(ToolCall, { runId: request.runId, orgId: request.caller.orgId, toolUseId: request.toolUseId });
   }
-
-  private async decisionPolicyVersion(em: EntityManager, call: ToolCall): Promise<number> {
-    const [row] = await em.execute<{ policy_version: number }[]>(
-      'select policy_version from policy_decisions where id = ?',
-      [call.policyDecisionId],
-    );
-    return row.policy_version;
-  }
 }
 
 function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
   return { status: 'blocked', toolCallId: call.id, result: null, error: errorFor(code), approvalRequestId: null, replayed: false };
 }
 
-function replay(call: ToolCall): ToolCallOutcome {
-  return { ...outcomeOf(call, null, null), replayed: true };
+/**
+ * The state of a call made before. Replays carry no result: only the redacted output is
+ * stored, and the agent runtime keeps the unredacted one in the run's messages.
+ */
+async function replay(em: EntityManager, call: ToolCall): Promise<ToolCallOutcome> {
+  const approval = await em.findOne(ApprovalRequest, { toolCallId: call.id, orgId: call.orgId });
+  return { ...outcomeOf(call, null, approval?.id ?? null), replayed: true };
+}
+
+/** PostgreSQL text and jsonb cannot hold NUL. */
+export function isStorable(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return !value.includes('\u0000');
+  if (depth > 64 || value === null || typeof value !== 'object') return true;
+  return Object.entries(value).every(([key, v]) => !key.includes('\u0000') && isStorable(v, depth + 1));
+}
+
+function storable<T>(value: T): T {
+  return isStorable(value) ? value : (JSON.parse(JSON.stringify(value).replace(/\\u0000/g, '\\ufffd')) as T);
 }
 
 export function outcomeOf(call: ToolCall, result: unknown, approvalRequestId: string | null): ToolCallOutcome {

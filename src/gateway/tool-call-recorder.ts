@@ -201,3 +201,22 @@ export async function recordOutcome(
   ]);
   return managed;
 }
+
+/** An approved call whose params no longer open or match the approval: failed, with its code. */
+export async function recordRefusedApproval(tx: EntityManager, call: ToolCall, approval: ApprovalRequest, code: ErrorCode): Promise<void> {
+  call.status = 'failed';
+  call.errorCode = code;
+  call.errorText = 'The approved call could not be resumed as approved';
+  call.updatedAt = new Date();
+  approval.sealedParams = null;
+  await tx.flush();
+  await appendLedgerEvents(tx, [
+    {
+      orgId: call.orgId,
+      type: 'tool_call.failed',
+      runId: call.runId,
+      resourceId: call.id,
+      metadata: { tool: `${call.toolName}.${call.action}`, reason: 'approval_binding_mismatch', errorCode: code, approvalRequestId: approval.id },
+    },
+  ]);
+}

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { buildSchema } from 'type-graphql';
+import { createPubSub } from '@graphql-yoga/subscription';
 import { printSchema, lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import './enums';
 import { authChecker } from './auth-checker';
@@ -14,6 +15,7 @@ import { LedgerResolver } from '../ledger/ledger.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
 import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
+import { SubscriptionResolver } from '../events/subscriptions.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
@@ -29,6 +31,7 @@ export const RESOLVERS = [
   PolicyRuleResolver,
   RunLifecycleResolver,
   GatewayResolver,
+  SubscriptionResolver,
 ] as const;
 
 export async function buildToolgateSchema(): Promise<GraphQLSchema> {
@@ -36,6 +39,9 @@ export async function buildToolgateSchema(): Promise<GraphQLSchema> {
     resolvers: RESOLVERS,
     authChecker,
     authMode: 'error',
+    // Every subscription brings its own source (the ledger tail, the token relay); type-graphql
+    // still insists on a pub/sub, which stays unused.
+    pubSub: createPubSub(),
     validate: false,
   });
 }

@@ -8,6 +8,7 @@ export const LEDGER_EVENT_TYPES = [
   'run.failed',
   'run.cancelled',
   'run.message_posted',
+  'run.message_added',
   'tool_call.requested',
   'tool_call.blocked',
   'tool_call.approval_requested',

@@ -4,6 +4,7 @@ import { LedgerEvent } from './ledger-event.entity';
 import { canonicalJson } from './canonical-json';
 import type { LedgerEventType } from './ledger-event-types';
 import type { Caller } from '../auth/caller';
+import { noteLedgerAppend } from '../events/ledger-notifier';
 
 export interface LedgerEntry {
   orgId: string;
@@ -56,6 +57,7 @@ export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry
     return event;
   });
   await em.insertMany(LedgerEvent, events);
+  noteLedgerAppend(em, orgId, sequence);
   return events;
 }
 

@@ -42,7 +42,8 @@ export class PolicyRule {
   @Property({ type: 'json', default: '[]' })
   roles: Opt<string[]> = [];
 
-  @ManyToOne(() => Specialist, { mapToPk: true, fieldName: 'specialist_id', nullable: true })
+  // A rule scoped to a specialist goes with it; set-null would widen it to every specialist.
+  @ManyToOne(() => Specialist, { mapToPk: true, fieldName: 'specialist_id', nullable: true, deleteRule: 'cascade' })
   specialistId: string | null = null;
 
   @Enum({ items: [...RISK_LEVELS], type: 'text' })

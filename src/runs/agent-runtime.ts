@@ -114,6 +114,16 @@ export class AgentRuntime {
                   llm_cost_micros = llm_cost_micros + ?, updated_at = now() where id = ?`,
           [reply.usage.input_tokens, reply.usage.output_tokens, costMicros(this.deps.settings, reply.usage), run.id],
         );
+        // A message boundary for run subscribers; the text itself stays in run_messages.
+        await appendLedgerEvents(tx, [
+          {
+            orgId: run.orgId,
+            type: 'run.message_added',
+            runId: run.id,
+            resourceId: run.id,
+            metadata: { position: messages.length, role: 'assistant', stopReason: reply.stop_reason, outputTokens: reply.usage.output_tokens },
+          },
+        ]);
         return true;
       });
     } catch (error) {
@@ -156,6 +166,9 @@ export class AgentRuntime {
     await this.deps.orm.em.fork().transactional(async (tx) => {
       appendMessage(tx, run, position, 'user', results);
       await tx.flush();
+      await appendLedgerEvents(tx, [
+        { orgId: run.orgId, type: 'run.message_added', runId: run.id, resourceId: run.id, metadata: { position, role: 'user', toolResults: results.length } },
+      ]);
     });
     return !results.some(isPending);
   }

@@ -78,6 +78,8 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   if (!value) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
+  // Only an IMF-fixdate; Date.parse would also accept junk such as "1.5" as a date.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(trimmed)) return null;
   const date = Date.parse(trimmed);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
 }

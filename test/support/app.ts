@@ -11,6 +11,11 @@ import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from '../../src/vendors';
 import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
 import { startWorker, type Worker } from '../../src/jobs/worker';
+import { startRealtime } from '../../src/events/realtime';
+import type { EventBus } from '../../src/events/event-bus';
+import { InProcessBus } from '../../src/events/in-process-bus';
+import { PostgresBus } from '../../src/events/postgres-bus';
+import { RedisBus } from '../../src/events/redis-bus';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const TEST_MASTER_KEY_HEX = '5f'.repeat(32);
@@ -61,6 +66,8 @@ export async function startTestApp(
     worker?: boolean;
     /** Use this database instead of a new one (e.g. a "restarted" server); it is not dropped on close. */
     database?: TestDatabase;
+    /** The realtime bus (default in-process; postgres or redis for several nodes). */
+    eventBus?: 'in-process' | 'postgres' | 'redis';
     /**
      * Enforce trusted documents for partner keys (the production default). Off unless asked
      * for (or TRUSTED_DOCUMENT_ROLES is set) so that suites about roles can send a partner
@@ -103,6 +110,10 @@ export async function startTestApp(
   );
   let server: ToolgateServer;
   let worker: Worker | null = null;
+  const eventBus = options.eventBus ?? 'in-process';
+  const bus: EventBus =
+    eventBus === 'postgres' ? new PostgresBus(db.url, logger) : eventBus === 'redis' ? await RedisBus.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger) : new InProcessBus();
+  services.realtime = await startRealtime(orm, bus, services.runEvents, logger);
   try {
     if (options.worker) {
       worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger });
@@ -110,6 +121,7 @@ export async function startTestApp(
     server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
   } catch (error) {
     await worker?.stop();
+    await services.realtime.stop();
     await sandbox?.stop();
     await model?.stop();
     await orm.close(true);
@@ -143,6 +155,7 @@ export async function startTestApp(
     async close() {
       await server.stop();
       await worker?.stop();
+      await services.realtime?.stop();
       await sandbox?.stop();
       await model?.stop();
       await orm.close(true);

@@ -281,6 +281,8 @@ describe('redaction properties', () => {
     expect(result.list).toEqual([1, TRUNCATED]);
   });
 
+  // Catastrophic backtracking on 100 kB would take minutes: the test's timeout is the
+  // bound (no wall-clock assertion, which a loaded machine would make flaky).
   test('long adversarial strings stay linear (no catastrophic regex backtracking)', () => {
     const size = 100_000;
     const nasty = [
@@ -288,13 +290,11 @@ describe('redaction properties', () => {
       '+1 '.repeat(size / 3), 'a@b'.repeat(size / 3), 'GB82 '.repeat(size / 5), 'Bearer '.repeat(size / 7),
       'password_'.repeat(size / 9), 'a+b'.repeat(size / 3) + '://', '12 Main '.repeat(size / 8), '0 '.repeat(size / 2),
     ];
-    const started = Date.now();
     for (const text of nasty) {
-      redactInput(text);
-      redactOutput(text);
+      expect(typeof redactInput(text)).toBe('string');
+      expect(typeof redactOutput(text)).toBe('string');
     }
-    expect(Date.now() - started).toBeLessThan(3000);
-  });
+  }, 20_000);
 
   test('a "__proto__" key is copied as data', () => {
     const value = JSON.parse('{"__proto__": {"password": "x"}, "ok": 1}');

@@ -1,0 +1,19 @@
+/**
+ * How nodes tell each other that something happened. Messages are small strings
+ * (ids and offsets, never rows): PostgreSQL NOTIFY caps a payload below 8000 bytes.
+ *
+ * Channels:
+ * - `ledger`: `<orgId>:<sequence>` — the org's audit ledger reached that sequence
+ *   (published after the transaction that appended it committed).
+ * - `tokens`: JSON `{ orgId, runId, offset, text }` — coalesced model text deltas.
+ */
+export type BusChannel = 'ledger' | 'tokens';
+
+export interface EventBus {
+  readonly kind: 'in-process' | 'postgres' | 'redis';
+  publish(channel: BusChannel, message: string): Promise<void>;
+  subscribe(channel: BusChannel, handler: (message: string) => void): Promise<() => Promise<void>>;
+  close(): Promise<void>;
+}
+
+export const MAX_BUS_MESSAGE_BYTES = 7900;

@@ -1,0 +1,82 @@
+import { Client, Pool } from 'pg';
+import type { Logger } from '../logger';
+import { MAX_BUS_MESSAGE_BYTES, type BusChannel, type EventBus } from './event-bus';
+
+const PREFIX = 'toolgate_';
+
+/**
+ * Cross-node bus on PostgreSQL LISTEN/NOTIFY: one dedicated listening connection per
+ * node, publishes through a small pool, never inside a business transaction. A lost
+ * listener reconnects; what was missed in between is recovered by sequence (subscribers
+ * re-read the ledger), so nothing acknowledged is lost.
+ */
+export class PostgresBus implements EventBus {
+  readonly kind = 'postgres' as const;
+  private readonly pool: Pool;
+  private listener: Client | null = null;
+  private readonly handlers = new Map<string, Set<(message: string) => void>>();
+  private closed = false;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly logger: Logger,
+  ) {
+    this.pool = new Pool({ connectionString, max: 2 });
+    this.pool.on('error', (error) => logger.warn({ err: error }, 'event bus publisher connection lost'));
+  }
+
+  async publish(channel: BusChannel, message: string): Promise<void> {
+    if (Buffer.byteLength(message) > MAX_BUS_MESSAGE_BYTES) throw new Error(`bus message over ${MAX_BUS_MESSAGE_BYTES} bytes`);
+    await this.pool.query('select pg_notify($1, $2)', [PREFIX + channel, message]);
+  }
+
+  async subscribe(channel: BusChannel, handler: (message: string) => void): Promise<() => Promise<void>> {
+    const name = PREFIX + channel;
+    let set = this.handlers.get(name);
+    if (!set) {
+      set = new Set();
+      this.handlers.set(name, set);
+      await (await this.connectListener()).query(`listen ${name}`);
+    }
+    set.add(handler);
+    return async () => {
+      set!.delete(handler);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const listener = this.listener;
+    this.listener = null;
+    await listener?.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private async connectListener(): Promise<Client> {
+    if (this.listener) return this.listener;
+    const client = new Client({ connectionString: this.connectionString });
+    client.on('notification', (n) => {
+      for (const handler of this.handlers.get(n.channel) ?? []) handler(n.payload ?? '');
+    });
+    client.on('error', (error) => {
+      this.logger.warn({ err: error }, 'event bus listener connection lost; reconnecting');
+      if (this.listener === client) this.listener = null;
+      void this.reconnect();
+    });
+    await client.connect();
+    this.listener = client;
+    return client;
+  }
+
+  private async reconnect(): Promise<void> {
+    for (let attempt = 0; !this.closed && attempt < 60; attempt++) {
+      try {
+        const client = await this.connectListener();
+        for (const name of this.handlers.keys()) await client.query(`listen ${name}`);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 100 * 2 ** attempt)));
+      }
+    }
+  }
+}

@@ -1,0 +1,45 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '../config';
+import type { Logger } from '../logger';
+import type { RunEvents } from '../runs/run-events';
+import type { EventBus } from './event-bus';
+import { InProcessBus } from './in-process-bus';
+import { PostgresBus } from './postgres-bus';
+import { RedisBus } from './redis-bus';
+import { LedgerTail } from './ledger-tail';
+import { TokenRelay } from './token-relay';
+import { publishLedgerCommits } from './ledger-notifier';
+
+export interface Realtime {
+  bus: EventBus;
+  ledger: LedgerTail;
+  tokens: TokenRelay;
+  stop(): Promise<void>;
+}
+
+/** The bus the configuration asks for: Redis when REDIS_URL is set, else PostgreSQL, or in-process. */
+export async function createEventBus(config: Config, databaseUrl: string, logger: Logger): Promise<EventBus> {
+  const kind = config.eventBus ?? (config.redisUrl ? 'redis' : 'postgres');
+  if (kind === 'redis') {
+    if (!config.redisUrl) throw new Error('EVENT_BUS=redis needs REDIS_URL');
+    return RedisBus.connect(config.redisUrl, logger);
+  }
+  if (kind === 'postgres') return new PostgresBus(databaseUrl, logger);
+  return new InProcessBus();
+}
+
+export async function startRealtime(orm: MikroORM, bus: EventBus, runEvents: RunEvents, logger: Logger): Promise<Realtime> {
+  const log = logger.child({ component: 'realtime' });
+  publishLedgerCommits(orm, bus, log);
+  const tokens = new TokenRelay(bus, runEvents, log);
+  await tokens.start();
+  return {
+    bus,
+    ledger: new LedgerTail(orm, bus, log),
+    tokens,
+    stop: async () => {
+      tokens.stop();
+      await bus.close();
+    },
+  };
+}

@@ -1,0 +1,218 @@
+import { startTestApp, type TestApp } from '../support/app';
+import type { Fault } from '../../src/vendors/sandbox/sandbox-server';
+import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
+import {
+  VENDOR_FAILURE_TEXT,
+  callTool,
+  eventsOf,
+  failedReason,
+  inspectCall,
+  newTenant,
+  resetSandbox,
+  sleep,
+  startRun,
+  vendorRequests,
+  type Tenant,
+} from './executor-helpers';
+
+/**
+ * The circuit breaker per org and vendor: THRESHOLD consecutive vendor failures (5xx,
+ * timeouts, resets, unreadable answers) open it; an open breaker fails calls with
+ * CIRCUIT_OPEN without calling the vendor; after VENDOR_BREAKER_HALF_OPEN_MS one probe goes
+ * through and its outcome closes or re-opens it. Retries are off so one call is one
+ * attempt; every test uses a fresh org, so no breaker state leaks between tests.
+ *
+ * Two apps, so that only the probe tests depend on the clock: `steady` never half-opens
+ * within a test; `probing` half-opens after PROBE_AFTER_MS, long enough for the one call
+ * that checks a breaker is still open right after it opened, even on a loaded machine.
+ */
+const THRESHOLD = 3;
+const PROBE_AFTER_MS = 1500;
+const TIMEOUT_MS = 800;
+const LOOKUP = 'order_lookup.lookup';
+const ORDER = { orderId: '12345' };
+
+let steady: TestApp;
+let probing: TestApp;
+
+const settings = (halfOpenMs: number) => ({
+  VENDOR_MAX_RETRIES: '0',
+  VENDOR_TIMEOUT_MS: String(TIMEOUT_MS),
+  VENDOR_BREAKER_THRESHOLD: String(THRESHOLD),
+  VENDOR_BREAKER_HALF_OPEN_MS: String(halfOpenMs),
+});
+
+beforeAll(async () => {
+  steady = await startTestApp(settings(600_000), { sandboxes: true });
+  probing = await startTestApp(settings(PROBE_AFTER_MS), { sandboxes: true });
+});
+
+afterAll(async () => {
+  await steady?.close();
+  await probing?.close();
+});
+
+beforeEach(() => {
+  resetSandbox(steady);
+  resetSandbox(probing);
+});
+
+interface Org {
+  app: TestApp;
+  tenant: Tenant;
+  runId: string;
+}
+
+/** A new org; by default with order_lookup.lookup only (less to set up), null: every tool of the vendors. */
+async function freshOrg(app: TestApp = steady, vendors: string[] = ['shopify'], only: string[] | null = [LOOKUP]): Promise<Org> {
+  const tenant = await newTenant(app, vendors, {}, only ?? undefined);
+  return { app, tenant, runId: await startRun(app, tenant) };
+}
+
+/** One call; how many requests reached the vendor during it. */
+async function call(org: Org, fault?: Fault, tool = LOOKUP, params: Record<string, unknown> = ORDER) {
+  const vendor = tool === LOOKUP || tool.startsWith('shopify') ? 'shopify' : 'jumio';
+  if (fault) org.app.sandbox!.injectFault(vendor, fault);
+  const before = vendorRequests(org.app, vendor).length;
+  const { answer } = await callTool(org.app, org.tenant, org.runId, tool, params);
+  return { answer, requests: vendorRequests(org.app, vendor).length - before };
+}
+
+const HTTP_503: Fault = { kind: 'status', status: 503 };
+
+async function trip(org: Org, fault: Fault = HTTP_503): Promise<void> {
+  for (let i = 0; i < THRESHOLD; i += 1) {
+    const { answer, requests } = await call(org, fault);
+    expect(answer.status).toBe('failed');
+    expect(answer.error?.code).not.toBe('CIRCUIT_OPEN');
+    expect(requests).toBe(1);
+  }
+}
+
+async function expectOpen(org: Org, tool = LOOKUP, params: Record<string, unknown> = ORDER): Promise<void> {
+  const { answer, requests } = await call(org, undefined, tool, params);
+  expect(answer.error).toEqual({ code: 'CIRCUIT_OPEN', message: VENDOR_FAILURE_TEXT });
+  expect(requests).toBe(0);
+}
+
+async function expectClosed(org: Org): Promise<void> {
+  const { answer, requests } = await call(org);
+  expect(answer.status).toBe('succeeded');
+  expect(requests).toBe(1);
+}
+
+test('THRESHOLD consecutive 503s open the breaker: the next call fails CIRCUIT_OPEN without reaching the vendor', async () => {
+  const org = await freshOrg(steady, ['shopify', 'jumio'], null);
+  await trip(org);
+
+  const { answer, requests } = await call(org);
+  expect(answer).toMatchObject({ status: 'failed', result: null, error: { code: 'CIRCUIT_OPEN', message: VENDOR_FAILURE_TEXT } });
+  expect(requests).toBe(0);
+  const recorded = await inspectCall(org.app, org.tenant, answer.toolCallId);
+  expect(recorded).toMatchObject({
+    status: 'failed',
+    errorCode: 'CIRCUIT_OPEN',
+    errorText: VENDOR_FAILURE_TEXT,
+    vendorStatusCode: null,
+    retryCount: 0,
+    costCents: 0,
+  });
+  expect(failedReason(recorded)).toBe('circuit_open');
+  expect(eventsOf(recorded, 'tool_call.failed')[0].metadata).toMatchObject({ errorCode: 'CIRCUIT_OPEN' });
+
+  // The breaker is the vendor's: another Shopify tool is refused too, another vendor is not.
+  await expectOpen(org, 'shopify_query.get_product', { productId: '632910392' });
+  const kyc = await call(org, undefined, 'kyc_check.get_status', {
+    accountId: JUMIO_DEMO_ACCOUNT_ID,
+    workflowExecutionId: JUMIO_DEMO_EXECUTIONS.passed,
+  });
+  expect(kyc.answer.status).toBe('succeeded');
+  expect(kyc.requests).toBeGreaterThanOrEqual(1);
+});
+
+test('after VENDOR_BREAKER_HALF_OPEN_MS a successful probe closes the breaker', async () => {
+  const org = await freshOrg(probing);
+  await trip(org);
+  await expectOpen(org);
+
+  await sleep(PROBE_AFTER_MS + 50);
+  const probe = await call(org);
+  expect(probe.answer.status).toBe('succeeded');
+  expect(probe.requests).toBe(1);
+  await expectClosed(org);
+  await expectClosed(org);
+  // Closed means counting from zero again: THRESHOLD - 1 failures do not open it.
+  for (let i = 0; i < THRESHOLD - 1; i += 1) expect((await call(org, HTTP_503)).requests).toBe(1);
+  await expectClosed(org);
+});
+
+test('a failed probe re-opens the breaker for another VENDOR_BREAKER_HALF_OPEN_MS', async () => {
+  const org = await freshOrg(probing);
+  await trip(org);
+  await expectOpen(org);
+
+  await sleep(PROBE_AFTER_MS + 50);
+  const probe = await call(org, HTTP_503);
+  expect(probe.answer.error?.code).toBe('VENDOR_ERROR');
+  expect(probe.requests).toBe(1);
+  await expectOpen(org);
+
+  await sleep(PROBE_AFTER_MS + 50);
+  await expectClosed(org);
+  await expectClosed(org);
+});
+
+test('the breaker of one org does not affect another org using the same vendor', async () => {
+  const a = await freshOrg();
+  const b = await freshOrg();
+  await trip(a);
+  await expectOpen(a);
+
+  await expectClosed(b);
+  await expectOpen(a);
+  await expectClosed(b);
+});
+
+test('4xx answers (unknown order 404, 401, 429) do not open it', async () => {
+  const org = await freshOrg();
+  for (let i = 0; i < THRESHOLD + 2; i += 1) {
+    const { answer, requests } = await call(org, undefined, LOOKUP, { orderId: '99999' });
+    expect(answer.error?.code).toBe('VENDOR_ERROR');
+    expect(requests).toBe(1);
+    const recorded = await inspectCall(org.app, org.tenant, answer.toolCallId);
+    expect(recorded.vendorStatusCode).toBe(404);
+    expect(failedReason(recorded)).toBe('vendor_error');
+  }
+  for (let i = 0; i < THRESHOLD; i += 1) {
+    expect((await call(org, { kind: 'status', status: 401 })).answer.error?.code).toBe('VENDOR_ERROR');
+    expect((await call(org, { kind: 'rate_limit', retryAfter: 'seconds', seconds: 0 })).answer.error?.code).toBe('VENDOR_RATE_LIMITED');
+  }
+  await expectClosed(org);
+});
+
+test('timeouts count as vendor failures: THRESHOLD hangs open it', async () => {
+  const org = await freshOrg();
+  for (let i = 0; i < THRESHOLD; i += 1) {
+    const { answer, requests } = await call(org, { kind: 'hang' });
+    expect(answer.error?.code).toBe('VENDOR_TIMEOUT');
+    expect(requests).toBe(1);
+  }
+  await expectOpen(org);
+});
+
+test('only consecutive failures count: a success in between resets the count', async () => {
+  const org = await freshOrg();
+  for (let i = 0; i < THRESHOLD - 1; i += 1) await call(org, HTTP_503);
+  await expectClosed(org);
+  for (let i = 0; i < THRESHOLD - 1; i += 1) await call(org, HTTP_503);
+  await expectClosed(org);
+});
+
+/** An answer the vendor gave (a 4xx) between failures resets the consecutive count. */
+test('a 4xx answer between vendor failures resets the consecutive count', async () => {
+  const org = await freshOrg();
+  for (let i = 0; i < THRESHOLD - 1; i += 1) await call(org, HTTP_503);
+  expect((await call(org, undefined, LOOKUP, { orderId: '99999' })).requests).toBe(1);
+  await call(org, HTTP_503);
+  await expectClosed(org);
+});

@@ -1,0 +1,248 @@
+import { errorCode, type GraphQLResponse, type TestApp } from '../support/app';
+import type { SeedResult } from '../../src/seed/demo-seed';
+
+/**
+ * Shared GraphQL documents and helpers of the gateway suites. Every suite seeds the demo
+ * org (all catalog tools enabled and bound, tool_calling_enabled on, sandbox credentials)
+ * into its own database and drives the gateway only through the API.
+ */
+export const START_RUN = `mutation($input: StartAgentRunInput!) {
+  startAgentRun(input: $input) { id status allowedTools policyVersion }
+}`;
+
+export const EXECUTE = `mutation($input: ExecuteToolCallInput!) {
+  executeToolCall(input: $input) { status toolCallId result error { code message } approvalRequestId replayed }
+}`;
+
+export const TOOL_CALL = `query($id: ID!) {
+  toolCall(id: $id) {
+    id runId toolName action correlationId status errorCode errorText riskLevel reviewRequired
+    input output durationMs costCents retryCount vendorStatusCode
+    ledgerEvents { type actorRole resourceId runId metadata }
+    policyDecision { outcome shadowOutcome risk matchedRuleId policyVersion callerRole reason toolName action runId }
+    approvalRequest { id kind status }
+  }
+}`;
+
+export const RUN = `query($id: ID!) {
+  run(id: $id) {
+    id status allowedTools policyVersion pendingApprovalCount toolCostCents
+    toolCalls { id status costCents }
+    ledgerEvents { type resourceId metadata }
+  }
+}`;
+
+export const ORG = '{ viewer { org { policyVersion policyShadowMode } } }';
+
+export const SET_FLAG = `mutation($key: String!, $enabled: Boolean!) {
+  setFeatureFlag(key: $key, enabled: $enabled) { key enabled }
+}`;
+export const SET_PERMISSION = `mutation($tool: String!, $action: String!, $enabled: Boolean!) {
+  setToolPermission(toolName: $tool, action: $action, enabled: $enabled) { toolName action enabled }
+}`;
+export const BIND = `mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { specialistId toolName action bound } }`;
+
+export interface ToolCallResult {
+  status: string;
+  toolCallId: string;
+  result: any;
+  error: { code: string; message: string } | null;
+  approvalRequestId: string | null;
+  replayed: boolean;
+}
+
+export interface LedgerNode {
+  type: string;
+  actorRole: string | null;
+  resourceId: string | null;
+  runId: string | null;
+  metadata: Record<string, any>;
+}
+
+export interface PolicyDecisionNode {
+  outcome: string;
+  shadowOutcome: string | null;
+  risk: string;
+  matchedRuleId: string | null;
+  policyVersion: number;
+  callerRole: string;
+  reason: string;
+  toolName: string;
+  action: string;
+  runId: string;
+}
+
+export interface ToolCallNode {
+  id: string;
+  runId: string;
+  toolName: string;
+  action: string;
+  correlationId: string;
+  status: string;
+  errorCode: string | null;
+  errorText: string | null;
+  riskLevel: string | null;
+  reviewRequired: boolean;
+  input: any;
+  output: any;
+  durationMs: number | null;
+  costCents: number;
+  retryCount: number;
+  vendorStatusCode: number | null;
+  ledgerEvents: LedgerNode[];
+  policyDecision: PolicyDecisionNode | null;
+  approvalRequest: { id: string; kind: string; status: string } | null;
+}
+
+/** The model sentences of ARCHITECTURE.md ("What the model is told") and the error catalog. */
+export const SAY = {
+  FEATURE_DISABLED: 'Tool execution is not enabled for this organization',
+  NOT_IN_MANIFEST: 'The requested tool is not available in this conversation context',
+  INVALID_TOOL_INPUT: 'The tool input was invalid',
+  POLICY_BLOCKED: 'Tool execution was blocked by policy',
+  VENDOR_FAILURE: 'Tool execution failed due to a temporary service issue',
+} as const;
+
+export class GatewayClient {
+  private sequence = 0;
+
+  constructor(
+    readonly app: TestApp,
+    readonly seed: Pick<SeedResult, 'orgId' | 'specialistId' | 'keys'>,
+  ) {}
+
+  /** A GraphQL request that must succeed; answers `data`. */
+  async ok<T = any>(query: string, variables: Record<string, unknown> = {}, key = this.seed.keys.admin): Promise<T> {
+    const res = await this.app.gql<T>(query, { key, variables });
+    if (res.body.errors) throw new Error(`unexpected errors: ${JSON.stringify(res.body.errors)}`);
+    return res.body.data!;
+  }
+
+  async startRun(options: { specialistId?: string; key?: string } = {}): Promise<{ id: string; status: string; allowedTools: string[]; policyVersion: number }> {
+    const data = await this.ok(
+      START_RUN,
+      { input: { specialistId: options.specialistId ?? this.seed.specialistId, driver: 'EXTERNAL' } },
+      options.key ?? this.seed.keys.agent,
+    );
+    return data.startAgentRun;
+  }
+
+  nextCorrelationId(): string {
+    this.sequence += 1;
+    return `corr-${this.sequence}`;
+  }
+
+  /** executeToolCall as the agent, whatever it answers. */
+  executeRaw(
+    runId: string,
+    toolName: string,
+    action: string,
+    params: unknown,
+    options: { toolUseId?: string; correlationId?: string; key?: string } = {},
+  ): Promise<GraphQLResponse> {
+    const input = {
+      runId,
+      toolName,
+      action,
+      params,
+      correlationId: options.correlationId ?? this.nextCorrelationId(),
+      ...(options.toolUseId ? { toolUseId: options.toolUseId } : {}),
+    };
+    return this.app.gql(EXECUTE, { key: options.key ?? this.seed.keys.agent, variables: { input } });
+  }
+
+  /** executeToolCall as the agent; a GraphQL error fails the test. */
+  async execute(
+    runId: string,
+    toolName: string,
+    action: string,
+    params: unknown,
+    options: { toolUseId?: string; correlationId?: string } = {},
+  ): Promise<ToolCallResult> {
+    const res = await this.executeRaw(runId, toolName, action, params, options);
+    if (res.body.errors) throw new Error(`executeToolCall failed: ${JSON.stringify(res.body.errors)}`);
+    return res.body.data!.executeToolCall as ToolCallResult;
+  }
+
+  /** The recorded call with its decision and ledger events, read as an admin. */
+  async call(id: string): Promise<ToolCallNode> {
+    return (await this.ok(TOOL_CALL, { id })).toolCall;
+  }
+
+  async run(id: string): Promise<{
+    id: string;
+    status: string;
+    allowedTools: string[];
+    policyVersion: number;
+    pendingApprovalCount: number;
+    toolCostCents: number;
+    toolCalls: { id: string; status: string; costCents: number }[];
+    ledgerEvents: { type: string; resourceId: string | null; metadata: Record<string, any> }[];
+  }> {
+    return (await this.ok(RUN, { id })).run;
+  }
+
+  async org(): Promise<{ policyVersion: number; policyShadowMode: boolean }> {
+    return (await this.ok(ORG)).viewer.org;
+  }
+
+  async setFlag(enabled: boolean): Promise<void> {
+    await this.ok(SET_FLAG, { key: 'tool_calling_enabled', enabled });
+  }
+
+  async setPermission(tool: string, action: string, enabled: boolean): Promise<void> {
+    await this.ok(SET_PERMISSION, { tool, action, enabled });
+  }
+
+  async bind(specialistId: string, toolName: string, action: string, bound: boolean): Promise<void> {
+    await this.ok(BIND, { input: { specialistId, toolName, action, bound } });
+  }
+
+  /** Requests the vendor sandbox received so far. */
+  vendorRequests(vendor: string): number {
+    return this.app.sandbox!.requests.filter((r) => r.vendor === vendor).length;
+  }
+
+  /** Rows of a table for this org, straight from the database. */
+  async count(table: string, where = '', params: unknown[] = []): Promise<number> {
+    const [row] = await this.app
+      .em()
+      .execute<{ n: string }[]>(`select count(*) as n from ${table} where org_id = ?${where ? ` and ${where}` : ''}`, [
+        this.seed.orgId,
+        ...params,
+      ]);
+    return Number(row.n);
+  }
+}
+
+/** The fields of a ToolCall row the tests pin exactly. */
+export function rowOf(call: ToolCallNode) {
+  return {
+    status: call.status,
+    errorCode: call.errorCode,
+    errorText: call.errorText,
+    riskLevel: call.riskLevel,
+    reviewRequired: call.reviewRequired,
+    input: call.input,
+    output: call.output,
+    costCents: call.costCents,
+  };
+}
+
+/** Ledger event types in order, each with its metadata.reason (undefined when it has none). */
+export function eventTrail(call: ToolCallNode): { type: string; reason: unknown }[] {
+  return call.ledgerEvents.map((e) => ({ type: e.type, reason: e.metadata.reason }));
+}
+
+/** Statements recorded while `work` ran. */
+export async function recordStatements<T>(app: TestApp, work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
+  app.statements.length = 0;
+  const value = await work();
+  return { value, statements: [...app.statements] };
+}
+
+export const transactionsIn = (statements: string[]) => statements.filter((s) => /^\[query\] begin\b/.test(s)).length;
+export const touching = (statements: string[], table: string) =>
+  statements.filter((s) => new RegExp(`\\b(from|into|update)\\s+"?${table}"?\\b`, 'i').test(s));
+
+export { errorCode };

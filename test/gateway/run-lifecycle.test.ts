@@ -1,0 +1,261 @@
+import { Client } from 'pg';
+import { startTestApp, type TestApp } from '../support/app';
+import { newOrg } from '../support/factories';
+import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { GatewayClient, START_RUN, errorCode, recordStatements, touching, transactionsIn } from './gateway-helpers';
+
+/**
+ * Runs as the gateway sees them (open, frozen, completed), who may call executeToolCall,
+ * idempotency by toolUseId, and the cost of the hot path in transactions.
+ */
+let app: TestApp;
+let seed: SeedResult;
+let gw: GatewayClient;
+beforeAll(async () => {
+  app = await startTestApp({}, { sandboxes: true });
+  seed = await seedDemo(app.em(), app.masterKey);
+  gw = new GatewayClient(app, seed);
+});
+afterAll(async () => app?.close());
+
+const COMPLETE = 'mutation($id: ID!) { completeAgentRun(runId: $id) { id status completedAt } }';
+const UPSERT = 'mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }';
+
+describe('run lifecycle', () => {
+  test('startAgentRun opens a running run with its manifest and policy version frozen', async () => {
+    const run = await gw.startRun();
+    const { policyVersion } = await gw.org();
+    expect(run).toMatchObject({ status: 'running', policyVersion });
+    expect(run.allowedTools).toContain('order_lookup.lookup');
+    const created = await gw.run(run.id);
+    expect(created.ledgerEvents.map((e) => e.type)).toEqual(['run.created', 'run.started']);
+    expect(created.ledgerEvents[0].metadata).toMatchObject({ allowedTools: run.allowedTools, policyVersion });
+
+    // A policy change later does not touch the run's recorded version or manifest.
+    const rule = await gw.ok(UPSERT, {
+      input: { name: 'inert', position: 1, toolPattern: 'nothing_matches', risk: 'low', decision: 'allow', enabled: false },
+    });
+    try {
+      const later = await gw.run(run.id);
+      expect(later.policyVersion).toBe(policyVersion);
+      expect(later.allowedTools).toEqual(run.allowedTools);
+      expect((await gw.startRun()).policyVersion).toBe(policyVersion + 1);
+    } finally {
+      await gw.ok('mutation($id: ID!) { deletePolicyRule(id: $id) }', { id: rule.upsertPolicyRule.id });
+    }
+  });
+
+  test('completeAgentRun completes the run (run.completed); later tool calls are RUN_NOT_ACTIVE and write nothing', async () => {
+    const run = await gw.startRun();
+    expect((await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
+    const done = await gw.ok(COMPLETE, { id: run.id }, seed.keys.agent);
+    expect(done.completeAgentRun).toMatchObject({ id: run.id, status: 'completed', completedAt: expect.any(String) });
+    const completed = await gw.run(run.id);
+    expect(completed.status).toBe('completed');
+    expect(completed.ledgerEvents.map((e) => e.type)).toEqual([
+      'run.created',
+      'run.started',
+      'tool_call.requested',
+      'tool_call.succeeded',
+      'run.completed',
+    ]);
+
+    const callsBefore = await gw.count('tool_calls');
+    const eventsBefore = await gw.count('ledger_events');
+    const res = await gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_after_end' });
+    expect(errorCode(res)).toBe('RUN_NOT_ACTIVE');
+    expect(res.body.data).toBeNull();
+    expect(await gw.count('tool_calls')).toBe(callsBefore);
+    expect(await gw.count('ledger_events')).toBe(eventsBefore);
+    // Completing twice is refused too.
+    expect(errorCode(await app.gql(COMPLETE, { key: seed.keys.agent, variables: { id: run.id } }))).toBe('RUN_NOT_ACTIVE');
+  });
+
+  test('completeAgentRun with a pending approval is APPROVALS_PENDING and the run stays open', async () => {
+    const run = await gw.startRun();
+    const waiting = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50 });
+    expect(waiting).toMatchObject({ status: 'waiting_approval', approvalRequestId: expect.any(String) });
+    expect(await gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
+
+    const res = await app.gql(COMPLETE, { key: seed.keys.agent, variables: { id: run.id } });
+    expect(errorCode(res)).toBe('APPROVALS_PENDING');
+    expect(res.body.errors![0].extensions).toMatchObject({ pendingApprovalCount: 1 });
+    expect(await gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
+    // A waiting run still takes other calls.
+    expect((await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
+  });
+
+  test("another org's run is NOT_FOUND, and so is a run id that is not a uuid; nothing is written", async () => {
+    const run = await gw.startRun();
+    const other = await newOrg(app.em());
+    const callsBefore = await gw.count('tool_calls');
+    for (const runId of [run.id, 'not-a-uuid']) {
+      const res = await gw.executeRaw(runId, 'order_lookup', 'lookup', { orderId: '12345' }, { key: other.keys.agent });
+      expect(errorCode(res)).toBe('NOT_FOUND');
+    }
+    expect(errorCode(await gw.executeRaw('not-a-uuid', 'order_lookup', 'lookup', { orderId: '12345' }))).toBe('NOT_FOUND');
+    expect(errorCode(await app.gql(COMPLETE, { key: other.keys.agent, variables: { id: run.id } }))).toBe('NOT_FOUND');
+    const foreignSpecialist = await app.gql(START_RUN, {
+      key: other.keys.agent,
+      variables: { input: { specialistId: seed.specialistId, driver: 'EXTERNAL' } },
+    });
+    expect(errorCode(foreignSpecialist)).toBe('NOT_FOUND');
+    expect(await gw.count('tool_calls')).toBe(callsBefore);
+    expect((await gw.run(run.id)).status).toBe('running');
+  });
+
+  test.each(['client', 'expert', 'admin', 'partner'] as const)('a %s key may not call executeToolCall (FORBIDDEN)', async (role) => {
+    const run = await gw.startRun();
+    const callsBefore = await gw.count('tool_calls');
+    const res = await gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { key: seed.keys[role] });
+    expect(errorCode(res)).toBe('FORBIDDEN');
+    expect(await gw.count('tool_calls')).toBe(callsBefore);
+  });
+
+  test.each([
+    ['a correlationId with a space', { correlationId: 'has space' }],
+    ['an empty correlationId', { correlationId: '' }],
+    ['a correlationId over 128 characters', { correlationId: 'c'.repeat(129) }],
+    ['a toolUseId with a slash', { toolUseId: 'toolu/1' }],
+  ])('%s is BAD_USER_INPUT and writes nothing', async (_label, options) => {
+    const run = await gw.startRun();
+    const callsBefore = await gw.count('tool_calls');
+    const res = await gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, options);
+    expect(errorCode(res)).toBe('BAD_USER_INPUT');
+    expect(await gw.count('tool_calls')).toBe(callsBefore);
+  });
+});
+
+describe('idempotency by toolUseId', () => {
+  test('the same toolUseId twice: one vendor call, the second answer is the first call replayed', async () => {
+    const run = await gw.startRun();
+    const shopifyBefore = gw.vendorRequests('shopify');
+    const first = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_1' });
+    const second = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_1' });
+    expect(first).toMatchObject({ status: 'succeeded', replayed: false });
+    expect(second).toMatchObject({ status: 'succeeded', toolCallId: first.toolCallId, error: null, replayed: true });
+    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
+    // The replay records nothing new about the call.
+    expect((await gw.call(first.toolCallId)).ledgerEvents.map((e) => e.type)).toEqual([
+      'tool_call.requested',
+      'tool_call.succeeded',
+    ]);
+    // A new toolUseId is a new call.
+    const third = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_2' });
+    expect(third).toMatchObject({ status: 'succeeded', replayed: false });
+    expect(third.toolCallId).not.toBe(first.toolCallId);
+    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 2);
+  });
+
+  test('a replayed block answers the same code and sentence', async () => {
+    const run = await gw.startRun();
+    const first = await gw.execute(run.id, 'wire', 'transfer', {}, { toolUseId: 'toolu_block' });
+    const second = await gw.execute(run.id, 'wire', 'transfer', {}, { toolUseId: 'toolu_block' });
+    expect(second).toEqual({ ...first, replayed: true });
+  });
+
+  test('two racing requests with one toolUseId: one call, one vendor request, both answers name it', async () => {
+    const run = await gw.startRun();
+    const shopifyBefore = gw.vendorRequests('shopify');
+    const answers = await Promise.all([
+      gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_race' }),
+      gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_race' }),
+    ]);
+    expect(answers[0].toolCallId).toBe(answers[1].toolCallId);
+    expect(answers.map((a) => a.replayed).sort()).toEqual([false, true]);
+    expect(answers.find((a) => !a.replayed)).toMatchObject({ status: 'succeeded', error: null });
+    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
+    expect(await gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
+    const call = await gw.call(answers[0].toolCallId);
+    expect(call.status).toBe('succeeded');
+    expect(call.ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
+  });
+
+  test('when both pass the replay check before either inserts, the loser answers the winner\'s call', async () => {
+    // Hold back every insert into tool_calls (plain reads still pass) until both requests
+    // wait on it: both have then looked for the toolUseId and found nothing.
+    const run = await gw.startRun();
+    const shopifyBefore = gw.vendorRequests('shopify');
+    const holder = new Client({ connectionString: app.db.url });
+    await holder.connect();
+    let answers: Awaited<ReturnType<GatewayClient['execute']>>[];
+    try {
+      await holder.query('begin');
+      await holder.query('lock table tool_calls in exclusive mode');
+      const racing = Promise.all([
+        gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
+        gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
+      ]);
+      let waiting = 0;
+      while (waiting < 2) {
+        const { rows } = await holder.query<{ n: string }>(
+          "select count(*) as n from pg_locks where relation = 'tool_calls'::regclass and not granted",
+        );
+        waiting = Number(rows[0].n);
+      }
+      await holder.query('commit');
+      answers = await racing;
+    } finally {
+      await holder.end();
+    }
+    expect(answers[0].toolCallId).toBe(answers[1].toolCallId);
+    expect(answers.map((a) => a.replayed).sort()).toEqual([false, true]);
+    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
+    // The loser's decision row went with its rolled-back transaction.
+    expect(await gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
+    expect((await gw.call(answers[0].toolCallId)).ledgerEvents.map((e) => e.type)).toEqual([
+      'tool_call.requested',
+      'tool_call.succeeded',
+    ]);
+  });
+
+  /*
+   * BUG (src/gateway/gateway.service.ts, replay()): a replayed call that waits for approval
+   * answers approvalRequestId: null, although ToolCallResult.approvalRequestId is "set
+   * when the call waits for approval"; the agent cannot tell what it waits for.
+   */
+  test('a replayed call waiting for approval names the same approval request', async () => {
+    const run = await gw.startRun();
+    const first = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 75 }, { toolUseId: 'toolu_wait' });
+    const second = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 75 }, { toolUseId: 'toolu_wait' });
+    expect(first).toMatchObject({ status: 'waiting_approval', approvalRequestId: expect.any(String), replayed: false });
+    expect(await gw.run(run.id)).toMatchObject({ pendingApprovalCount: 1 });
+    expect(second).toEqual({ ...first, replayed: true });
+  });
+});
+
+describe('hot path', () => {
+  const call = (runId: string, toolName: string, action: string, params: unknown) =>
+    recordStatements(app, () => gw.execute(runId, toolName, action, params));
+
+  test('a succeeded call takes two transactions, a blocked or waiting call one; none reads config again', async () => {
+    const run = await gw.startRun();
+    await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }); // warm caches
+
+    const succeeded = await call(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+    expect(succeeded.value.status).toBe('succeeded');
+    expect(transactionsIn(succeeded.statements)).toBe(2);
+    expect(succeeded.statements.filter((s) => /^\[query\] commit\b/.test(s))).toHaveLength(2);
+
+    const blocked = await call(run.id, 'wire', 'transfer', {});
+    expect(blocked.value.status).toBe('blocked');
+    expect(transactionsIn(blocked.statements)).toBe(1);
+
+    const invalid = await call(run.id, 'order_lookup', 'lookup', {});
+    expect(invalid.value.error?.code).toBe('INVALID_TOOL_INPUT');
+    expect(transactionsIn(invalid.statements)).toBe(1);
+
+    const waiting = await call(run.id, 'invoice', 'send', { customerId: '1', amount: 5 });
+    expect(waiting.value.status).toBe('waiting_approval');
+    expect(transactionsIn(waiting.statements)).toBe(1);
+
+    for (const measured of [succeeded, blocked, invalid, waiting]) {
+      for (const table of ['policy_rules', 'feature_flags', 'tool_definitions', 'tool_permissions']) {
+        expect(touching(measured.statements, table)).toEqual([]);
+      }
+    }
+  });
+});

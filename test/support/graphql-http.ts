@@ -1,0 +1,124 @@
+import WebSocket from 'ws';
+import { createClient, type Client } from 'graphql-ws';
+import { print, type DocumentNode } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+
+/** A raw GraphQL-over-HTTP exchange: any method, body, headers; the body parsed when it is JSON. */
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  contentType: string;
+  body: {
+    data?: Record<string, any> | null;
+    errors?: { message: string; path?: string[]; extensions?: { code?: string } & Record<string, unknown> }[];
+  };
+  text: string;
+}
+
+export interface RequestOptions {
+  key?: string;
+  headers?: Record<string, string>;
+}
+
+async function exchange(url: string, init: RequestInit): Promise<RawResponse> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: RawResponse['body'] = {};
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // not JSON: the test looks at text
+  }
+  return { status: response.status, headers: response.headers, contentType: response.headers.get('content-type') ?? '', body, text };
+}
+
+function headersFor(options: RequestOptions, base: Record<string, string> = {}): Record<string, string> {
+  const headers = { ...base, ...(options.headers ?? {}) };
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  return headers;
+}
+
+/** POST with a JSON body (any JSON: an object, or an array for batching tests). */
+export function post(url: string, body: unknown, options: RequestOptions = {}): Promise<RawResponse> {
+  return exchange(url, {
+    method: 'POST',
+    headers: headersFor(options, { 'content-type': 'application/json' }),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** GET with URL parameters; objects are JSON-encoded (variables, extensions). */
+export function get(url: string, params: Record<string, unknown>, options: RequestOptions = {}): Promise<RawResponse> {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value !== undefined) search.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+  }
+  return exchange(`${url}?${search.toString()}`, { method: 'GET', headers: headersFor(options) });
+}
+
+/** The `sha256:<hex>` id GraphQL Code Generator embedded in a typed document. */
+export function documentId(document: TypedDocumentNode<any, any> | DocumentNode): string {
+  const hash = (document as { __meta__?: { hash?: string } }).__meta__?.hash;
+  if (!hash) throw new Error('the document carries no persisted-document hash');
+  return hash;
+}
+
+/** The bare hex Apollo's `extensions.persistedQuery.sha256Hash` carries. */
+export function apqHash(document: TypedDocumentNode<any, any> | DocumentNode): string {
+  return documentId(document).slice('sha256:'.length);
+}
+
+/** The text of a typed document, as a first-party client would send it. */
+export function textOf(document: TypedDocumentNode<any, any> | DocumentNode): string {
+  const { __meta__: _meta, ...ast } = document as DocumentNode & { __meta__?: unknown };
+  return print(ast as DocumentNode);
+}
+
+export type SocketOutcome =
+  | { kind: 'result'; result: { data?: Record<string, any> | null; errors?: any[] } }
+  | { kind: 'error'; errors: any[] }
+  | { kind: 'closed'; code: number; reason: string };
+
+/** A graphql-ws client for one test; `close()` when done. */
+export function socket(wsUrl: string, key: string): { client: Client; close: () => Promise<void>; closed: Promise<{ code: number }> } {
+  let onClosed!: (event: { code: number }) => void;
+  const closed = new Promise<{ code: number }>((resolve) => {
+    onClosed = resolve;
+  });
+  const client = createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    retryAttempts: 0,
+    lazy: true,
+    connectionParams: { authorization: `Bearer ${key}` },
+    on: { closed: (event) => onClosed(event as { code: number }) },
+  });
+  return { client, close: () => client.dispose() as Promise<void>, closed };
+}
+
+/** Runs one operation over the socket and settles on its result, its error message, or a close. */
+export function runOverSocket(client: Client, payload: Record<string, unknown>, timeoutMs = 5000): Promise<SocketOutcome> {
+  return new Promise<SocketOutcome>((resolve, reject) => {
+    let result: { data?: Record<string, any> | null; errors?: any[] } | undefined;
+    const timer = setTimeout(() => reject(new Error('timed out waiting for the socket')), timeoutMs);
+    const settle = (outcome: SocketOutcome) => {
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+    client.subscribe<Record<string, any>>(
+      { query: '', ...payload } as { query: string },
+      {
+        next: (value) => {
+          result = value as typeof result;
+        },
+        error: (error) => {
+          if (Array.isArray(error)) settle({ kind: 'error', errors: error });
+          else if (error && typeof (error as { code?: unknown }).code === 'number') {
+            settle({ kind: 'closed', code: (error as { code: number }).code, reason: String((error as { reason?: unknown }).reason ?? '') });
+          } else reject(error);
+        },
+        complete: () => (result ? settle({ kind: 'result', result }) : reject(new Error('completed without a result'))),
+      },
+    );
+  });
+}
