@@ -37,6 +37,7 @@ interface RunForCall {
   orgId: string;
   specialistId: string;
   status: RunStatus;
+  driver: string;
   allowedTools: string[];
   configVersion: number;
   policyVersion: number;
@@ -84,7 +85,10 @@ export class ToolGateway {
       const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
       if (!call) throw notFound('Tool call');
       if (call.status !== 'approved') return { kind: 'replay', call } as const;
-      const [run] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [call.runId]);
+      const [run] = await tx.execute<{ status: RunStatus; driver: string }[]>('select status, driver from agent_runs where id = ? for update', [
+        call.runId,
+      ]);
+      assertDriver(run.driver, caller);
       if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
         throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
       }
@@ -129,6 +133,7 @@ export class ToolGateway {
 
   private async decide(tx: EntityManager, request: ToolCallRequest): Promise<DecidedCall | ToolCallOutcome> {
     const run = await this.loadRun(tx, request.caller.orgId, request.runId);
+    assertDriver(run.driver, request.caller);
     if (request.toolUseId) {
       const existing = await this.findByToolUse(tx, request);
       if (existing) return replay(tx, existing);
@@ -239,12 +244,13 @@ export class ToolGateway {
         specialist_id: string;
         status: RunStatus;
         metadata: RunMetadata;
+        driver: string;
         config_version: number;
         policy_version: number;
         policy_shadow_mode: boolean;
       }[]
     >(
-      `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, o.config_version, o.policy_version, o.policy_shadow_mode
+      `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode
          from agent_runs r join orgs o on o.id = r.org_id
         where r.id = ? and r.org_id = ?`,
       [runId, orgId],
@@ -260,6 +266,7 @@ export class ToolGateway {
       orgId: row.org_id,
       specialistId: row.specialist_id,
       status: row.status,
+      driver: row.driver,
       allowedTools: row.metadata?.runtimeManifest?.allowedTools ?? [],
       configVersion: row.config_version,
       policyVersion: row.policy_version,
@@ -283,6 +290,13 @@ function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
 async function replay(em: EntityManager, call: ToolCall): Promise<ToolCallOutcome> {
   const approval = await em.findOne(ApprovalRequest, { toolCallId: call.id, orgId: call.orgId });
   return { ...outcomeOf(call, null, approval?.id ?? null), replayed: true };
+}
+
+/** Toolgate's own runtime drives internal runs: an API caller must not act on them. */
+function assertDriver(driver: string, caller: Caller): void {
+  if (driver === 'internal' && caller.keyId !== null) {
+    throw new AppError('FORBIDDEN', 'This run is driven by Toolgate\'s agent runtime; its tool calls cannot be made through the API');
+  }
 }
 
 /** PostgreSQL text and jsonb cannot hold NUL. */

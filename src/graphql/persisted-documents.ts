@@ -129,10 +129,18 @@ export function resolveDocument(
     const document = manifest.find(apqHash);
     if (document && (query === undefined || query === document.text)) return { kind: 'manifest', document };
     if (trusted) throw persistedQueryNotFound();
-    return { kind: 'apq', sha256Hash: apqHash.replace(/^sha256:/, ''), query };
+    // Checked here rather than by Apollo Server, whose errors for these carry no code.
+    const sha256Hash = apqHash.replace(/^sha256:/, '');
+    if (persistedQueryVersion(request.extensions) !== 1) throw badRequest('Unsupported persistedQuery version (1 is)');
+    if (query !== undefined && sha256Hex(query) !== sha256Hash) throw badRequest('The persistedQuery sha256Hash does not match the query');
+    return { kind: 'apq', sha256Hash, query };
   }
   if (trusted) throw persistedOnly(role);
   return query === undefined ? { kind: 'none' } : { kind: 'text', query };
+}
+
+function persistedQueryVersion(extensions: unknown): unknown {
+  return ((extensions as { persistedQuery?: { version?: unknown } }).persistedQuery ?? {}).version;
 }
 
 function persistedQueryHash(extensions: unknown): string | undefined {

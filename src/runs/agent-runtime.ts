@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
@@ -64,6 +65,7 @@ export class AgentRuntime {
       if (last.role === 'assistant') {
         const toolUses = (last.content as StoredBlock[]).filter((b) => b.type === 'tool_use');
         if (toolUses.length === 0) return this.transition(run, 'completed', 'run.completed');
+        if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
         if (!(await this.runTools(run, toolUses, messages.length))) return;
         continue;
       }
@@ -71,11 +73,13 @@ export class AgentRuntime {
         if (!(await this.fillPending(run, last))) return;
         continue;
       }
-      if (toolRoundsSinceUserText(messages) >= this.deps.settings.maxToolRounds) {
-        return this.fail(run, 'TOOL_ROUND_LIMIT', `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`);
-      }
+      if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
       if (!(await this.callModel(run, messages))) return;
     }
+  }
+
+  private failRounds(run: AgentRun): Promise<void> {
+    return this.fail(run, 'TOOL_ROUND_LIMIT', `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`);
   }
 
   /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
@@ -86,6 +90,7 @@ export class AgentRuntime {
     let offset = assistantTextLength(messages);
     const controller = new AbortController();
     this.active.set(run.id, controller);
+    let reply: Anthropic.Message;
     try {
       const stream = this.deps.client.messages.stream(
         {
@@ -101,31 +106,7 @@ export class AgentRuntime {
         this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
         offset += delta.length;
       });
-      const reply = await stream.finalMessage();
-      const content = reply.content
-        .filter((b) => b.type === 'text' || b.type === 'tool_use')
-        .map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input }));
-      return await this.deps.orm.em.fork().transactional(async (tx) => {
-        if (!(await this.lockActive(tx, run.id))) return false;
-        appendMessage(tx, run, messages.length, 'assistant', content);
-        await tx.flush();
-        await tx.execute(
-          `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
-                  llm_cost_micros = llm_cost_micros + ?, updated_at = now() where id = ?`,
-          [reply.usage.input_tokens, reply.usage.output_tokens, costMicros(this.deps.settings, reply.usage), run.id],
-        );
-        // A message boundary for run subscribers; the text itself stays in run_messages.
-        await appendLedgerEvents(tx, [
-          {
-            orgId: run.orgId,
-            type: 'run.message_added',
-            runId: run.id,
-            resourceId: run.id,
-            metadata: { position: messages.length, role: 'assistant', stopReason: reply.stop_reason, outputTokens: reply.usage.output_tokens },
-          },
-        ]);
-        return true;
-      });
+      reply = await stream.finalMessage();
     } catch (error) {
       if (controller.signal.aborted || (await this.stopped(run.id))) return false;
       const status = (error as { status?: number }).status;
@@ -139,6 +120,37 @@ export class AgentRuntime {
       return false;
     } finally {
       this.active.delete(run.id);
+    }
+    const answer = reply;
+    const content = answer.content
+        .filter((b) => b.type === 'text' || b.type === 'tool_use')
+        .map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input }));
+    try {
+      return await this.deps.orm.em.fork().transactional(async (tx) => {
+        if (!(await this.lockActive(tx, run.id))) return false;
+        appendMessage(tx, run, messages.length, 'assistant', content);
+        await tx.flush();
+        await tx.execute(
+          `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+                  llm_cost_micros = llm_cost_micros + ?, updated_at = now() where id = ?`,
+          [answer.usage.input_tokens, answer.usage.output_tokens, costMicros(this.deps.settings, answer.usage), run.id],
+        );
+        // A message boundary for run subscribers; the text itself stays in run_messages.
+        await appendLedgerEvents(tx, [
+          {
+            orgId: run.orgId,
+            type: 'run.message_added',
+            runId: run.id,
+            resourceId: run.id,
+            metadata: { position: messages.length, role: 'assistant', stopReason: answer.stop_reason, outputTokens: answer.usage.output_tokens },
+          },
+        ]);
+        return true;
+      });
+    } catch (error) {
+      // Another step stored this turn first: it carries on; a database failure retries the job.
+      if (error instanceof UniqueConstraintViolationException) return false;
+      throw error;
     }
   }
 
@@ -185,20 +197,24 @@ export class AgentRuntime {
         call.status === 'approved'
           ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId))
           : ({ status: call.status, toolCallId: call.id, result: null, error: errorFor(call.errorCode), approvalRequestId: null, replayed: true } as ToolCallOutcome);
+      if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return false;
       content[index] = resultBlock(String(block.tool_use_id), outcome);
     }
-    await em.transactional(async (tx) => {
+    // Only a message still holding pending results is filled in: a concurrent step's work stands.
+    return this.deps.orm.em.fork().transactional(async (tx) => {
+      const [current] = await tx.execute<{ content: StoredBlock[] }[]>('select content from run_messages where id = ? for update', [message.id]);
+      if (!current || !current.content.some(isPending)) return true;
       await tx.nativeUpdate('RunMessage', { id: message.id }, { content });
+      return true;
     });
-    return true;
   }
 
   private async transition(run: AgentRun, status: 'running' | 'completed', event: 'run.started' | 'run.completed'): Promise<void> {
     const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
       const rows = await tx.execute<{ id: string }[]>(
         `update agent_runs set status = ?, updated_at = now(), completed_at = ${status === 'completed' ? 'now()' : 'completed_at'}
-          where id = ? and status in ('queued', 'running') returning id`,
-        [status, run.id],
+          where id = ? and status = ? returning id`,
+        [status, run.id, status === 'running' ? 'queued' : 'running'],
       );
       if (rows.length === 0) return false;
       await appendLedgerEvents(tx, [{ orgId: run.orgId, type: event, runId: run.id, resourceId: run.id, metadata: {} }]);

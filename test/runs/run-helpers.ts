@@ -1,0 +1,203 @@
+import { errorCode, type GraphQLResponse, type TestApp } from '../support/app';
+import type { SeedResult } from '../../src/seed/demo-seed';
+import type { TokenEvent } from '../../src/runs/run-events';
+
+/**
+ * Runs driven by Toolgate's own agent runtime, seen from outside: GraphQL mutations to
+ * start, continue, cancel and approve; a bounded poll of the run's status (never a fixed
+ * sleep); the vendor sandboxes' request log; and the job queue's rows for a run.
+ */
+export const RUN_STATUS = 'query($id: ID!) { run(id: $id) { id status } }';
+
+const RUN_DETAIL = `query($id: ID!) {
+  run(id: $id) {
+    id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage allowedTools
+    messages { position role content text }
+    toolCalls {
+      id toolName action status errorCode errorText vendorStatusCode input output riskLevel
+      policyDecision { id outcome risk }
+      approvalRequest { id status kind }
+    }
+    ledgerEvents { type resourceId metadata }
+  }
+}`;
+
+export const START = 'mutation($input: StartAgentRunInput!) { startAgentRun(input: $input) { id status driver } }';
+export const POST_MESSAGE = 'mutation($runId: ID!, $text: String!) { postMessage(runId: $runId, text: $text) { id status } }';
+export const CANCEL = 'mutation($runId: ID!) { cancelRun(runId: $runId) { id status pendingApprovalCount } }';
+export const RESOLVE = `mutation($id: ID!, $decision: ApprovalDecision!, $reason: String) {
+  resolveApproval(id: $id, decision: $decision, reason: $reason) { id status }
+}`;
+
+export interface Block {
+  type: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: Record<string, unknown>;
+  tool_use_id?: string;
+  content?: string;
+  is_error?: boolean;
+}
+
+export interface RunView {
+  id: string;
+  status: string;
+  driver: string;
+  reply: string | null;
+  pendingApprovalCount: number;
+  inputTokens: number;
+  outputTokens: number;
+  llmCostUsd: number;
+  errorCode: string | null;
+  errorMessage: string | null;
+  allowedTools: string[];
+  messages: { position: number; role: string; content: Block[]; text: string }[];
+  toolCalls: {
+    id: string;
+    toolName: string;
+    action: string;
+    status: string;
+    errorCode: string | null;
+    errorText: string | null;
+    vendorStatusCode: number | null;
+    input: Record<string, unknown> | null;
+    output: Record<string, any> | null;
+    riskLevel: string | null;
+    policyDecision: { id: string; outcome: string; risk: string } | null;
+    approvalRequest: { id: string; status: string; kind: string } | null;
+  }[];
+  ledgerEvents: { type: string; resourceId: string | null; metadata: Record<string, unknown> }[];
+}
+
+export const FINISHED = ['completed', 'failed', 'cancelled'];
+
+export class RunClient {
+  constructor(
+    readonly app: TestApp,
+    readonly seed: SeedResult,
+  ) {}
+
+  /** The data of a query that must succeed. */
+  async ok<T = Record<string, any>>(query: string, variables: Record<string, unknown>, key: string): Promise<T> {
+    const res = await this.app.gql<T>(query, { key, variables });
+    if (res.body.errors || !res.body.data) throw new Error(`GraphQL failed: ${JSON.stringify(res.body.errors)}`);
+    return res.body.data;
+  }
+
+  /** startAgentRun (INTERNAL unless told) with the demo client key; answers the mutation's own view. */
+  async start(
+    message: string,
+    options: { key?: string; specialistId?: string } = {},
+  ): Promise<{ id: string; status: string; driver: string }> {
+    const data = await this.ok<{ startAgentRun: { id: string; status: string; driver: string } }>(
+      START,
+      { input: { specialistId: options.specialistId ?? this.seed.specialistId, message } },
+      options.key ?? this.seed.keys.client,
+    );
+    return data.startAgentRun;
+  }
+
+  startRaw(input: Record<string, unknown>, key: string): Promise<GraphQLResponse> {
+    return this.app.gql(START, { key, variables: { input } });
+  }
+
+  postMessage(runId: string, text: string, key = this.seed.keys.client): Promise<GraphQLResponse<{ postMessage: { id: string; status: string } }>> {
+    return this.app.gql(POST_MESSAGE, { key, variables: { runId, text } });
+  }
+
+  cancel(runId: string, key = this.seed.keys.client): Promise<GraphQLResponse<{ cancelRun: { id: string; status: string; pendingApprovalCount: number } }>> {
+    return this.app.gql(CANCEL, { key, variables: { runId } });
+  }
+
+  resolve(approvalId: string, decision: 'APPROVE' | 'REJECT', key = this.seed.keys.expert): Promise<GraphQLResponse> {
+    return this.app.gql(RESOLVE, { key, variables: { id: approvalId, decision } });
+  }
+
+  /** Everything about a run (admin key: ledger events and policy decisions are audit data). */
+  async get(runId: string): Promise<RunView> {
+    return (await this.ok<{ run: RunView }>(RUN_DETAIL, { id: runId }, this.seed.keys.admin)).run;
+  }
+
+  /** Polls the status every 50 ms until it is one of `statuses` (default: finished); then the full view. */
+  async waitFor(runId: string, statuses: string[] = FINISHED, timeoutMs = 15_000): Promise<RunView> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    for (;;) {
+      const data = await this.ok<{ run: { status: string } }>(RUN_STATUS, { id: runId }, this.seed.keys.admin);
+      last = data.run.status;
+      if (statuses.includes(last)) return this.get(runId);
+      if (Date.now() > deadline) throw new Error(`run ${runId} is still ${last} after ${timeoutMs} ms (waiting for ${statuses.join('/')})`);
+      await pause(50);
+    }
+  }
+
+  /** A new run, waited for until it finished. */
+  async complete(message: string, options: { key?: string; specialistId?: string } = {}): Promise<RunView> {
+    const { id } = await this.start(message, options);
+    return this.waitFor(id);
+  }
+
+  /** Requests the vendor sandboxes received, optionally of one vendor and one kind. */
+  vendorRequests(vendor: string, match: (r: { method: string; path: string }) => boolean = () => true): number {
+    return this.app.sandbox!.requests.filter((r) => r.vendor === vendor && match(r)).length;
+  }
+
+  /** Job-queue rows of a run (graphile-worker deletes a job once it succeeded). */
+  async jobsOf(runId: string): Promise<number> {
+    const [row] = await this.app
+      .em()
+      .execute<{ n: string }[]>('select count(*) as n from graphile_worker.jobs where queue_name = ?', [`run:${runId}`]);
+    return Number(row.n);
+  }
+
+  /** Polls until the run has no job left (each taken and finished), at most `timeoutMs`. */
+  async jobsDone(runId: string, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while ((await this.jobsOf(runId)) > 0) {
+      if (Date.now() > deadline) throw new Error(`run ${runId} still has jobs after ${timeoutMs} ms`);
+      await pause(50);
+    }
+  }
+
+  async count(table: string, where: string, params: unknown[]): Promise<number> {
+    const [row] = await this.app.em().execute<{ n: string }[]>(`select count(*) as n from ${table} where ${where}`, params);
+    return Number(row.n);
+  }
+}
+
+/** Every token event of the app, from now on, for later filtering by run. */
+export function recordTokens(app: TestApp): { events: TokenEvent[]; stop(): void } {
+  const events: TokenEvent[] = [];
+  const listener = (event: TokenEvent) => void events.push(event);
+  app.services.runEvents.on('token', listener);
+  return { events, stop: () => void app.services.runEvents.off('token', listener) };
+}
+
+/** QuickBooks invoice creations through the Nango proxy (not the follow-up /send). */
+export const isInvoiceCreate = (r: { method: string; path: string }): boolean => r.method === 'POST' && /\/invoice$/.test(r.path);
+
+export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `check` every 20 ms until it holds, at most `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await pause(20);
+  }
+}
+
+/**
+ * The run's ledger event types without `run.message_added` (one per stored message, for
+ * subscribers): the lifecycle and tool-call events, in sequence order.
+ */
+export const types = (run: RunView): string[] => run.ledgerEvents.map((e) => e.type).filter((t) => t !== 'run.message_added');
+
+/** The `run.message_added` events' metadata, in sequence order. */
+export const messageEvents = (run: RunView): Record<string, unknown>[] =>
+  run.ledgerEvents.filter((e) => e.type === 'run.message_added').map((e) => e.metadata);
+
+export const assistantTexts = (run: RunView): string[] => run.messages.filter((m) => m.role === 'assistant').map((m) => m.text);
+
+export { errorCode };
