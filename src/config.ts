@@ -119,7 +119,7 @@ export function loadConfig(env: Env = process.env): Config {
     model: {
       apiKey: nonEmpty(env.ANTHROPIC_API_KEY),
       baseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
-      name: nonEmpty(env.ANTHROPIC_MODEL) ?? 'claude-sonnet-4-5',
+      name: nonEmpty(env.ANTHROPIC_MODEL) ?? 'claude-sonnet-5-5',
       maxRetries: integer(env, 'ANTHROPIC_MAX_RETRIES', 2, 0, 10),
       maxTokens: integer(env, 'ANTHROPIC_MAX_TOKENS', 1024, 1, 64_000),
       maxToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS', 8, 1, 100),
