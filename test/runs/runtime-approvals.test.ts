@@ -186,11 +186,9 @@ describe('cancelRun', () => {
     const modelBefore = app.model!.requests.length;
     const { id } = await runs.start("What's the status of my order #12345?");
     await runs.waitFor(id, ['running']);
-    const started = Date.now();
     expect((await runs.cancel(id)).body.data?.cancelRun.status).toBe('cancelled');
-    // The step ends well before the Retry-After would have let the SDK try again.
+    // The step ends without the SDK trying again after the Retry-After (checked below).
     await runs.jobsDone(id);
-    expect(Date.now() - started).toBeLessThan(2500);
     const run = await runs.get(id);
     expect(run.status).toBe('cancelled');
     expect(run.messages.map((m) => m.role)).toEqual(['user']);
