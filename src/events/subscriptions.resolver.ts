@@ -143,7 +143,7 @@ export class SubscriptionResolver {
     @Arg('afterSequence', () => String, { nullable: true }) _after: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<RunEventType> {
-    await recheck(ctx, ACCESS.runs);
+    await recheck(ctx, ACCESS.runs, `${event.runId}:${event.sequence}`);
     return event;
   }
 
@@ -165,7 +165,7 @@ export class SubscriptionResolver {
     @Arg('afterSequence', () => String, { nullable: true }) _after: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ToolCallStatusChangeType> {
-    await recheck(ctx, ACCESS.runs);
+    await recheck(ctx, ACCESS.runs, `${change.orgId}:${change.sequence}`);
     const call = await resolveOnce(`call:${change.orgId}:${change.sequence}`, () =>
       ctx.em.fork().findOneOrFail(ToolCall, { id: change.toolCallId, orgId: change.orgId }),
     );
@@ -189,7 +189,7 @@ export class SubscriptionResolver {
     @Arg('afterSequence', () => String, { nullable: true }) _after: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ApprovalRequestEventType> {
-    await recheck(ctx, ACCESS.approvals);
+    await recheck(ctx, ACCESS.approvals, `${change.orgId}:${change.sequence}`);
     const approval = await resolveOnce(`approval:${change.orgId}:${change.sequence}`, () =>
       ctx.em.fork().findOneOrFail(ApprovalRequest, { toolCallId: change.toolCallId, orgId: change.orgId }),
     );
@@ -337,19 +337,20 @@ function parseSequence(value: unknown): bigint | null {
   return BigInt(value);
 }
 
-/** Access is re-checked per event: a key revoked since the subscription started ends it. */
-const keyChecks = new Map<string, { valid: boolean; at: number }>();
-async function recheck(ctx: RequestContext, roles: readonly Role[]): Promise<void> {
+/**
+ * Access is re-checked per event: a key revoked since the subscription started ends it at
+ * the next event. The lookup is shared by all of a key's subscriptions receiving the same
+ * event (token deltas, which arrive many a second, share one lookup per second).
+ */
+async function recheck(ctx: RequestContext, roles: readonly Role[], eventKey?: string): Promise<void> {
   const caller = authorize(ctx, roles);
   if (!caller.keyId) return;
-  const cached = keyChecks.get(caller.keyId);
-  let valid = cached && Date.now() - cached.at < 1000 ? cached.valid : undefined;
-  if (valid === undefined) {
-    const key = await ctx.em.fork().findOne(ApiKey, { id: caller.keyId }, { fields: ['id', 'revokedAt'] });
-    valid = Boolean(key && key.revokedAt === null);
-    keyChecks.set(caller.keyId, { valid, at: Date.now() });
-    if (keyChecks.size > 10_000) keyChecks.clear();
-  }
+  const keyId = caller.keyId;
+  const slot = eventKey ?? `t${Math.floor(Date.now() / 1000)}`;
+  const valid = await resolveOnce(`key:${keyId}:${slot}`, async () => {
+    const key = await ctx.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
+    return Boolean(key && key.revokedAt === null);
+  });
   if (!valid) throw new AppError('UNAUTHENTICATED', 'The API key is no longer valid');
 }
 
