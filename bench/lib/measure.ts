@@ -1,0 +1,113 @@
+import { runLoad, type LoadRun, type Operation } from './load';
+import { median, summarize, type Summary } from './stats';
+
+/** Durations and counts of one bench invocation (BENCH_QUICK=1 shrinks them). */
+export interface BenchSettings {
+  quick: boolean;
+  runs: number;
+  durationMs: number;
+  warmupMs: number;
+}
+
+export interface BenchContext {
+  settings: BenchSettings;
+  /** A progress line on stderr. */
+  log(line: string): void;
+}
+
+export interface Variant {
+  key: string;
+  label: string;
+  op: Operation;
+  /** Runs before the warm-up and before every measured run (e.g. fresh HTTP sockets). */
+  prepare?: () => void;
+}
+
+export type Measured = Record<string, Summary & { runs: LoadRun[] }>;
+
+/**
+ * Measures variants side by side at one concurrency: a warm-up of each, then `runs`
+ * rounds in which every variant runs once, the order reversed every other round so
+ * drift (table growth, a neighbour's load) falls on all of them alike.
+ */
+export async function measure(ctx: BenchContext, title: string, concurrency: number, variants: Variant[]): Promise<Measured> {
+  const { runs, durationMs, warmupMs } = ctx.settings;
+  for (const variant of variants) {
+    variant.prepare?.();
+    const warm = await runLoad({ concurrency, durationMs: warmupMs, op: variant.op });
+    if (warm.errors > 0 && warm.ops === 0) throw new Error(`${title} ${variant.label}: ${warm.firstError}`);
+  }
+  const results: Record<string, LoadRun[]> = Object.fromEntries(variants.map((v) => [v.key, []]));
+  for (let round = 0; round < runs; round++) {
+    const order = round % 2 === 0 ? variants : [...variants].reverse();
+    for (const variant of order) {
+      variant.prepare?.();
+      collectGarbage();
+      const run = await runLoad({ concurrency, durationMs, op: variant.op });
+      results[variant.key].push(run);
+      ctx.log(
+        `  ${title} c=${concurrency} run ${round + 1}/${runs} ${variant.label.padEnd(26)} ` +
+          `${run.throughput.toFixed(0).padStart(6)} ops/s  p50 ${fmt(run.p50)}  p95 ${fmt(run.p95)}  p99 ${fmt(run.p99)} ms` +
+          `  cpu ${run.cpuMsPerOp.toFixed(2)} ms/op  rss ${run.peakRssMb.toFixed(0)} MB  load ${run.loadAvg1m.toFixed(1)}${run.errors ? `  ERRORS ${run.errors}: ${run.firstError}` : ''}`,
+      );
+    }
+  }
+  return Object.fromEntries(variants.map((v) => [v.key, summarize(results[v.key]) as Summary & { runs: LoadRun[] }]));
+}
+
+function fmt(ms: number): string {
+  return ms.toFixed(2).padStart(6);
+}
+
+function collectGarbage(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) gc();
+}
+
+export interface Goal {
+  label: string;
+  /** For the table, e.g. `≥50%`. */
+  short: string;
+  pass: boolean;
+  /** A stretch goal: missing it is reported, not counted as a miss. */
+  stretch?: boolean;
+}
+
+/** One figure of the report: a subject against its baseline, measured in the same rounds. */
+export interface Figure {
+  id: string;
+  section: string;
+  name: string;
+  concurrency: number;
+  subject: Summary;
+  baselineName: string;
+  baseline: Summary;
+  /** Median over rounds of subject throughput / baseline throughput of the same round. */
+  ratio: number;
+  /** Median over rounds of subject p50 − baseline p50 (ms). */
+  p50DeltaMs: number;
+  goals: Goal[];
+  /** SQL statements per operation, from the counting pass. */
+  statements?: number;
+  baselineStatements?: number;
+  note?: string;
+}
+
+export function figure(
+  fields: Omit<Figure, 'ratio' | 'p50DeltaMs' | 'goals'>,
+  goals: (f: { ratio: number; p50DeltaMs: number }) => Goal[] = () => [],
+): Figure {
+  const pairs = fields.subject.runs.map((run, i) => ({ subject: run, baseline: fields.baseline.runs[i] }));
+  const ratio = median(pairs.map((p) => p.subject.throughput / p.baseline.throughput));
+  const p50DeltaMs = median(pairs.map((p) => p.subject.p50 - p.baseline.p50));
+  return { ...fields, ratio, p50DeltaMs, goals: goals({ ratio, p50DeltaMs }) };
+}
+
+/** The gateway goals of the issue: throughput ≥ 50 % (stretch 65 %), p50 ≤ baseline + 3 ms. */
+export function gatewayGoals({ ratio, p50DeltaMs }: { ratio: number; p50DeltaMs: number }): Goal[] {
+  return [
+    { label: 'throughput ≥ 50 %', short: '≥50%', pass: ratio >= 0.5 },
+    { label: 'stretch ≥ 65 %', short: 'stretch ≥65%', pass: ratio >= 0.65, stretch: true },
+    { label: 'p50 ≤ baseline + 3 ms', short: 'p50 ≤ +3 ms', pass: p50DeltaMs <= 3 },
+  ];
+}
