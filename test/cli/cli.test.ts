@@ -1,75 +1,34 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { CLI, childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type ExitResult } from '../support/processes';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { SANDBOX_CREDENTIALS as DEMO_CREDENTIALS } from '../../src/vendors';
 import { openCredential, type CredentialEnvelope } from '../../src/credentials/credential-envelope';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { ROLES } from '../../src/auth/roles';
 
-/**
- * The compiled `toolgate` command, run as a user would: a child process with only
- * environment variables and argv. `npm test` builds dist/ before jest runs.
- */
-const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 const MASTER_KEY_HEX = 'a7'.repeat(32);
 
-interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Running {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<CliResult>;
-}
-
-const live = new Set<ChildProcess>();
 let db: TestDatabase;
 let pg: Client;
 let dataDir: string;
 
 function baseEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  return childEnv({
     NODE_ENV: 'test',
     DATABASE_URL: db.url,
     LOG_LEVEL: 'silent',
     MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX,
     TOOLGATE_DATA_DIR: dataDir,
     ...extra,
-  };
-  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
-  return env;
-}
-
-function spawnCli(args: string[], env: NodeJS.ProcessEnv): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<CliResult>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      live.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
   });
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
 /** Runs one command to completion; a command that hangs is killed and fails the test. */
-async function runCli(args: string[], env: NodeJS.ProcessEnv = baseEnv(), timeoutMs = 25_000): Promise<CliResult> {
+async function runCli(args: string[], env: NodeJS.ProcessEnv = baseEnv(), timeoutMs = 25_000): Promise<ExitResult> {
   const running = spawnCli(args, env);
   return withTimeout(running.exited, timeoutMs, () => {
     running.child.kill('SIGKILL');
@@ -77,41 +36,7 @@ async function runCli(args: string[], env: NodeJS.ProcessEnv = baseEnv(), timeou
   });
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number, describe: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(describe())), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-/** The one line of JSON a `--json` command prints. */
-function jsonLine<T>(result: CliResult): T {
+function jsonLine<T>(result: ExitResult): T {
   expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: '' });
   const lines = result.stdout.split('\n').filter((line) => line.trim() !== '');
   expect(lines).toHaveLength(1);
@@ -139,9 +64,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const child of live) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  }
+  await killChildren();
   await pg?.end();
   await db?.drop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type ExitResult, type Running } from '../support/processes';
 import { initOrm } from '../../src/db/orm';
 import { createOrg } from '../../src/orgs/org.service';
 
@@ -12,91 +12,17 @@ import { createOrg } from '../../src/orgs/org.service';
  * `toolgate start` as a process: health endpoints, graceful shutdown on SIGTERM, and the
  * embedded-PostgreSQL default that needs no configuration at all.
  */
-const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 const MASTER_KEY_HEX = 'c3'.repeat(32);
 
-interface ExitResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-interface Running {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  exited: Promise<ExitResult>;
-}
-
-const live = new Set<ChildProcess>();
 const tempDirs: string[] = [];
 
-function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...overrides };
-  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
-  return env;
-}
+const serverEnv = (overrides: Record<string, string | undefined>) => childEnv({ LOG_LEVEL: 'silent', HOST: '127.0.0.1', ...overrides });
 
-function spawnStart(env: NodeJS.ProcessEnv): Running {
-  const child = spawn(process.execPath, [CLI, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<ExitResult>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code, signal) => {
-      live.delete(child);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
-  return { child, stdout: () => stdout, stderr: () => stderr, exited };
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number, describe: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(describe())), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Polls `probe` until it yields a value; fails early if the server process exits. */
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number, server?: Running): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (server && (server.child.exitCode !== null || server.child.signalCode !== null)) {
-      throw new Error(`server exited (${server.child.exitCode ?? server.child.signalCode}) while waiting for ${what}\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}`);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}` + (server ? `\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}` : ''));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const spawnStart = (env: NodeJS.ProcessEnv): Running => spawnCli(['start'], env);
 
 async function sigterm(server: Running, withinMs: number): Promise<ExitResult> {
   server.child.kill('SIGTERM');
   return withTimeout(server.exited, withinMs, () => `start did not exit within ${withinMs} ms of SIGTERM\nstderr: ${server.stderr()}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /** 'open' when a TCP connection is accepted, else the error code (ECONNREFUSED). */
@@ -149,12 +75,7 @@ function livePostmaster(dataDir: string): number | null {
 
 afterAll(async () => {
   // Nothing may outlive the tests, even when one failed halfway.
-  for (const child of [...live]) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGKILL');
-      await new Promise((resolve) => child.once('close', resolve));
-    }
-  }
+  await killChildren();
   for (const dir of tempDirs) {
     const pid = livePostmaster(dir);
     if (pid !== null) {
@@ -188,7 +109,7 @@ describe('start on DATABASE_URL', () => {
     }
     port = await freePort();
     server = spawnStart(
-      childEnv({ DATABASE_URL: db.url, PORT: String(port), MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX, NODE_ENV: 'test' }),
+      serverEnv({ DATABASE_URL: db.url, PORT: String(port), MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX, NODE_ENV: 'test' }),
     );
     await waitFor('GET /healthz', async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined), 30_000, server);
   }, 60_000);
@@ -260,7 +181,7 @@ describe('start with the embedded default (no DATABASE_URL)', () => {
   test('first start seeds and prints keys; a restart keeps the data and prints none', async () => {
     const dataDir = makeTempDir('toolgate-embedded-');
     const env = (port: number) =>
-      childEnv({
+      serverEnv({
         DATABASE_URL: undefined,
         MASTER_ENCRYPTION_KEY: undefined,
         TOOLGATE_SEED_ON_START: undefined,
