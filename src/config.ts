@@ -34,6 +34,12 @@ export interface Config {
   /** Cross-node events: unset picks redis when REDIS_URL is set, else postgres. */
   eventBus: 'in-process' | 'postgres' | 'redis' | undefined;
   redisUrl: string | undefined;
+  subscriptions: {
+    /** Events one live subscription may have queued before it re-reads from the ledger instead. */
+    bufferEvents: number;
+    /** How far (in the org's ledger sequence) a subscriber may lag before it is ended with SUBSCRIBER_TOO_SLOW. */
+    maxLagEvents: number;
+  };
   model: {
     /** Unset (with no base URL): the offline model serves in-process. */
     apiKey: string | undefined;
@@ -116,6 +122,10 @@ export function loadConfig(env: Env = process.env): Config {
     vendorUrls: vendorUrls(env),
     eventBus: nonEmpty(env.EVENT_BUS) ? oneOf(env, 'EVENT_BUS', ['in-process', 'postgres', 'redis'] as const, 'postgres') : undefined,
     redisUrl: nonEmpty(env.REDIS_URL),
+    subscriptions: {
+      bufferEvents: integer(env, 'SUBSCRIPTION_BUFFER_EVENTS', 1000, 1, 1_000_000),
+      maxLagEvents: integer(env, 'SUBSCRIPTION_MAX_LAG_EVENTS', 10_000, 1, 100_000_000),
+    },
     model: {
       apiKey: nonEmpty(env.ANTHROPIC_API_KEY),
       baseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),

@@ -10,9 +10,21 @@ import type { EventBus } from './event-bus';
  */
 const pending = new WeakMap<object, Map<string, bigint>>();
 
+/**
+ * A savepoint (nested transaction) commits nothing by itself and MikroORM fires commit
+ * hooks only for the outermost transaction: appends are noted on the root one. If the
+ * savepoint rolls back, the notice is spurious but harmless (readers find nothing new).
+ */
+function rootTransaction(trx: object): object {
+  let current = trx as { parentTransaction?: object };
+  while (current.parentTransaction) current = current.parentTransaction as { parentTransaction?: object };
+  return current;
+}
+
 export function noteLedgerAppend(em: EntityManager, orgId: string, sequence: bigint): void {
-  const trx = em.getTransactionContext() as object | undefined;
-  if (!trx) return;
+  const context = em.getTransactionContext() as object | undefined;
+  if (!context) return;
+  const trx = rootTransaction(context);
   const orgs = pending.get(trx) ?? new Map<string, bigint>();
   const known = orgs.get(orgId);
   if (known === undefined || sequence > known) orgs.set(orgId, sequence);

@@ -12,6 +12,9 @@ interface OrgTail {
   /** The newest sequence announced on the bus. */
   announced: bigint;
   reading: Promise<void> | null;
+  /** Settles once `delivered` holds the org's sequence at the time it was first followed. */
+  opened: Promise<void> | null;
+  noticedWhileReading?: boolean;
 }
 
 const BATCH = 500;
@@ -33,24 +36,57 @@ export class LedgerTail {
     private readonly logger: Logger,
   ) {}
 
-  /** Registers a listener; returns the sequence up to which the org's events were already delivered. */
+  /**
+   * Registers a listener; returns the sequence up to which the org's events were already
+   * delivered. The org's tail exists (and records notices) before its current sequence is
+   * read, so a notice arriving meanwhile is not lost, and simultaneous first subscribers
+   * of an org share one lookup.
+   */
   async listen(orgId: string, listener: Listener): Promise<{ delivered: bigint; stop: () => void }> {
     await (this.started ??= this.bus.subscribe('ledger', (message) => this.onNotice(message)).then(() => undefined));
     let tail = this.orgs.get(orgId);
     if (!tail) {
-      const current = await this.currentSequence(orgId);
-      tail = this.orgs.get(orgId) ?? { listeners: new Set(), delivered: current, announced: current, reading: null };
-      this.orgs.set(orgId, tail);
+      const opening: OrgTail = { listeners: new Set(), delivered: -1n, announced: -1n, reading: null, opened: null };
+      tail = opening;
+      this.orgs.set(orgId, opening);
+      opening.opened = this.currentSequence(orgId).then(
+        (current) => {
+          opening.delivered = current;
+          if (opening.announced > current) this.startReading(orgId, opening);
+          else opening.announced = current;
+        },
+        (error: unknown) => {
+          if (this.orgs.get(orgId) === opening) this.orgs.delete(orgId);
+          throw error;
+        },
+      );
     }
     tail.listeners.add(listener);
     const org = tail;
+    try {
+      await org.opened;
+    } catch (error) {
+      org.listeners.delete(listener);
+      throw error;
+    }
     return {
       delivered: org.delivered,
       stop: () => {
         org.listeners.delete(listener);
-        if (org.listeners.size === 0 && !org.reading) this.orgs.delete(orgId);
+        if (org.listeners.size === 0 && !org.reading && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
       },
     };
+  }
+
+  /** Live subscriptions on this node following an org's ledger (for tests and metrics). */
+  listenerCount(orgId: string): number {
+    return this.orgs.get(orgId)?.listeners.size ?? 0;
+  }
+
+  /** The newest sequence this node has handed to the org's listeners. */
+  head(orgId: string): bigint | null {
+    const tail = this.orgs.get(orgId);
+    return tail && tail.delivered >= 0n ? tail.delivered : null;
   }
 
   /** Events of an org after a sequence, up to another, for replay. */
@@ -68,9 +104,20 @@ export class LedgerTail {
     if (!tail || !/^\d+$/.test(sequence ?? '')) return;
     const announced = BigInt(sequence);
     if (announced > tail.announced) tail.announced = announced;
+    // Still reading the org's current sequence: `listen` starts the catch-up once it has it.
+    if (tail.delivered < 0n) return;
+    if (tail.reading) tail.noticedWhileReading = true;
+    this.startReading(orgId, tail);
+  }
+
+  private startReading(orgId: string, tail: OrgTail): void {
     tail.reading ??= this.catchUp(orgId, tail).finally(() => {
       tail.reading = null;
-      if (tail.listeners.size === 0) this.orgs.delete(orgId);
+      // A notice that came after the last read's check must not wait for the next one.
+      if (tail.noticedWhileReading) {
+        tail.noticedWhileReading = false;
+        this.startReading(orgId, tail);
+      } else if (tail.listeners.size === 0 && this.orgs.get(orgId) === tail) this.orgs.delete(orgId);
     });
   }
 

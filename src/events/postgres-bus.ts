@@ -6,7 +6,8 @@ const PREFIX = 'toolgate_';
 
 /**
  * Cross-node bus on PostgreSQL LISTEN/NOTIFY: one dedicated listening connection per
- * node, publishes through a small pool, never inside a business transaction. A lost
+ * node; publishes through one connection, never inside a business transaction, so a
+ * node's messages arrive everywhere in the order it sent them (token deltas rely on it). A lost
  * listener reconnects; what was missed in between is recovered by sequence (subscribers
  * re-read the ledger), so nothing acknowledged is lost.
  */
@@ -21,7 +22,7 @@ export class PostgresBus implements EventBus {
     private readonly connectionString: string,
     private readonly logger: Logger,
   ) {
-    this.pool = new Pool({ connectionString, max: 2 });
+    this.pool = new Pool({ connectionString, max: 1 });
     this.pool.on('error', (error) => logger.warn({ err: error }, 'event bus publisher connection lost'));
   }
 

@@ -2,24 +2,30 @@ import type { Logger } from '../logger';
 import type { RunEvents, TokenEvent } from '../runs/run-events';
 import { MAX_BUS_MESSAGE_BYTES, type EventBus } from './event-bus';
 
-type TokenListener = (event: TokenEvent) => void;
+/** Called when a run's text grew; the listener reads what it needs with `snapshot`. */
+type TokenListener = () => void;
 
 interface RunBuffer {
   orgId: string;
   /** Offset of `text`'s first character in the run's assistant text. */
   start: number;
   text: string;
+  /** Deltas that arrived ahead of a gap, by offset, until the gap fills. */
+  early: Map<number, TokenEvent>;
   listeners: Set<TokenListener>;
   touched: number;
 }
 
 const COALESCE_MS = 25;
+/** Early deltas held for a gap before it is taken as lost (the listener reloads persisted text). */
+const MAX_EARLY = 64;
 const MAX_CHUNK_CHARS = 1500;
 const IDLE_MS = 10 * 60_000;
 
 /**
- * Model text deltas across nodes. The node streaming a run coalesces its deltas for at
- * most 25 ms and publishes them (never one database write per token); every node keeps
+ * Model text deltas across nodes. The node streaming a run publishes a delta at once when
+ * none went out in the last 25 ms, and coalesces the ones that follow it within that
+ * window (never one database write per token); every node keeps
  * each live run's text since it started seeing it, so a subscriber that joins late can be
  * given the message so far and then the live deltas, without gaps or repeats (deltas are
  * placed by their offset in the run's assistant text).
@@ -60,6 +66,11 @@ export class TokenRelay {
     return () => run.listeners.delete(listener);
   }
 
+  /** Live subscriptions on this node following a run's text (for tests and metrics). */
+  listenerCount(runId: string): number {
+    return this.runs.get(runId)?.listeners.size ?? 0;
+  }
+
   stop(): void {
     clearInterval(this.sweeper);
     if (this.flushTimer) clearTimeout(this.flushTimer);
@@ -74,9 +85,20 @@ export class TokenRelay {
       if (pending) this.send(pending);
       this.outbox.set(event.runId, { ...event });
     }
-    this.flushTimer ??= setTimeout(() => {
-      this.flushTimer = null;
+    // Leading edge: the first delta after a quiet window goes out now; a burst after it
+    // waits at most one window.
+    if (!this.flushTimer) {
       this.flush();
+      this.armFlush();
+    }
+  }
+
+  private armFlush(): void {
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      if (this.outbox.size === 0) return;
+      this.flush();
+      this.armFlush();
     }, COALESCE_MS);
   }
 
@@ -107,23 +129,42 @@ export class TokenRelay {
     const run = this.buffer(event.runId, event.orgId, event.offset);
     const end = run.start + run.text.length;
     if (event.offset > end) {
-      // This node missed part of the run (it started late): keep from here on.
+      if (run.text.length > 0 && run.early.size < MAX_EARLY) {
+        // Ahead of a gap: hold it until the missing delta arrives.
+        run.early.set(event.offset, event);
+        return;
+      }
+      // This node started late (or the gap is lost): keep from here on.
       run.start = event.offset;
       run.text = event.text;
+      run.early.clear();
     } else if (event.offset + event.text.length > end) {
       run.text += event.text.slice(end - event.offset);
     } else {
       return; // already have it
     }
+    this.fillFromEarly(run);
     run.touched = Date.now();
-    const fresh = { ...event, offset: Math.max(event.offset, end), text: event.text.slice(Math.max(0, end - event.offset)) };
-    for (const listener of run.listeners) listener(fresh);
+    for (const listener of run.listeners) listener();
+  }
+
+  private fillFromEarly(run: RunBuffer): void {
+    for (let progressed = true; progressed && run.early.size > 0; ) {
+      progressed = false;
+      const end = run.start + run.text.length;
+      for (const [offset, event] of run.early) {
+        if (offset > end) continue;
+        run.early.delete(offset);
+        if (offset + event.text.length > end) run.text += event.text.slice(end - offset);
+        progressed = true;
+      }
+    }
   }
 
   private buffer(runId: string, orgId: string, start: number | null): RunBuffer {
     let run = this.runs.get(runId);
     if (!run) {
-      run = { orgId, start: start ?? 0, text: '', listeners: new Set(), touched: Date.now() };
+      run = { orgId, start: start ?? 0, text: '', early: new Map(), listeners: new Set(), touched: Date.now() };
       this.runs.set(runId, run);
     }
     return run;

@@ -63,7 +63,7 @@ const shape = (items: RunEventItem[]) => items.map((e) => ({ sequence: e.sequenc
 describe('runEvents', () => {
   test('an external run: created, started, requested, succeeded, completed, in order with increasing sequences and the ledger content', async () => {
     const run = await gw.startRun();
-    const { client } = connect(app.wsUrl, seed.keys.client);
+    const { client } = connect(app.wsUrl, seed.keys.expert);
     // From sequence 0: the replay covers whatever happened before the listener was live.
     const feed = runEvents(client, run.id, '0');
     await feed.count(2, 'run.created and run.started');
@@ -84,6 +84,18 @@ describe('runEvents', () => {
     expect(succeeded.resourceId).toBe(call.toolCallId);
     expect(Number.isNaN(Date.parse(succeeded.createdAt))).toBe(false);
     expect(feed.nextErrors).toEqual([]);
+  });
+
+  test('the ledger metadata is for roles that may read the audit ledger: a client key gets the events with empty metadata', async () => {
+    const run = await gw.startRun();
+    await lookup(run.id);
+    const client = runEvents(connect(app.wsUrl, seed.keys.client).client, run.id, '0');
+    const admin = runEvents(connect(app.wsUrl, seed.keys.admin).client, run.id, '0');
+    await client.count(4, 'the client key\'s events');
+    await admin.count(4, 'the admin key\'s events');
+    expect(client.items.map((e) => [e.sequence, e.type])).toEqual(admin.items.map((e) => [e.sequence, e.type]));
+    expect(client.items.every((e) => Object.keys(e.metadata).length === 0)).toBe(true);
+    expect(admin.items[2].metadata).toMatchObject({ tool: 'order_lookup.lookup', decision: 'allow' });
   });
 
   test('afterSequence = a middle sequence: exactly the later events, then live ones, no duplicates', async () => {

@@ -1,0 +1,51 @@
+/**
+ * An async generator whose `return()` takes effect while it is waiting. A generator
+ * suspended at an `await` (not a `yield`) only sees `return()` once it next yields, so a
+ * subscription the client ended would hold its listener until the next event came;
+ * `cancel` wakes it first.
+ */
+export function cancellable<T>(generator: AsyncGenerator<T>, cancel: () => void): AsyncIterableIterator<T> {
+  return {
+    next: () => generator.next(),
+    return: (value?: unknown) => {
+      cancel();
+      return generator.return(value as T);
+    },
+    throw: (error?: unknown) => {
+      cancel();
+      return generator.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
+
+/**
+ * A subscription source built on its first `next()`: checks that throw while building it
+ * (role, arguments) then end the subscription with an `error` message carrying their
+ * code, the same as failures while it runs.
+ */
+export function deferred<T>(create: () => AsyncIterableIterator<T>): AsyncIterableIterator<T> {
+  let inner: AsyncIterableIterator<T> | null = null;
+  let ended = false;
+  return {
+    next: async () => {
+      if (ended) return { value: undefined as T, done: true };
+      inner ??= create();
+      return inner.next();
+    },
+    return: async (value?: unknown) => {
+      ended = true;
+      return (await inner?.return?.(value)) ?? { value: value as T, done: true };
+    },
+    throw: async (error?: unknown) => {
+      ended = true;
+      if (inner?.throw) return inner.throw(error);
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import type { RequestContext } from '../graphql/context';
+import { requireCaller } from '../graphql/auth-checker';
+import type { Role } from '../auth/roles';
+import type { Caller } from '../auth/caller';
+import { ApiKey } from '../auth/api-key.entity';
+import { AppError } from '../errors/app-error';
+
+/** The caller of a subscription, if its role may use it (FORBIDDEN otherwise). */
+export function authorize(ctx: RequestContext, roles: readonly Role[]): Caller {
+  const caller = requireCaller(ctx);
+  if (!roles.includes(caller.role)) throw new AppError('FORBIDDEN', `This subscription is not allowed for the ${caller.role} role`);
+  return caller;
+}
+
+/**
+ * Access is re-checked before each event is sent: a key revoked since the subscription
+ * started ends it with UNAUTHENTICATED, and nothing after the revocation reaches it. The
+ * lookup is shared by all subscriptions of the key receiving the same event (`slot`: the
+ * event's sequence), or made once a second (`slot` omitted: replays and token deltas).
+ */
+export async function recheckAccess(ctx: RequestContext, slot?: string): Promise<void> {
+  const caller = requireCaller(ctx);
+  if (!caller.keyId) return;
+  const keyId = caller.keyId;
+  const valid = await resolveOnce(`key:${keyId}:${slot ?? `t${Math.floor(Date.now() / 1000)}`}`, async () => {
+    const key = await ctx.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
+    return Boolean(key && key.revokedAt === null);
+  });
+  if (!valid) throw new AppError('UNAUTHENTICATED', 'The API key is no longer valid');
+}
+
+/** One resolution per key (an event, a key check), shared by every subscriber on this node that needs it. */
+const resolutions = new Map<string, Promise<unknown>>();
+const MAX_RESOLUTIONS = 5000;
+
+export function resolveOnce<T>(key: string, resolve: () => Promise<T>): Promise<T> {
+  let promise = resolutions.get(key) as Promise<T> | undefined;
+  if (!promise) {
+    promise = resolve();
+    resolutions.set(key, promise);
+    if (resolutions.size > MAX_RESOLUTIONS) resolutions.delete(resolutions.keys().next().value as string);
+    promise.catch(() => resolutions.delete(key));
+  }
+  return promise;
+}

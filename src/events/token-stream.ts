@@ -1,0 +1,110 @@
+import type { RequestContext } from '../graphql/context';
+import { requireCaller } from '../graphql/auth-checker';
+import { findRun } from '../runs/run-query.service';
+import { loadMessages, assistantTextLength } from '../runs/run-messages';
+import type { RunMessage } from '../runs/run-message.entity';
+import { realtimeOf } from './ledger-stream';
+import { recheckAccess } from './subscription-access';
+import { cancellable } from './cancellable';
+
+export interface TokenDelta {
+  runId: string;
+  offset: string;
+  text: string;
+}
+
+/** How often a subscriber missing text this node never saw re-reads the persisted messages. */
+const RELOAD_MS = 500;
+
+/**
+ * A run's model text as a subscription: what exists after `afterOffset` (persisted
+ * messages, then what this node's relay holds of the one streaming), then whatever the
+ * relay adds. Each delta starts exactly where the previous one ended: text is never
+ * skipped, repeated or reordered. The relay only signals that text grew, so a slow client
+ * is not queued deltas: it gets everything new in its next, larger delta.
+ */
+export function tokenStream(ctx: RequestContext, runId: string, afterOffset: number | null): AsyncIterableIterator<TokenDelta> {
+  const realtime = realtimeOf(ctx);
+  const wake = new Wakeup();
+
+  async function* stream() {
+    const caller = requireCaller(ctx);
+    const run = await findRun(ctx.em, caller.orgId, runId);
+    await recheckAccess(ctx);
+    const stop = realtime.tokens.listen(run.id, run.orgId, () => wake.notify());
+    try {
+      let persisted = assistantText(await loadMessages(ctx.em.fork(), run.id));
+      let loadedAt = Date.now();
+      let sent = afterOffset ?? 0;
+      while (!wake.closed) {
+        let text = persisted.length > sent ? persisted.slice(sent) : '';
+        const end = sent + text.length;
+        const live = realtime.tokens.snapshot(run.id);
+        if (live && live.start <= end && live.start + live.text.length > end) text += live.text.slice(end - live.start);
+        if (text.length > 0) {
+          await recheckAccess(ctx);
+          yield { runId: run.id, offset: String(sent), text };
+          sent += text.length;
+          continue;
+        }
+        if (live && live.start > end && Date.now() - loadedAt >= RELOAD_MS) {
+          // This node joined the stream late: the text before `live.start` is persisted once the message ends.
+          persisted = assistantText(await loadMessages(ctx.em.fork(), run.id));
+          loadedAt = Date.now();
+          if (persisted.length > sent) continue;
+        }
+        // While text is missing, look again after a while even if no delta comes.
+        await wake.wait(live && live.start > end ? RELOAD_MS : null);
+      }
+    } finally {
+      stop();
+      wake.close();
+    }
+  }
+
+  return cancellable(stream(), () => wake.close());
+}
+
+function assistantText(messages: RunMessage[]): string {
+  const parts: string[] = [];
+  for (const m of messages) {
+    if (m.role !== 'assistant') continue;
+    for (const block of m.content as { type?: string; text?: unknown }[]) {
+      if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
+    }
+  }
+  const text = parts.join('');
+  if (text.length !== assistantTextLength(messages)) throw new Error('assistant text offsets disagree');
+  return text;
+}
+
+/** A flag a producer raises and a single consumer waits for (many raises, one wake-up). */
+class Wakeup {
+  private raised = false;
+  private waiter: (() => void) | null = null;
+  closed = false;
+
+  notify(): void {
+    this.raised = true;
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
+  }
+
+  close(): void {
+    this.closed = true;
+    this.notify();
+  }
+
+  async wait(timeoutMs: number | null): Promise<void> {
+    if (!this.raised) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.waiter = resolve;
+        if (timeoutMs !== null) timer = setTimeout(() => this.notify(), timeoutMs);
+      });
+      clearTimeout(timer);
+    }
+    this.raised = false;
+  }
+}
