@@ -19,6 +19,7 @@ import { authenticate, parseAuthorization } from '../auth/api-key.service';
 import type { ApiConfig } from '../config';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
 import type { OperationGuard } from './operation-guard';
+import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
 
 export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
@@ -46,6 +47,12 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const wsServer = new WebSocketServer({ server: options.httpServer, path: '/graphql', maxPayload: api.maxBodyBytes });
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
+  // Registered before graphql-ws's own handler: results shared by a subscription group are
+  // sent as the group's JSON text (see subscription-fanout.ts).
+  wsServer.on('connection', (socket) => {
+    const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
+    socket.send = ((data: unknown, ...rest: unknown[]) => send(typeof data === 'string' ? expandShared(data) : data, ...rest)) as typeof socket.send;
+  });
 
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
@@ -96,8 +103,9 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
       },
       context: (ctx) => options.contextFor(ctx.extra.caller!, randomUUID()),
+      subscribe: createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId)),
       onNext: (_ctx, _id, _payload, _args, result) => {
-        if (!result.errors) return undefined;
+        if (!result.errors) return sharedPayload(result);
         return {
           ...result,
           errors: result.errors.map((e) => (e instanceof GraphQLError ? formatForSocket(format, e) : format(e, e))),

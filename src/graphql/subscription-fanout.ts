@@ -1,0 +1,154 @@
+import {
+  Kind,
+  createSourceEventStream,
+  execute,
+  getOperationAST,
+  print,
+  type ExecutionArgs,
+  type ExecutionResult,
+} from 'graphql';
+import type { RequestContext } from './context';
+
+/**
+ * Subscription fan-out by group. Subscriptions of one org and role running the same
+ * operation with the same arguments (the resume position aside) are a group: each event
+ * is executed once for the group and serialized once, and every member sends the same
+ * JSON text. Each member keeps its own source stream (its replay, its pace, its access
+ * checks); only the per-event work is shared.
+ *
+ * An event is recognised across members by its ledger `sequence` or, for token deltas,
+ * by offset and length. Each execution gets a fresh context (fresh DataLoaders), so a
+ * long-lived subscription never sends data cached from an earlier event.
+ */
+const RESUME_ARGUMENTS = new Set(['afterSequence', 'afterOffset']);
+const SHARED_MARK = '__toolgateShared';
+const MAX_SHARED = 5000;
+
+interface Shared {
+  result: ExecutionResult;
+  /** The result's JSON, when it had no errors (errors are formatted per connection). */
+  json: string | null;
+}
+
+const executions = new Map<string, Promise<Shared>>();
+const serialized = new Map<string, string>();
+const jsonOf = new WeakMap<object, string>();
+let nextToken = 0;
+/** Per-process counts, for tests and metrics: executions and serializations of shared events, results sent shared. */
+const counters = { executions: 0, serializations: 0, sharedSends: 0 };
+
+export function fanoutCounters(): Readonly<typeof counters> {
+  return { ...counters };
+}
+
+export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => RequestContext) {
+  return async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
+    const source = await createSourceEventStream(args);
+    if (!isAsyncIterable(source)) return source;
+    const group = groupKey(args);
+    const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
+    return mapStream(source, async (payload) => {
+      const identity = eventIdentity(payload);
+      if (identity === null) return run(payload);
+      const key = `${group}#${identity}`;
+      let shared = executions.get(key);
+      if (!shared) {
+        counters.executions++;
+        shared = Promise.resolve(run(payload)).then((result) => {
+          if (result.errors) return { result, json: null };
+          counters.serializations++;
+          return { result, json: JSON.stringify(result) };
+        });
+        remember(executions, key, shared);
+        shared.catch(() => executions.delete(key));
+      }
+      const { result, json } = await shared;
+      if (json !== null) jsonOf.set(result, json);
+      return result;
+    });
+  };
+}
+
+/**
+ * For graphql-ws's onNext: a result shared by a group is sent as a marker that the socket
+ * replaces with the group's JSON (`expandShared`), instead of being serialized again.
+ */
+export function sharedPayload(result: ExecutionResult): Record<string, string> | undefined {
+  const json = jsonOf.get(result);
+  if (json === undefined) return undefined;
+  const token = String(nextToken++);
+  counters.sharedSends++;
+  remember(serialized, token, json);
+  return { [SHARED_MARK]: token };
+}
+
+const MARKER = `"payload":{"${SHARED_MARK}":"`;
+
+/** Replaces a shared-payload marker in an outgoing graphql-ws message with the JSON it stands for. */
+export function expandShared(message: string): string {
+  const at = message.indexOf(MARKER);
+  if (at < 0) return message;
+  const tokenStart = at + MARKER.length;
+  const tokenEnd = message.indexOf('"', tokenStart);
+  const json = serialized.get(message.slice(tokenStart, tokenEnd));
+  if (json === undefined) throw new Error('a shared subscription payload was evicted before it was sent');
+  serialized.delete(message.slice(tokenStart, tokenEnd));
+  // The marker object is `{"__toolgateShared":"<token>"}`: skip its closing `"}`.
+  return `${message.slice(0, at)}"payload":${json}${message.slice(tokenEnd + 2)}`;
+}
+
+function groupKey(args: ExecutionArgs): string {
+  const ctx = args.contextValue as RequestContext;
+  const caller = ctx.caller;
+  const operation = getOperationAST(args.document, args.operationName);
+  const resumeVariables = new Set<string>();
+  for (const selection of operation?.selectionSet.selections ?? []) {
+    if (selection.kind !== Kind.FIELD) continue;
+    for (const argument of selection.arguments ?? []) {
+      if (RESUME_ARGUMENTS.has(argument.name.value) && argument.value.kind === Kind.VARIABLE) resumeVariables.add(argument.value.name.value);
+    }
+  }
+  const variables = Object.entries(args.variableValues ?? {})
+    .filter(([name]) => !resumeVariables.has(name))
+    .sort(([a], [b]) => a.localeCompare(b));
+  return JSON.stringify([caller?.orgId ?? null, caller?.role ?? null, args.operationName ?? null, variables, print(operation ?? args.document)]);
+}
+
+function eventIdentity(payload: unknown): string | null {
+  if (!payload || typeof payload !== 'object') return null;
+  const event = payload as { sequence?: unknown; runId?: unknown; offset?: unknown; text?: unknown };
+  if (typeof event.sequence === 'string' || typeof event.sequence === 'bigint') return `s${event.sequence}`;
+  if (typeof event.offset === 'string' && typeof event.text === 'string') return `t${String(event.runId)}:${event.offset}:${event.text.length}`;
+  return null;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  if (map.size > MAX_SHARED) map.delete(map.keys().next().value as string);
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
+}
+
+/** Maps a source stream, passing return() through so the source releases its listener at once. */
+function mapStream<T>(source: AsyncIterable<unknown>, map: (value: unknown) => Promise<T>): AsyncIterableIterator<T> {
+  const iterator = source[Symbol.asyncIterator]();
+  return {
+    next: async () => {
+      const item = await iterator.next();
+      return item.done ? { value: undefined as T, done: true } : { value: await map(item.value), done: false };
+    },
+    return: async () => {
+      await iterator.return?.();
+      return { value: undefined as T, done: true };
+    },
+    throw: async (error?: unknown) => {
+      await iterator.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  };
+}
