@@ -166,17 +166,20 @@ export async function recordOutcome(
   outcome: ExecutionOutcome,
   extra: { durationMs: number; costCents: number; approvalRequestId: string | null },
 ): Promise<ToolCall> {
-  const managed = tx.merge(call);
-  managed.status = outcome.ok ? 'succeeded' : 'failed';
-  managed.outputRedacted = outcome.ok ? redactOutput(outcome.data) : null;
-  managed.durationMs = extra.durationMs;
-  managed.retryCount = outcome.retries.length;
-  managed.vendorStatusCode = outcome.vendorStatusCode;
-  managed.costCents = outcome.ok ? extra.costCents : 0;
-  managed.errorCode = outcome.ok ? null : outcome.code;
-  managed.errorText = outcome.ok ? null : outcome.errorText;
-  managed.updatedAt = new Date();
-  await tx.flush();
+  // One UPDATE of the known row: no merge into the unit of work, no change-set diff (hot path).
+  const fields = {
+    status: outcome.ok ? ('succeeded' as const) : ('failed' as const),
+    outputRedacted: outcome.ok ? redactOutput(outcome.data) : null,
+    durationMs: extra.durationMs,
+    retryCount: outcome.retries.length,
+    vendorStatusCode: outcome.vendorStatusCode,
+    costCents: outcome.ok ? extra.costCents : 0,
+    errorCode: outcome.ok ? null : outcome.code,
+    errorText: outcome.ok ? null : outcome.errorText,
+    updatedAt: new Date(),
+  };
+  await tx.nativeUpdate(ToolCall, { id: call.id }, fields);
+  const managed = Object.assign(call, fields);
   if (managed.costCents > 0) {
     await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [
       managed.costCents,
