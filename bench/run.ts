@@ -14,16 +14,22 @@ import { renderMarkdown, renderSummary, type Report } from './lib/report';
 import { gatewayScenario } from './scenarios/gateway';
 import { ormScenario } from './scenarios/orm';
 import { buildReadsOrg, readsScenario } from './scenarios/reads';
-import { countStatements } from './scenarios/statements';
+import { countStatements, type StatementCounts } from './scenarios/statements';
+import { subscriptionsScenario } from './scenarios/subscriptions';
+import { tokensScenario } from './scenarios/tokens';
+import { approvalResumeScenario } from './scenarios/approval-resume';
 
 /**
  * `npm run bench`: creates its own database, starts a Toolgate server in this process
  * against an instant vendor, measures each scenario against its baseline in the same
  * rounds, writes bench/results/report.{md,json} and prints a summary. Progress goes to
- * stderr. BENCH_QUICK=1: a ~1-minute smoke run (report-quick.*). BENCH_ONLY=gateway,orm,reads
- * limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS, BENCH_RUNS override the timing.
+ * stderr. BENCH_QUICK=1: a ~1–2-minute smoke run (report-quick.*). BENCH_ONLY=gateway,orm,reads,
+ * subscriptions,tokens,approval-resume limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
+ * BENCH_RUNS override the timing (BENCH_SUBSCRIBERS, BENCH_SUBS_RATE, BENCH_SUBS_BURST,
+ * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios).
  */
 const SPREAD_ORGS = 32;
+const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume'];
 
 function settingsFromEnv(): BenchSettings {
   const quick = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
@@ -47,6 +53,12 @@ function gitRevision(): string {
     const root = projectRoot();
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    // What of the measured code (src/) differs from the commit, untracked files included.
+    const src = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .split('\n')
+      .map((line) => line.slice(3).trim())
+      .filter(Boolean);
+    if (src.length) return `${commit} (with uncommitted changes in src/: ${src.join(', ')})`;
     return dirty ? `${commit} (with uncommitted changes)` : commit;
   } catch {
     return 'unknown';
@@ -56,7 +68,10 @@ function gitRevision(): string {
 async function main(): Promise<void> {
   process.env.NODE_ENV = 'production';
   const settings = settingsFromEnv();
-  const only = new Set((process.env.BENCH_ONLY ?? 'gateway,orm,reads').split(',').map((s) => s.trim()));
+  const only = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+  const unknown = [...only].filter((name) => !SCENARIOS.includes(name));
+  if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
+  const sqlScenarios = only.has('gateway') || only.has('orm') || only.has('reads');
   const t0 = Date.now();
   const startedAt = new Date().toISOString();
   const log = (line: string) => {
@@ -103,22 +118,33 @@ async function main(): Promise<void> {
     notifier = { pool: new pg.Pool({ connectionString: db.url, max: 2 }) };
     log(`server on ${server.url}; ORM pool and raw pg pool: ${POOL_MAX} connections each`);
 
-    log('seeding: demo org, spread orgs, read dataset');
-    const demo = await demoOrg(server);
-    const spread: BenchOrg[] = [];
-    for (let i = 0; i < SPREAD_ORGS; i += 8) {
-      const batch = Array.from({ length: Math.min(8, SPREAD_ORGS - i) }, (_, j) => newOrg(server!, `Bench Org ${i + j + 1}`));
-      spread.push(...(await Promise.all(batch)));
-    }
-    const reads = await buildReadsOrg(server);
-    log(`seeded ${SPREAD_ORGS + 2} orgs`);
-
-    const statements = await countStatements(ctx, db, { demo, reads });
     const figures: Figure[] = [];
-    if (only.has('gateway')) figures.push(...(await gatewayScenario(ctx, { server, pool, notifier, demo, spread })));
-    if (only.has('orm')) figures.push(...(await ormScenario(ctx, { server, pool, notifier, demo, spread })));
-    if (only.has('reads')) figures.push(...(await readsScenario(ctx, { server, pool, org: reads })));
-    attachStatements(figures, statements.perOp);
+    let statements: StatementCounts = { perOp: {}, gatewayCall: [], rawCall: [], baselineDiff: [] };
+    let connections: Report['connections'];
+    if (sqlScenarios) {
+      log('seeding: demo org, spread orgs, read dataset');
+      const demo = await demoOrg(server);
+      const spread: BenchOrg[] = [];
+      for (let i = 0; i < SPREAD_ORGS; i += 8) {
+        const batch = Array.from({ length: Math.min(8, SPREAD_ORGS - i) }, (_, j) => newOrg(server!, `Bench Org ${i + j + 1}`));
+        spread.push(...(await Promise.all(batch)));
+      }
+      const reads = await buildReadsOrg(server);
+      log(`seeded ${SPREAD_ORGS + 2} orgs`);
+
+      statements = await countStatements(ctx, db, { demo, reads });
+      if (only.has('gateway')) figures.push(...(await gatewayScenario(ctx, { server, pool, notifier, demo, spread })));
+      if (only.has('orm')) figures.push(...(await ormScenario(ctx, { server, pool, notifier, demo, spread })));
+      if (only.has('reads')) figures.push(...(await readsScenario(ctx, { server, pool, org: reads })));
+      attachStatements(figures, statements.perOp);
+    }
+    if (only.has('subscriptions')) {
+      const result = await subscriptionsScenario(ctx, { server });
+      figures.push(...result.figures);
+      connections = result.memory;
+    }
+    if (only.has('tokens')) figures.push(...(await tokensScenario(ctx, { db })));
+    if (only.has('approval-resume')) figures.push(...(await approvalResumeScenario(ctx, { db })));
     const failed = new Set<string>();
     for (const f of figures) {
       for (const [name, s] of [
@@ -149,13 +175,27 @@ async function main(): Promise<void> {
       },
       statements,
       figures,
+      connections,
       notes: [
-        'Instant vendor: the executor returns a fixed Shopify order at once (createAppServices({ executor })); no vendor HTTP.',
-        `Gateway baseline: raw pg sends the gateway's statements (see the list above) in the same two transactions, pool of ${POOL_MAX} like the ORM.`,
-        'Realtime bus as in production without REDIS_URL: after each commit that appended to the ledger the server publishes `select pg_notify(...)` on the bus\'s own pool of 2 (not awaited by the call); the raw baselines do the same. These 2 notices per call are not in the statement counts.',
+        'Instant vendor: the executor returns a fixed Shopify order (an invoice for invoice.send) at once (createAppServices({ executor })); no vendor HTTP.',
+        ...(sqlScenarios
+          ? [
+              `Gateway baseline: raw pg sends the gateway's statements (see the list above) in the same two transactions, pool of ${POOL_MAX} like the ORM.`,
+              'Realtime bus as in production without REDIS_URL: after each commit that appended to the ledger the server publishes `select pg_notify(...)` on the bus\'s own pool of 2 (not awaited by the call); the raw baselines do the same. These 2 notices per call are not in the statement counts.',
+            ]
+          : ['Realtime bus as in production without REDIS_URL: PostgreSQL LISTEN/NOTIFY (ledger notices after commit, token deltas).']),
         'Rate limiter: on, with a bucket that never empties (RATE_LIMIT_POINTS and RATE_LIMIT_POINTS_PER_SECOND = 1e9); the bench measures capacity, not the limiter policy.',
         'The HTTP load generator runs in the bench process (node:http, keep-alive, one socket per caller) and competes with the server for the same CPUs.',
         'PostgreSQL runs on the same machine and shares its cores.',
+        ...(only.has('tokens') || only.has('approval-resume')
+          ? ['Tokens and approval resume: "CPU ms/op" is all of this process\'s CPU per run (per resume): server, worker, offline model, SDK and subscriber together.']
+          : []),
+        ...(only.has('subscriptions')
+          ? ['Subscriptions: the websocket clients (graphql-ws and raw) run in a child process (child_process.fork), so the server CPU and RSS are the bench process\'s alone (Toolgate server plus the raw baseline\'s WebSocketServer); latencies are computed on the child\'s clock after an offset check (wall clock via performance.timeOrigin + performance.now()).']
+          : []),
+        ...(only.has('tokens') || only.has('approval-resume')
+          ? ['Tokens and approval resume: a second Toolgate server on the same database with the job worker (src/jobs/worker.ts: concurrency 2, LISTEN/NOTIFY, poll 2 s), the offline model served in-process and the instant vendor; the agent runtime streams with the real @anthropic-ai/sdk.']
+          : []),
         ...failed,
       ],
     };
@@ -169,6 +209,10 @@ async function main(): Promise<void> {
   } finally {
     await cleanup();
   }
+  // Everything the bench opened is closed by now: name what is still open (a leak to fix).
+  await new Promise((resolve) => setImmediate(resolve));
+  const open = process.getActiveResourcesInfo().filter((r) => r !== 'TTYWrap' && r !== 'PipeWrap' && r !== 'FSReqCallback');
+  if (open.length) process.stderr.write(`note: still open at the end: ${open.join(', ')}\n`);
 }
 
 function loadAverage(figures: Figure[]): { min: number; median: number; max: number } {
@@ -186,6 +230,7 @@ function attachStatements(figures: Figure[], perOp: Record<string, number>): voi
     'graphql-js execute()': 'reads.bare',
   };
   for (const f of figures) {
+    if (!/^(Gateway|ORM|Reads)/.test(f.section)) continue;
     f.statements = perOp[subjects[f.name]];
     const baseline =
       f.section.startsWith('Gateway') ? 'gateway.raw'

@@ -19,6 +19,7 @@ import { startRun } from '../../src/runs/run-lifecycle.service';
 import { TOOL_CALLING_FLAG } from '../../src/orgs/feature-flag.entity';
 import type { Caller } from '../../src/auth/caller';
 import { createEventBus, startRealtime } from '../../src/events/realtime';
+import { startWorker, type Worker } from '../../src/jobs/worker';
 import type { BenchDatabase } from './database';
 
 /**
@@ -55,6 +56,8 @@ export interface BenchServer {
   schema: GraphQLSchema;
   server: ToolgateServer;
   url: string;
+  /** The graphql-ws endpoint (same path, ws://). */
+  wsUrl: string;
   em(): EntityManager;
   close(): Promise<void>;
 }
@@ -68,7 +71,18 @@ export const BENCH_MASTER_KEY = randomBytes(32).toString('hex');
  * the instant executor. The realtime bus is the production default without REDIS_URL
  * (PostgreSQL NOTIFY after each commit that appended to the ledger), as main.ts wires it.
  */
-export async function startBenchServer(db: BenchDatabase, options: { onQuery?: (sql: string) => void } = {}): Promise<BenchServer> {
+export async function startBenchServer(
+  db: BenchDatabase,
+  options: {
+    onQuery?: (sql: string) => void;
+    /** The vendor executor (default: the instant one). */
+    executor?: ToolExecutor;
+    /** Base URL of an offline model the agent runtime streams from (runs driven by Toolgate). */
+    offlineModelUrl?: string;
+    /** Run the job worker (agent run steps), with src/jobs/worker.ts's settings. */
+    worker?: boolean;
+  } = {},
+): Promise<BenchServer> {
   const config = loadConfig({
     NODE_ENV: 'production',
     DATABASE_URL: db.url,
@@ -83,13 +97,21 @@ export async function startBenchServer(db: BenchDatabase, options: { onQuery?: (
   });
   const orm = await initOrm({ clientUrl: db.url, poolMax: config.dbPoolMax, onQuery: options.onQuery });
   const logger = createLogger(config);
-  const services = createAppServices({ config, logger, orm, keyring: new MasterKeyring(config.masterKeys) }, { executor: instantExecutor });
+  const services = createAppServices(
+    { config, logger, orm, keyring: new MasterKeyring(config.masterKeys) },
+    { executor: options.executor ?? instantExecutor, offlineModelUrl: options.offlineModelUrl ?? null },
+  );
   services.realtime = await startRealtime(orm, await createEventBus(config, db.url, logger), services.runEvents, logger);
   const schema = await buildToolgateSchema();
   let server: ToolgateServer;
+  let worker: Worker | null = null;
   try {
+    if (options.worker) {
+      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger });
+    }
     server = await startHttpServer(services, schema, { host: '127.0.0.1', port: 0 });
   } catch (error) {
+    await worker?.stop();
     await services.realtime.stop();
     await orm.close(true);
     throw error;
@@ -102,8 +124,10 @@ export async function startBenchServer(db: BenchDatabase, options: { onQuery?: (
     server,
     url: `http://127.0.0.1:${server.port}/graphql`,
     em: () => orm.em.fork(),
+    wsUrl: `ws://127.0.0.1:${server.port}/graphql`,
     async close() {
       await server.stop();
+      await worker?.stop();
       await services.realtime?.stop();
       await orm.close(true);
     },

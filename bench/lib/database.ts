@@ -130,3 +130,19 @@ function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * An empty database next to the bench database (same PostgreSQL server and settings), for
+ * a baseline that must not share the bench database's NOTIFY channels or job tables.
+ */
+export async function createSiblingDatabase(db: BenchDatabase, suffix: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+  const name = `${db.name}_${suffix}`;
+  await withClient(db.url, (client) => client.query(`create database ${name}`));
+  const url = new URL(db.url);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: () => withClient(db.url, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+  };
+}

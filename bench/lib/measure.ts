@@ -91,16 +91,30 @@ export interface Figure {
   statements?: number;
   baselineStatements?: number;
   note?: string;
+  /** What an operation is in this figure's throughput column (default `ops/s`). */
+  unit?: string;
+  /** What `concurrency` counts (default `callers`). */
+  concurrencyLabel?: string;
+  /** Median over rounds of subject p99 − baseline p99 (ms), when the figure compares latencies. */
+  p99DeltaMs?: number;
+  /** Further figures of this measurement (JSON), e.g. a latency breakdown. */
+  extra?: Record<string, number>;
+  /** Sentences shown under the section's table. */
+  details?: string[];
 }
 
 export function figure(
   fields: Omit<Figure, 'ratio' | 'p50DeltaMs' | 'goals'>,
-  goals: (f: { ratio: number; p50DeltaMs: number }) => Goal[] = () => [],
+  goals: (f: { ratio: number; p50DeltaMs: number; p99DeltaMs: number; subject: Summary; baseline: Summary }) => Goal[] = () => [],
+  options: { compareLatency?: boolean } = {},
 ): Figure {
   const pairs = fields.subject.runs.map((run, i) => ({ subject: run, baseline: fields.baseline.runs[i] }));
   const ratio = median(pairs.map((p) => p.subject.throughput / p.baseline.throughput));
-  const p50DeltaMs = median(pairs.map((p) => p.subject.p50 - p.baseline.p50));
-  return { ...fields, ratio, p50DeltaMs, goals: goals({ ratio, p50DeltaMs }) };
+  const compare = options.compareLatency ?? true;
+  const p50DeltaMs = compare ? median(pairs.map((p) => p.subject.p50 - p.baseline.p50)) : Number.NaN;
+  const p99DeltaMs = compare ? median(pairs.map((p) => p.subject.p99 - p.baseline.p99)) : Number.NaN;
+  const computed = { ratio, p50DeltaMs, p99DeltaMs, subject: fields.subject, baseline: fields.baseline };
+  return { ...fields, ratio, p50DeltaMs, p99DeltaMs: fields.p99DeltaMs ?? p99DeltaMs, goals: goals(computed) };
 }
 
 /** The gateway goals of the issue: throughput ≥ 50 % (stretch 65 %), p50 ≤ baseline + 3 ms. */

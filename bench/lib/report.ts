@@ -1,6 +1,7 @@
 import type { Figure } from './measure';
 import type { BenchSettings } from './measure';
 import type { StatementCounts } from '../scenarios/statements';
+import type { ConnectionMemory } from '../scenarios/subscriptions';
 
 export interface Machine {
   cpuModel: string;
@@ -25,10 +26,14 @@ export interface Report {
   machine: Machine;
   statements: StatementCounts;
   figures: Figure[];
+  /** Memory per idle connection (subscriptions scenario). */
+  connections?: ConnectionMemory;
   notes: string[];
 }
 
 const ms = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '–');
+/** CPU per operation: ms, or µs below 0.1 ms (per-frame figures). */
+const cpu = (v: number) => (!Number.isFinite(v) ? '–' : v < 0.1 ? `${(v * 1000).toFixed(1)} µs` : v.toFixed(2));
 const ops = (v: number) => (Number.isFinite(v) ? v.toFixed(0) : '–');
 const pct = (v: number) => (Number.isFinite(v) ? `${(v * 100).toFixed(0)} %` : '–');
 const signed = (v: number) => (Number.isFinite(v) ? `${v >= 0 ? '+' : ''}${v.toFixed(2)}` : '–');
@@ -43,13 +48,34 @@ export function misses(figures: Figure[]): string[] {
   return figures.flatMap((f) =>
     f.goals
       .filter((g) => !g.pass && !g.stretch)
-      .map((g) => `${f.section}: ${f.name} at ${f.concurrency} caller(s) — ${g.label} (ratio ${pct(f.ratio)}, p50 ${signed(f.p50DeltaMs)} ms)`),
+      .map((g) =>
+        f.unit
+          ? `${f.section}: ${f.name} — ${g.label} (p50 ${ms(f.subject.p50)} ms, p99 ${ms(f.subject.p99)} ms` +
+            `${Number.isFinite(f.p50DeltaMs) ? `, p50 Δ ${signed(f.p50DeltaMs)} ms, p99 Δ ${signed(f.p99DeltaMs ?? Number.NaN)} ms` : ''}` +
+            `${Number.isFinite(f.ratio) ? `, ratio ${pct(f.ratio)}` : ''})`
+          : `${f.section}: ${f.name} at ${f.concurrency} caller(s) — ${g.label} (ratio ${pct(f.ratio)}, p50 ${signed(f.p50DeltaMs)} ms)`,
+      ),
   );
 }
 
 const TABLE_HEAD =
   '| figure | callers | ops/s | p50 ms | p95 ms | p99 ms | CPU ms/op | baseline | base ops/s | base p50 | base p95 | base p99 | base CPU ms/op | ratio | p50 Δ ms | goals | peak RSS MB |\n' +
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |';
+
+/** The realtime and runtime scenarios: their own unit, what `concurrency` counts, and p99 Δ. */
+function latencyHead(f: Figure): string {
+  const unit = f.unit ?? 'ops/s';
+  return (
+    `| figure | ${f.concurrencyLabel ?? 'callers'} | ${unit} | p50 ms | p95 ms | p99 ms | CPU ms/op | baseline | base ${unit} | base p50 | base p95 | base p99 | base CPU ms/op | ratio | p50 Δ ms | p99 Δ ms | goals | peak RSS MB |\n` +
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |'
+  );
+}
+
+function latencyRow(f: Figure): string {
+  const s = f.subject;
+  const b = f.baseline;
+  return `| ${f.name} | ${f.concurrency} | ${ops(s.throughput)} | ${ms(s.p50)} | ${ms(s.p95)} | ${ms(s.p99)} | ${cpu(s.cpuMsPerOp)} | ${f.baselineName} | ${ops(b.throughput)} | ${ms(b.p50)} | ${ms(b.p95)} | ${ms(b.p99)} | ${cpu(b.cpuMsPerOp)} | ${pct(f.ratio)} | ${signed(f.p50DeltaMs)} | ${signed(f.p99DeltaMs ?? Number.NaN)} | ${goalText(f)} | ${s.peakRssMb.toFixed(0)} |`;
+}
 
 function row(f: Figure): string {
   const s = f.subject;
@@ -91,7 +117,31 @@ export function renderMarkdown(report: Report): string {
     const figures = report.figures.filter((f) => f.section === section);
     const notes = [...new Set(figures.map((f) => f.note).filter(Boolean))];
     if (notes.length) lines.push(notes.map((n) => `_${n}_`).join(' · '), '');
-    lines.push(TABLE_HEAD, ...figures.map(row), '');
+    if (figures[0].unit) lines.push(latencyHead(figures[0]), ...figures.map(latencyRow), '');
+    else lines.push(TABLE_HEAD, ...figures.map(row), '');
+    const details = figures.flatMap((f) => f.details ?? []);
+    if (details.length) lines.push(...details.map((d) => `- ${d}`), '');
+  }
+
+  const c = report.connections;
+  if (c) {
+    lines.push(`## Memory per idle connection (${c.clients} connections)`, '');
+    lines.push(
+      'RSS, V8 heap and external memory (Buffers) of the bench process (the server) after a forced GC, before and after opening the connections, divided by their number. ' +
+        'graphql-ws: connection_init acknowledged and one live `runEvents` subscription each; raw: an open `ws` socket. Heap is the reliable figure: RSS rarely shrinks, ' +
+        'so pages freed by earlier scenarios are reused and hide part of the growth.',
+      '',
+    );
+    lines.push('| connection | KB RSS each | KB heap each | KB external each | open time (all) ms |', '| --- | ---: | ---: | ---: | ---: |');
+    lines.push(`| graphql-ws + 1 subscription | ${c.gql.rssKb.toFixed(1)} | ${c.gql.heapKb.toFixed(1)} | ${c.gql.externalKb.toFixed(1)} | ${c.gql.openMs.toFixed(0)} |`);
+    lines.push(`| of which the connection (acknowledged) | ${c.connection.rssKb.toFixed(1)} | ${c.connection.heapKb.toFixed(1)} | ${c.connection.externalKb.toFixed(1)} | ${c.connection.openMs.toFixed(0)} |`);
+    lines.push(`| of which the runEvents subscription | ${c.subscription.rssKb.toFixed(1)} | ${c.subscription.heapKb.toFixed(1)} | ${c.subscription.externalKb.toFixed(1)} | ${c.subscription.openMs.toFixed(0)} |`);
+    lines.push(`| raw ws | ${c.raw.rssKb.toFixed(1)} | ${c.raw.heapKb.toFixed(1)} | ${c.raw.externalKb.toFixed(1)} | ${c.raw.openMs.toFixed(0)} |`);
+    lines.push(
+      '',
+      `Client clock offset ${c.clockOffsetMs.toFixed(3)} ms (±${(c.clockRttMs / 2).toFixed(3)} ms), applied to every cross-process latency.`,
+      '',
+    );
   }
 
   const missed = misses(report.figures);
@@ -102,20 +152,24 @@ export function renderMarkdown(report: Report): string {
     lines.push('Stretch goal (≥ 65 %) not reached: ' + stretch.map((f) => `${f.name} c=${f.concurrency}${f.id.endsWith('.spread') ? ' (spread)' : ''} (${pct(f.ratio)})`).join(', ') + '.', '');
   }
 
-  lines.push('## SQL statements per operation', '', '(BEGIN/COMMIT included; counted on a separate counting server.)', '');
-  lines.push('| operation | statements |', '| --- | ---: |');
-  for (const [key, count] of Object.entries(report.statements.perOp)) lines.push(`| ${key} | ${count} |`);
-  lines.push('', 'One executeToolCall (in-process), in order:', '', '```sql', ...report.statements.gatewayCall, '```', '');
-  lines.push(
-    report.statements.baselineDiff.length
-      ? `**The raw baseline differs from these statements:**\n\n${report.statements.baselineDiff.map((d) => `- ${d}`).join('\n')}\n`
-      : 'The raw `pg` baseline sends exactly these statements (text compared after whitespace is collapsed).\n',
-  );
+  if (Object.keys(report.statements.perOp).length > 0) {
+    lines.push('## SQL statements per operation', '', '(BEGIN/COMMIT included; counted on a separate counting server.)', '');
+    lines.push('| operation | statements |', '| --- | ---: |');
+    for (const [key, count] of Object.entries(report.statements.perOp)) lines.push(`| ${key} | ${count} |`);
+    lines.push('', 'One executeToolCall (in-process), in order:', '', '```sql', ...report.statements.gatewayCall, '```', '');
+    lines.push(
+      report.statements.baselineDiff.length
+        ? `**The raw baseline differs from these statements:**\n\n${report.statements.baselineDiff.map((d) => `- ${d}`).join('\n')}\n`
+        : 'The raw `pg` baseline sends exactly these statements (text compared after whitespace is collapsed).\n',
+    );
+  }
 
   lines.push('## Peak RSS of the bench process under each load', '');
   lines.push(
     'The server runs inside the bench process, so this is the RSS of server + load generator + raw `pg` pool together, ' +
-      'sampled every 20 ms; "at start" is the RSS when the load began (after a forced GC).',
+      'sampled every 20 ms; "at start" is the RSS when the load began (after a forced GC). In the subscriptions scenario the ' +
+      'clients run in a child process: its rows are the server\'s (and the raw baseline\'s WebSocketServer). Tokens and approval ' +
+      'resume run a second server with the job worker and the offline model in this process.',
     '',
   );
   lines.push('| load | callers | variant | at start MB | peak MB |', '| --- | ---: | --- | ---: | ---: |');
@@ -145,10 +199,11 @@ export function renderSummary(report: Report): string {
       section = f.section;
       lines.push('', section);
     }
+    const unit = f.unit ?? 'ops/s';
     lines.push(
-      `  ${f.name.padEnd(28)} c=${String(f.concurrency).padEnd(3)} ${ops(f.subject.throughput).padStart(6)} ops/s ` +
-        `p50 ${ms(f.subject.p50).padStart(7)} p99 ${ms(f.subject.p99).padStart(7)} cpu ${ms(f.subject.cpuMsPerOp)} | vs ${f.baselineName.padEnd(26)} ` +
-        `${ops(f.baseline.throughput).padStart(6)} ops/s p50 ${ms(f.baseline.p50).padStart(7)} cpu ${ms(f.baseline.cpuMsPerOp)} | ratio ${pct(f.ratio).padStart(5)} ` +
+      `  ${f.name.padEnd(28)} c=${String(f.concurrency).padEnd(3)} ${ops(f.subject.throughput).padStart(6)} ${unit} ` +
+        `p50 ${ms(f.subject.p50).padStart(7)} p99 ${ms(f.subject.p99).padStart(7)} cpu ${cpu(f.subject.cpuMsPerOp)} | vs ${f.baselineName.padEnd(26)} ` +
+        `${ops(f.baseline.throughput).padStart(6)} ${unit} p50 ${ms(f.baseline.p50).padStart(7)} cpu ${cpu(f.baseline.cpuMsPerOp)} | ratio ${pct(f.ratio).padStart(5)} ` +
         `Δp50 ${signed(f.p50DeltaMs).padStart(7)}${f.goals.some((g) => !g.pass && !g.stretch) ? '  MISS' : ''}`,
     );
   }

@@ -1,0 +1,62 @@
+/**
+ * Messages between the bench process and its websocket-client child (ws-fleet.ts ↔
+ * ws-fleet-child.ts). Times are wall-clock milliseconds (`performance.timeOrigin +
+ * performance.now()`) of the child's clock.
+ */
+export type FleetVariant = 'gql' | 'raw';
+
+export type FleetRequest =
+  | { cmd: 'clock' }
+  | { cmd: 'open-gql'; url: string; key: string; count: number }
+  | {
+      cmd: 'subscribe-gql';
+      query: string;
+      variables: Record<string, unknown>;
+      /** The subscription field whose `sequence` identifies an event. */
+      field: string;
+    }
+  | { cmd: 'open-raw'; url: string; count: number }
+  | { cmd: 'record'; variant: FleetVariant }
+  | {
+      cmd: 'collect';
+      variant: FleetVariant;
+      /** [event id, publish time on the child's clock] of every event of the run. */
+      publishes: [number, number][];
+      timeoutMs: number;
+    }
+  | { cmd: 'close' };
+
+export interface ClockReply {
+  now: number;
+}
+
+export interface OpenReply {
+  opened: number;
+  ms: number;
+  /** Bytes of one delivered frame (the replayed event for graphql-ws), as sent. */
+  frameBytes: number;
+}
+
+export interface CollectReply {
+  expected: number;
+  received: number;
+  /** Frames of events not published in this run (should be 0). */
+  strays: number;
+  /** Subscriptions or sockets that ended with an error (should be 0). */
+  errors: number;
+  firstError: string | null;
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  max: number;
+  firstPublish: number;
+  lastReceipt: number;
+  /** CPU (user + system) of the child during the run, ms. */
+  cpuMs: number;
+  /** Bytes of the first frame received in the run. */
+  frameBytes: number;
+}
+
+export type FleetMessage = { id: number; request: FleetRequest };
+export type FleetResponse = { id: number; ok: true; result: unknown } | { id: number; ok: false; error: string };

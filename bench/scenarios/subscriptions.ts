@@ -1,0 +1,292 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { WebSocketServer } from 'ws';
+import { newOrg, newRun, type BenchServer } from '../lib/app';
+import { figure, type BenchContext, type Figure, type Goal } from '../lib/measure';
+import { summarize, type RunStats } from '../lib/stats';
+import { collectGarbage, envInt, fmtMs, pause, RunMeter, until, wallNow } from '../lib/timing';
+import { WsFleet } from '../lib/ws-fleet';
+import { profiled } from '../lib/profile';
+import type { FleetVariant } from '../lib/ws-fleet-protocol';
+import { appendLedgerEvents } from '../../src/ledger/ledger.service';
+import { createKey } from '../../src/orgs/org.service';
+
+/**
+ * 4. Subscriptions: N graphql-ws subscribers (default 1,000; the real `graphql-ws` client
+ * over `ws`, in a child process) on one Toolgate server, all subscribed to
+ * `runEvents(runId, afterSequence)` of the same run. Events are committed to the ledger
+ * (`appendLedgerEvents` in `em.transactional`, one event per transaction) and reach the
+ * subscribers the production way: a NOTIFY after commit, the node's ledger tail reads them
+ * once, each subscription resolves and sends its own frame. Latency is commit → receipt
+ * at each client, over every delivery.
+ *
+ * Baseline, measured in the same rounds: a raw `ws` WebSocketServer in this process
+ * broadcasting the same JSON (a graphql-ws `next` message of the same event, same size)
+ * to N raw `ws` clients in the same child, latency from the broadcast's start.
+ *
+ * Two loads: a steady rate (events/s, latency) and a burst (events committed back to back,
+ * delivered frames/s). Then memory per idle connection (connection_init acknowledged, one
+ * live subscription each) against raw sockets: RSS and heap of this process, after a GC,
+ * before and after opening N of them.
+ */
+const RUN_EVENTS = `subscription($runId: ID!, $after: String) {
+  runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }
+}`;
+const SUBSCRIPTION_ID = '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b';
+
+export interface SubscriptionsEnv {
+  server: BenchServer;
+}
+
+/** KB per connection (or subscription) and the time to open all of them. */
+export interface MemoryDelta {
+  rssKb: number;
+  heapKb: number;
+  externalKb: number;
+  openMs: number;
+}
+
+export interface ConnectionMemory {
+  clients: number;
+  /** A graphql-ws connection with one live subscription (the two below together). */
+  gql: MemoryDelta;
+  /** A graphql-ws connection alone (connection_init acknowledged). */
+  connection: MemoryDelta;
+  /** One live runEvents subscription on it. */
+  subscription: MemoryDelta;
+  raw: MemoryDelta;
+  frameBytes: number;
+  clockOffsetMs: number;
+  clockRttMs: number;
+}
+
+const metadata = (position: number) => ({ position, role: 'assistant', stopReason: 'end_turn', outputTokens: 42 });
+
+interface RunResult {
+  stats: RunStats;
+  frameBytes: number;
+  childCpuMsPerFrame: number;
+  firstError: string | null;
+}
+
+export async function subscriptionsScenario(ctx: BenchContext, env: SubscriptionsEnv): Promise<{ figures: Figure[]; memory: ConnectionMemory }> {
+  const { settings } = ctx;
+  const clients = envInt('BENCH_SUBSCRIBERS', 1000);
+  const rate = envInt('BENCH_SUBS_RATE', 10);
+  const burst = envInt('BENCH_SUBS_BURST', settings.quick ? 10 : 100);
+  const duration = settings.durationMs;
+  const server = env.server;
+
+  ctx.log(`subscriptions: ${clients} graphql-ws subscribers vs ${clients} raw ws clients (child process); ${rate} events/s steady, bursts of ${burst}`);
+  const org = await newOrg(server, 'Subscriptions Org');
+  // An expert's dashboard: audit roles get each event's metadata (other roles get `{}`).
+  const expertKey = (await createKey(server.em(), org.orgId, 'expert')).secret;
+  const runId = await newRun(server, org);
+  const [head] = await server.em().execute<{ sequence: string }[]>('select max(sequence) as sequence from ledger_events where org_id = ?', [org.orgId]);
+
+  const rawHttp = http.createServer((_req, res) => res.writeHead(404).end());
+  const wss = new WebSocketServer({ server: rawHttp, path: '/raw' });
+  await new Promise<void>((resolve, reject) => {
+    rawHttp.once('error', reject);
+    rawHttp.listen(0, '127.0.0.1', () => resolve());
+  });
+  const rawUrl = `ws://127.0.0.1:${(rawHttp.address() as AddressInfo).port}/raw`;
+  let fleet: WsFleet | null = null;
+  let rawId = 0;
+  const rawFrame = (id: number) =>
+    JSON.stringify({
+      id: SUBSCRIPTION_ID,
+      type: 'next',
+      payload: {
+        data: {
+          runEvents: { sequence: String(id), type: 'run.message_added', runId, resourceId: runId, metadata: metadata(id), createdAt: new Date().toISOString() },
+        },
+      },
+    });
+
+  /** One event: committed to the ledger (gql) or broadcast (raw); [id, time published]. */
+  const publish = async (variant: FleetVariant, position: number): Promise<[number, number]> => {
+    if (variant === 'raw') {
+      const id = ++rawId;
+      const at = wallNow();
+      const payload = rawFrame(id);
+      for (const socket of wss.clients) socket.send(payload);
+      return [id, at];
+    }
+    const [event] = await server
+      .em()
+      .transactional((tx) => appendLedgerEvents(tx, [{ orgId: org.orgId, type: 'run.message_added', runId, resourceId: runId, metadata: metadata(position) }]));
+    return [Number(event.sequence), wallNow()];
+  };
+
+  /** `rate` events a second for `ms`, each on its schedule (not waiting for the previous one). */
+  const steady = async (variant: FleetVariant, ms: number): Promise<[number, number][]> => {
+    const interval = 1000 / rate;
+    const count = Math.max(1, Math.round(ms / interval));
+    const started = performance.now();
+    const pending: Promise<[number, number]>[] = [];
+    for (let i = 0; i < count; i++) {
+      const wait = started + i * interval - performance.now();
+      if (wait > 0) await pause(wait);
+      pending.push(publish(variant, i));
+    }
+    return Promise.all(pending);
+  };
+
+  /** `burst` events back to back: each commit (or broadcast) as soon as the previous one returned. */
+  const back2back = async (variant: FleetVariant): Promise<[number, number][]> => {
+    const out: [number, number][] = [];
+    for (let i = 0; i < burst; i++) {
+      out.push(await publish(variant, i));
+      if (variant === 'raw') await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return out;
+  };
+
+  const measureOnce = async (variant: FleetVariant, load: () => Promise<[number, number][]>): Promise<RunResult> => {
+    await fleet!.record(variant);
+    const meter = new RunMeter().start();
+    let publishes: [number, number][];
+    try {
+      publishes = await load();
+    } catch (error) {
+      meter.abort();
+      throw error;
+    }
+    const reply = await fleet!.collect(variant, publishes, 60_000);
+    const elapsedMs = reply.lastReceipt - reply.firstPublish;
+    const stats = meter.finish(reply, { ops: reply.received, elapsedMs, errors: reply.expected - reply.received, cpuOps: reply.received });
+    if (reply.strays) throw new Error(`${reply.strays} frames of events not published in this run`);
+    return { stats, frameBytes: reply.frameBytes, childCpuMsPerFrame: reply.cpuMs / Math.max(1, reply.received), firstError: reply.firstError };
+  };
+
+  try {
+    fleet = await WsFleet.start();
+    await fleet.calibrate();
+    ctx.log(`  client process ${fleet.pid}; clock offset ${fleet.offsetMs.toFixed(3)} ms (±${(fleet.rttMs / 2).toFixed(3)} ms)`);
+
+    // Memory per idle connection, raw first (the smaller), each after a GC.
+    const memoryOf = async (open: () => Promise<{ ms: number }>) => {
+      collectGarbage();
+      await pause(200);
+      const before = process.memoryUsage();
+      const { ms } = await open();
+      await pause(500);
+      collectGarbage();
+      await pause(200);
+      const after = process.memoryUsage();
+      return {
+        rssKb: (after.rss - before.rss) / 1024 / clients,
+        heapKb: (after.heapUsed - before.heapUsed) / 1024 / clients,
+        externalKb: (after.external - before.external) / 1024 / clients,
+        openMs: ms,
+      };
+    };
+    const raw = await memoryOf(async () => {
+      const reply = await fleet!.openRaw(rawUrl, clients);
+      await until(() => wss.clients.size === clients, `${clients} raw connections on the server`);
+      return reply;
+    });
+    ctx.log(`  ${clients} raw ws connections open in ${raw.openMs.toFixed(0)} ms: ${raw.rssKb.toFixed(1)} KB RSS, ${raw.heapKb.toFixed(1)} KB heap, ${raw.externalKb.toFixed(1)} KB external each`);
+    const connections = await memoryOf(() => fleet!.openGql(server.wsUrl, expertKey, clients));
+    ctx.log(
+      `  ${clients} graphql-ws connections acknowledged in ${connections.openMs.toFixed(0)} ms: ${connections.rssKb.toFixed(1)} KB RSS, ` +
+        `${connections.heapKb.toFixed(1)} KB heap, ${connections.externalKb.toFixed(1)} KB external each`,
+    );
+    const subscriptions = await memoryOf(() => fleet!.subscribeGql(RUN_EVENTS, { runId, after: String(BigInt(head.sequence) - 1n) }, 'runEvents'));
+    ctx.log(
+      `  ${clients} runEvents subscriptions live in ${subscriptions.openMs.toFixed(0)} ms: + ${subscriptions.rssKb.toFixed(1)} KB RSS, ` +
+        `${subscriptions.heapKb.toFixed(1)} KB heap, ${subscriptions.externalKb.toFixed(1)} KB external each`,
+    );
+    const gql = {
+      rssKb: connections.rssKb + subscriptions.rssKb,
+      heapKb: connections.heapKb + subscriptions.heapKb,
+      externalKb: connections.externalKb + subscriptions.externalKb,
+      openMs: connections.openMs + subscriptions.openMs,
+    };
+
+    const variants: { key: FleetVariant; label: string }[] = [
+      { key: 'raw', label: 'raw ws broadcast' },
+      { key: 'gql', label: 'graphql-ws runEvents' },
+    ];
+    const loads = [
+      { key: 'steady', title: `subscriptions ${rate}/s`, load: (v: FleetVariant) => () => steady(v, duration), warm: (v: FleetVariant) => () => steady(v, settings.warmupMs) },
+      { key: 'burst', title: `subscriptions burst ${burst}`, load: (v: FleetVariant) => () => back2back(v), warm: (v: FleetVariant) => () => back2back(v) },
+    ] as const;
+    const results: Record<string, Record<FleetVariant, RunResult[]>> = {};
+    for (const load of loads) {
+      results[load.key] = { raw: [], gql: [] };
+      // (The quick smoke run warms up on the steady load only.)
+      if (!(settings.quick && load.key === 'burst')) for (const v of variants) await measureOnce(v.key, load.warm(v.key));
+      for (let round = 0; round < settings.runs; round++) {
+        const order = round % 2 === 0 ? variants : [...variants].reverse();
+        for (const v of order) {
+          const r = await profiled(`subscriptions-${load.key}-${v.key}-${round + 1}`, () => measureOnce(v.key, load.load(v.key)));
+          results[load.key][v.key].push(r);
+          const s = r.stats;
+          ctx.log(
+            `  ${load.title} c=${clients} run ${round + 1}/${settings.runs} ${v.label.padEnd(22)} ${s.throughput.toFixed(0).padStart(7)} frames/s  ` +
+              `p50 ${fmtMs(s.p50)}  p95 ${fmtMs(s.p95)}  p99 ${fmtMs(s.p99)} ms  server cpu ${(s.cpuMsPerOp * 1000).toFixed(1)} µs/frame  ` +
+              `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
+              `${s.errors ? `  MISSING ${s.errors} frames${r.firstError ? `: ${r.firstError}` : ''}` : ''}`,
+          );
+        }
+      }
+    }
+
+    const frameBytes = (v: FleetVariant) => Math.max(...results.steady[v].map((r) => r.frameBytes));
+    const summary = (load: string, v: FleetVariant) => summarize(results[load][v].map((r) => r.stats));
+    const childCpu = (load: string, v: FleetVariant) => {
+      const values = results[load][v].map((r) => r.childCpuMsPerFrame * 1000).sort((a, b) => a - b);
+      return values[Math.floor(values.length / 2)];
+    };
+    const section = `Subscriptions — ${clients} graphql-ws subscribers of one run`;
+    const note = `clients in a child process; server CPU and RSS are the bench process's (server + raw baseline server); frames of ${frameBytes('gql')} bytes (graphql-ws) and ${frameBytes('raw')} bytes (raw)`;
+    const common = { section, concurrency: clients, unit: 'frames/s', concurrencyLabel: 'clients', baselineName: 'raw ws broadcast, same JSON', note };
+    const latencyGoal = ({ subject }: { subject: { p99: number } }): Goal[] => [{ label: 'p99 ≤ 50 ms', short: 'p99 ≤ 50 ms', pass: subject.p99 <= 50 }];
+    const figures = [
+      figure(
+        {
+          ...common,
+          id: 'subscriptions.steady',
+          name: `runEvents, ${rate} events/s`,
+          subject: summary('steady', 'gql'),
+          baseline: summary('steady', 'raw'),
+          extra: { eventsPerSecond: rate, clientCpuUsPerFrame: childCpu('steady', 'gql'), baselineClientCpuUsPerFrame: childCpu('steady', 'raw') },
+        },
+        latencyGoal,
+      ),
+      figure(
+        {
+          ...common,
+          id: 'subscriptions.burst',
+          name: `runEvents, burst of ${burst} events`,
+          subject: summary('burst', 'gql'),
+          baseline: summary('burst', 'raw'),
+          extra: { burstEvents: burst, clientCpuUsPerFrame: childCpu('burst', 'gql'), baselineClientCpuUsPerFrame: childCpu('burst', 'raw') },
+        },
+        ({ ratio }) => [{ label: 'frames/s ≥ 40 % of raw', short: '≥40%', pass: ratio >= 0.4 }],
+      ),
+    ];
+    figures[0].details = [
+      `Steady: ${rate} events/s (one committed transaction each) for ${(duration / 1000).toFixed(1)} s, i.e. ${rate * clients} frames/s offered; latency from the commit's return (gql) or the broadcast's start (raw) to each client's receipt, over every delivery. ` +
+        `Client CPU per frame (child process): ${childCpu('steady', 'gql').toFixed(1)} µs graphql-ws, ${childCpu('steady', 'raw').toFixed(1)} µs raw.`,
+      `Burst: ${burst} events committed back to back (raw: broadcast back to back); frames/s = frames delivered ÷ (last receipt − first publish). ` +
+        `Client CPU per frame: ${childCpu('burst', 'gql').toFixed(1)} µs graphql-ws, ${childCpu('burst', 'raw').toFixed(1)} µs raw.`,
+      `Memory per idle connection (this process, after a GC, ${clients} connections): graphql-ws with one live runEvents subscription ${gql.rssKb.toFixed(1)} KB RSS / ${gql.heapKb.toFixed(1)} KB heap ` +
+        `(the connection ${connections.heapKb.toFixed(1)} KB heap, the subscription ${subscriptions.heapKb.toFixed(1)} KB); ` +
+        `raw ws ${raw.rssKb.toFixed(1)} KB RSS / ${raw.heapKb.toFixed(1)} KB heap.`,
+    ];
+    return {
+      figures,
+      memory: { clients, gql, connection: connections, subscription: subscriptions, raw, frameBytes: frameBytes('gql'), clockOffsetMs: fleet.offsetMs, clockRttMs: fleet.rttMs },
+    };
+  } finally {
+    await fleet?.close();
+    for (const socket of wss.clients) socket.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+    await new Promise<void>((resolve) => rawHttp.close(() => resolve()));
+  }
+}
+
