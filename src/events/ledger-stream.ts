@@ -82,10 +82,13 @@ export function ledgerStream(ctx: RequestContext, after: bigint | null, prepare:
           const sequence = BigInt(event.sequence);
           if (sequence <= last) continue;
           last = sequence;
-          const payload = await filter(event);
+          // Awaited only when they are pending: most events need no extra turn of the loop.
+          let payload = filter(event);
+          if (payload instanceof Promise) payload = await payload;
           if (payload === null || payload === undefined) continue;
           // Live events share one key check per event; a replay checks once a second.
-          await recheckAccess(ctx, replaying ? undefined : `${orgId}:${event.sequence}`);
+          const check = recheckAccess(ctx, replaying ? undefined : `${orgId}:${event.sequence}`);
+          if (check) await check;
           yield payload;
         }
       }

@@ -18,16 +18,27 @@ export function authorize(ctx: RequestContext, roles: readonly Role[]): Caller {
  * lookup is shared by all subscriptions of the key receiving the same event (`slot`: the
  * event's sequence), or made once a second (`slot` omitted: replays and token deltas).
  */
-export async function recheckAccess(ctx: RequestContext, slot?: string): Promise<void> {
+export function recheckAccess(ctx: RequestContext, slot?: string): void | Promise<void> {
   const caller = requireCaller(ctx);
   if (!caller.keyId) return;
   const keyId = caller.keyId;
-  const valid = await resolveOnce(`key:${keyId}:${slot ?? `t${Math.floor(Date.now() / 1000)}`}`, async () => {
-    const key = await ctx.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
-    return Boolean(key && key.revokedAt === null);
-  });
+  const key = `key:${keyId}:${slot ?? `t${Math.floor(Date.now() / 1000)}`}`;
+  // Known already (the common case: another subscriber of the key checked this event): no await.
+  const known = settled.get(key);
+  if (known !== undefined) return assertValid(known);
+  return resolveOnce(key, async () => {
+    const found = await ctx.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
+    const valid = Boolean(found && found.revokedAt === null);
+    remember(settled, key, valid);
+    return valid;
+  }).then(assertValid);
+}
+
+function assertValid(valid: boolean): void {
   if (!valid) throw new AppError('UNAUTHENTICATED', 'The API key is no longer valid');
 }
+
+const settled = new Map<string, boolean>();
 
 /** One resolution per key (an event, a key check), shared by every subscriber on this node that needs it. */
 const resolutions = new Map<string, Promise<unknown>>();
@@ -37,9 +48,13 @@ export function resolveOnce<T>(key: string, resolve: () => Promise<T>): Promise<
   let promise = resolutions.get(key) as Promise<T> | undefined;
   if (!promise) {
     promise = resolve();
-    resolutions.set(key, promise);
-    if (resolutions.size > MAX_RESOLUTIONS) resolutions.delete(resolutions.keys().next().value as string);
+    remember(resolutions, key, promise);
     promise.catch(() => resolutions.delete(key));
   }
   return promise;
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  map.set(key, value);
+  if (map.size > MAX_RESOLUTIONS) map.delete(map.keys().next().value as string);
 }

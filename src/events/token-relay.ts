@@ -16,7 +16,8 @@ interface RunBuffer {
   touched: number;
 }
 
-const COALESCE_MS = 25;
+/** At most one publish per run in this window; a delta waits at most this long. */
+const COALESCE_MS = 16;
 /** Early deltas held for a gap before it is taken as lost (the listener reloads persisted text). */
 const MAX_EARLY = 64;
 const MAX_CHUNK_CHARS = 1500;
@@ -24,16 +25,16 @@ const IDLE_MS = 10 * 60_000;
 
 /**
  * Model text deltas across nodes. The node streaming a run publishes a delta at once when
- * none went out in the last 25 ms, and coalesces the ones that follow it within that
- * window (never one database write per token); every node keeps
+ * that run published nothing in the last 16 ms; deltas that come faster are coalesced
+ * until the window ends (never one database write per token); every node keeps
  * each live run's text since it started seeing it, so a subscriber that joins late can be
  * given the message so far and then the live deltas, without gaps or repeats (deltas are
  * placed by their offset in the run's assistant text).
  */
 export class TokenRelay {
   private readonly runs = new Map<string, RunBuffer>();
-  private readonly outbox = new Map<string, TokenEvent>();
-  private flushTimer: NodeJS.Timeout | null = null;
+  /** Per streaming run on this node: text not yet published, when it last published, its window timer. */
+  private readonly outbox = new Map<string, { pending: TokenEvent | null; lastSent: number; timer: NodeJS.Timeout | null }>();
   private started: Promise<void> | null = null;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -44,7 +45,9 @@ export class TokenRelay {
   ) {
     runEvents.on('token', (event) => this.produce(event));
     runEvents.on('status', (event) => {
-      if (event.status !== 'running') this.flush();
+      if (event.status === 'running') return;
+      this.flushRun(event.runId);
+      this.outbox.delete(event.runId);
     });
     this.sweeper = setInterval(() => this.sweep(), 60_000).unref();
   }
@@ -73,38 +76,41 @@ export class TokenRelay {
 
   stop(): void {
     clearInterval(this.sweeper);
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flush();
+    for (const runId of [...this.outbox.keys()]) this.flushRun(runId);
+    this.outbox.clear();
   }
 
   private produce(event: TokenEvent): void {
-    const pending = this.outbox.get(event.runId);
+    let run = this.outbox.get(event.runId);
+    if (!run) {
+      run = { pending: null, lastSent: -Infinity, timer: null };
+      this.outbox.set(event.runId, run);
+    }
+    const pending = run.pending;
     if (pending && pending.offset + pending.text.length === event.offset && pending.text.length < MAX_CHUNK_CHARS) {
       pending.text += event.text;
     } else {
       if (pending) this.send(pending);
-      this.outbox.set(event.runId, { ...event });
+      run.pending = { ...event };
     }
-    // Leading edge: the first delta after a quiet window goes out now; a burst after it
-    // waits at most one window.
-    if (!this.flushTimer) {
-      this.flush();
-      this.armFlush();
+    if (run.timer) return; // published when the window ends
+    const wait = run.lastSent + COALESCE_MS - performance.now();
+    if (wait <= 0) {
+      this.flushRun(event.runId);
+      return;
     }
+    run.timer = setTimeout(() => this.flushRun(event.runId), wait);
   }
 
-  private armFlush(): void {
-    this.flushTimer = setTimeout(() => {
-      this.flushTimer = null;
-      if (this.outbox.size === 0) return;
-      this.flush();
-      this.armFlush();
-    }, COALESCE_MS);
-  }
-
-  private flush(): void {
-    for (const event of this.outbox.values()) this.send(event);
-    this.outbox.clear();
+  private flushRun(runId: string): void {
+    const run = this.outbox.get(runId);
+    if (!run) return;
+    if (run.timer) clearTimeout(run.timer);
+    run.timer = null;
+    if (!run.pending) return;
+    this.send(run.pending);
+    run.pending = null;
+    run.lastSent = performance.now();
   }
 
   private send(event: TokenEvent): void {
@@ -172,6 +178,9 @@ export class TokenRelay {
 
   private sweep(): void {
     const now = Date.now();
+    for (const [runId, run] of this.outbox) {
+      if (!run.pending && !run.timer && performance.now() - run.lastSent > IDLE_MS) this.outbox.delete(runId);
+    }
     for (const [runId, run] of this.runs) {
       if (run.listeners.size === 0 && now - run.touched > IDLE_MS) this.runs.delete(runId);
     }

@@ -30,7 +30,7 @@ interface Shared {
   json: string | null;
 }
 
-const executions = new Map<string, Promise<Shared>>();
+const executions = new Map<string, Promise<Shared> | Shared>();
 const serialized = new Map<string, string>();
 const jsonOf = new WeakMap<object, string>();
 let nextToken = 0;
@@ -47,24 +47,28 @@ export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => Re
     if (!isAsyncIterable(source)) return source;
     const group = groupKey(args);
     const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
-    return mapStream(source, async (payload) => {
+    return mapStream(source, (payload) => {
       const identity = eventIdentity(payload);
       if (identity === null) return run(payload);
       const key = `${group}#${identity}`;
-      let shared = executions.get(key);
-      if (!shared) {
-        counters.executions++;
-        shared = Promise.resolve(run(payload)).then((result) => {
-          if (result.errors) return { result, json: null };
+      const known = executions.get(key);
+      // Settled for the group already (every member but the first): no await at all.
+      if (known && !(known instanceof Promise)) return known.result;
+      if (known) return known.then((shared) => shared.result);
+      counters.executions++;
+      const pending = Promise.resolve(run(payload)).then((result): Shared => {
+        const shared: Shared = { result, json: null };
+        if (!result.errors) {
           counters.serializations++;
-          return { result, json: JSON.stringify(result) };
-        });
+          shared.json = JSON.stringify(result);
+          jsonOf.set(result, shared.json);
+        }
         remember(executions, key, shared);
-        shared.catch(() => executions.delete(key));
-      }
-      const { result, json } = await shared;
-      if (json !== null) jsonOf.set(result, json);
-      return result;
+        return shared;
+      });
+      remember(executions, key, pending);
+      pending.catch(() => executions.delete(key));
+      return pending.then((shared) => shared.result);
     });
   };
 }
@@ -132,12 +136,14 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 }
 
 /** Maps a source stream, passing return() through so the source releases its listener at once. */
-function mapStream<T>(source: AsyncIterable<unknown>, map: (value: unknown) => Promise<T>): AsyncIterableIterator<T> {
+function mapStream<T>(source: AsyncIterable<unknown>, map: (value: unknown) => T | Promise<T>): AsyncIterableIterator<T> {
   const iterator = source[Symbol.asyncIterator]();
   return {
     next: async () => {
       const item = await iterator.next();
-      return item.done ? { value: undefined as T, done: true } : { value: await map(item.value), done: false };
+      if (item.done) return { value: undefined as T, done: true };
+      const mapped = map(item.value);
+      return { value: mapped instanceof Promise ? await mapped : mapped, done: false };
     },
     return: async () => {
       await iterator.return?.();
