@@ -46,7 +46,7 @@ const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_n
   "vendor_status_code", "retry_count", "duration_ms", "cost_cents", "created_at", "updated_at")
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`;
 const UPDATE_CALL =
-  'update "tool_calls" set "status" = $1, "output_redacted" = $2, "vendor_status_code" = $3, "duration_ms" = $4, "updated_at" = $5 where "id" = $6';
+  'update "tool_calls" set "status" = $1, "output_redacted" = $2, "duration_ms" = $3, "retry_count" = $4, "vendor_status_code" = $5, "cost_cents" = $6, "error_code" = $7, "error_text" = $8, "updated_at" = $9 where "id" = $10';
 const LOCK = 'select pg_advisory_xact_lock(hashtextextended($1, 7))';
 const LAST = 'select hash, sequence from ledger_events where org_id = $1 order by sequence desc limit 1';
 const REASON = 'no rule matched; catalog default risk low';
@@ -120,7 +120,7 @@ export async function rawToolCall(
   // (the instant vendor answers here)
   const durationMs = Math.round(performance.now() - started);
   const second = await transaction(pool, async (client) => {
-    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, 200, durationMs, new Date(), callId]);
+    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, new Date(), callId]);
     return appendEvents(client, call.orgId, [
       {
         type: 'tool_call.succeeded',

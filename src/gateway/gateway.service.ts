@@ -68,7 +68,7 @@ export class ToolGateway {
       throw error;
     }
     if (!('call' in decided)) return decided;
-    return this.run(em, decided, request.params as Record<string, unknown>, started);
+    return this.run(decided, request.params as Record<string, unknown>, started);
   }
 
   /**
@@ -128,7 +128,7 @@ export class ToolGateway {
     });
     if (claimed.kind === 'replay') return replay(em, claimed.call);
     if (claimed.kind === 'refused') throw claimed.error;
-    return this.run(em, { call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
+    return this.run({ call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
   }
 
   private async decide(tx: EntityManager, request: ToolCallRequest): Promise<DecidedCall | ToolCallOutcome> {
@@ -195,7 +195,6 @@ export class ToolGateway {
 
   /** Executor, then transaction 2. A vendor failure is an outcome, never an exception. */
   private async run(
-    em: EntityManager,
     decided: { call: ToolCall; tool: RegisteredTool; approvalRequestId?: string | null },
     params: Record<string, unknown>,
     started: number,
@@ -228,7 +227,9 @@ export class ToolGateway {
       };
     }
     const durationMs = Math.round(performance.now() - started);
-    const finished = await em.transactional((tx) =>
+    // A fork that does not manage the call: the recorder's one UPDATE is the only write
+    // (in `em` the call is managed, and the commit would flush its changes a second time).
+    const finished = await this.deps.orm.em.fork().transactional((tx) =>
       recordOutcome(tx, call, outcome, { durationMs, costCents: tool.definition.costCents, approvalRequestId: decided.approvalRequestId ?? null }),
     );
     this.deps.events.emitToolCall(finished);

@@ -239,6 +239,8 @@ describe('hot path', () => {
     expect(succeeded.value.status).toBe('succeeded');
     expect(transactionsIn(succeeded.statements)).toBe(2);
     expect(succeeded.statements.filter((s) => /^\[query\] commit\b/.test(s))).toHaveLength(2);
+    // One insert of the call, one update with its outcome: nothing is flushed twice.
+    expect(touching(succeeded.statements, 'tool_calls').filter((s) => /\b(insert|update)\b/i.test(s))).toHaveLength(2);
 
     const blocked = await call(run.id, 'wire', 'transfer', {});
     expect(blocked.value.status).toBe('blocked');
