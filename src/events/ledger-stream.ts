@@ -25,6 +25,9 @@ export function realtimeOf(ctx: RequestContext): Realtime {
  * it rather than held in memory. A subscriber more than `maxLagEvents` behind the live
  * head (its client is not reading) is ended with SUBSCRIBER_TOO_SLOW and the sequence to
  * resume after; it never delays other subscribers.
+ *
+ * Reads use short-lived forks of the ORM (`services.orm.em.fork()`), never the
+ * subscription context's own EntityManager, which would live as long as the subscription.
  */
 export function ledgerStream(ctx: RequestContext, after: bigint | null, prepare: () => Promise<LedgerFilter>): AsyncIterableIterator<unknown> {
   const realtime = realtimeOf(ctx);

@@ -27,7 +27,7 @@ export function recheckAccess(ctx: RequestContext, slot?: string): void | Promis
   const known = settled.get(key);
   if (known !== undefined) return assertValid(known);
   return resolveOnce(key, async () => {
-    const found = await ctx.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
+    const found = await ctx.services.orm.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
     const valid = Boolean(found && found.revokedAt === null);
     remember(settled, key, valid);
     return valid;

@@ -138,7 +138,7 @@ export class SubscriptionResolver {
       const caller = authorize(context, ACCESS.runs);
       const seesMetadata = (ACCESS.audit as readonly string[]).includes(caller.role);
       return ledgerStream(context, parseSequence(args.afterSequence), async () => {
-        const run = await findRun(context.em, caller.orgId, String(args.runId));
+        const run = await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId));
         return (event) => (event.runId === run.id && /^(run|tool_call)\./.test(event.type) ? toRunEvent(event, seesMetadata) : null);
       });
     }),
@@ -156,7 +156,7 @@ export class SubscriptionResolver {
     subscribe: ({ context, args }: Data) => deferred(() => {
       const caller = authorize(context, ACCESS.runs);
       return ledgerStream(context, parseSequence(args.afterSequence), async () => {
-        const runId = args.runId ? (await findRun(context.em, caller.orgId, String(args.runId))).id : null;
+        const runId = args.runId ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id : null;
         return (event) => {
           const status = statusOf(event);
           if (!status || (runId && event.runId !== runId)) return null;
@@ -172,7 +172,7 @@ export class SubscriptionResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<ToolCallStatusChangeType> {
     const call = await resolveOnce(`call:${change.orgId}:${change.sequence}`, () =>
-      ctx.em.fork().findOneOrFail(ToolCall, { id: change.toolCallId, orgId: change.orgId }),
+      ctx.services.orm.em.fork().findOneOrFail(ToolCall, { id: change.toolCallId, orgId: change.orgId }),
     );
     return { sequence: change.sequence, status: change.status, toolCall: toToolCallType(call) };
   }
@@ -205,7 +205,7 @@ export class SubscriptionResolver {
 
 /** The approval request as of a ledger event, fetched once per event on this node. */
 function approvalOf(ctx: RequestContext, orgId: string, toolCallId: string, sequence: string): Promise<ApprovalRequest> {
-  return resolveOnce(`approval:${orgId}:${sequence}`, () => ctx.em.fork().findOneOrFail(ApprovalRequest, { toolCallId, orgId }));
+  return resolveOnce(`approval:${orgId}:${sequence}`, () => ctx.services.orm.em.fork().findOneOrFail(ApprovalRequest, { toolCallId, orgId }));
 }
 
 function toRunEvent(event: LedgerEvent, withMetadata: boolean): RunEventType {

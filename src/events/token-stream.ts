@@ -29,11 +29,11 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
 
   async function* stream() {
     const caller = requireCaller(ctx);
-    const run = await findRun(ctx.em, caller.orgId, runId);
+    const run = await findRun(ctx.services.orm.em.fork(), caller.orgId, runId);
     await recheckAccess(ctx);
     const stop = realtime.tokens.listen(run.id, run.orgId, () => wake.notify());
     try {
-      let persisted = assistantText(await loadMessages(ctx.em.fork(), run.id));
+      let persisted = assistantText(await loadMessages(ctx.services.orm.em.fork(), run.id));
       let loadedAt = Date.now();
       let sent = afterOffset ?? 0;
       while (!wake.closed) {
@@ -49,7 +49,7 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
         }
         if (live && live.start > end && Date.now() - loadedAt >= RELOAD_MS) {
           // This node joined the stream late: the text before `live.start` is persisted once the message ends.
-          persisted = assistantText(await loadMessages(ctx.em.fork(), run.id));
+          persisted = assistantText(await loadMessages(ctx.services.orm.em.fork(), run.id));
           loadedAt = Date.now();
           if (persisted.length > sent) continue;
         }
