@@ -275,8 +275,14 @@ export class ToolGateway {
     };
   }
 
-  private findByToolUse(em: EntityManager, request: ToolCallRequest): Promise<ToolCall | null> {
-    return em.findOne(ToolCall, { runId: request.runId, orgId: request.caller.orgId, toolUseId: request.toolUseId });
+  /** A plain existence check first: on the hot path the answer is almost always "none". */
+  private async findByToolUse(em: EntityManager, request: ToolCallRequest): Promise<ToolCall | null> {
+    const [row] = await em.execute<{ id: string }[]>('select id from tool_calls where run_id = ? and org_id = ? and tool_use_id = ?', [
+      request.runId,
+      request.caller.orgId,
+      request.toolUseId,
+    ]);
+    return row ? em.findOne(ToolCall, { id: row.id }) : null;
   }
 }
 
