@@ -54,17 +54,35 @@ export class AgentRuntime {
     const em = this.deps.orm.em.fork();
     const run = await em.findOne(AgentRun, { id: runId });
     if (!run || run.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
-    if (run.status === 'queued') await this.transition(run, 'running', 'run.started');
+    // A queued run's first model request does not wait for the run.started transaction:
+    // both go out together, and the reply is stored only once the run is running (it is
+    // dropped, and the stream aborted, if the run was cancelled meanwhile).
+    let starting: Promise<boolean> | null = run.status === 'queued' ? this.transition(run, 'running', 'run.started') : null;
+    starting?.catch(() => undefined); // awaited below; a failure surfaces there
+    const started = async (): Promise<boolean> => {
+      if (!starting) return true;
+      const ok = await starting;
+      starting = null;
+      return ok;
+    };
 
     for (;;) {
       const messages = await loadMessages(this.deps.orm.em.fork(), runId);
-      if (await this.stopped(runId)) return;
+      if (!starting && (await this.stopped(runId))) return;
       const last = messages[messages.length - 1];
-      if (!last) return this.fail(run, 'MODEL_ERROR', 'The run has no message to answer');
+      if (!last) {
+        if (await started()) await this.fail(run, 'MODEL_ERROR', 'The run has no message to answer');
+        return;
+      }
+      const modelTurn = last.role !== 'assistant' && !(last.content as StoredBlock[]).some(isPending);
+      if (!modelTurn && !(await started())) return;
 
       if (last.role === 'assistant') {
         const toolUses = (last.content as StoredBlock[]).filter((b) => b.type === 'tool_use');
-        if (toolUses.length === 0) return this.transition(run, 'completed', 'run.completed');
+        if (toolUses.length === 0) {
+          await this.transition(run, 'completed', 'run.completed');
+          return;
+        }
         if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
         if (!(await this.runTools(run, toolUses, messages.length))) return;
         continue;
@@ -74,7 +92,7 @@ export class AgentRuntime {
         continue;
       }
       if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
-      if (!(await this.callModel(run, messages))) return;
+      if (!(await this.callModel(run, messages, started))) return;
     }
   }
 
@@ -83,7 +101,7 @@ export class AgentRuntime {
   }
 
   /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
-  private async callModel(run: AgentRun, messages: RunMessage[]): Promise<boolean> {
+  private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>): Promise<boolean> {
     const em = this.deps.orm.em.fork();
     const specialist = await em.findOneOrFail(Specialist, { id: run.specialistId });
     const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, await this.loadCatalog(em));
@@ -106,9 +124,14 @@ export class AgentRuntime {
         this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
         offset += delta.length;
       });
+      // A run that could not start (cancelled meanwhile) stops its stream at once.
+      void started().then(
+        (ok) => ok || controller.abort(),
+        () => controller.abort(),
+      );
       reply = await stream.finalMessage();
     } catch (error) {
-      if (controller.signal.aborted || (await this.stopped(run.id))) return false;
+      if (!(await started()) || controller.signal.aborted || (await this.stopped(run.id))) return false;
       const status = (error as { status?: number }).status;
       const unavailable = status === undefined || status === 429 || status >= 500;
       this.deps.logger.warn({ runId: run.id, status, err: error }, 'model request failed');
@@ -125,6 +148,7 @@ export class AgentRuntime {
     const content = answer.content
         .filter((b) => b.type === 'text' || b.type === 'tool_use')
         .map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input }));
+    if (!(await started())) return false;
     try {
       return await this.deps.orm.em.fork().transactional(async (tx) => {
         if (!(await this.lockActive(tx, run.id))) return false;
@@ -209,7 +233,8 @@ export class AgentRuntime {
     });
   }
 
-  private async transition(run: AgentRun, status: 'running' | 'completed', event: 'run.started' | 'run.completed'): Promise<void> {
+  /** True when this step made the transition (false: the run was no longer in the expected status). */
+  private async transition(run: AgentRun, status: 'running' | 'completed', event: 'run.started' | 'run.completed'): Promise<boolean> {
     const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
       const rows = await tx.execute<{ id: string }[]>(
         `update agent_runs set status = ?, updated_at = now(), completed_at = ${status === 'completed' ? 'now()' : 'completed_at'}
@@ -220,8 +245,11 @@ export class AgentRuntime {
       await appendLedgerEvents(tx, [{ orgId: run.orgId, type: event, runId: run.id, resourceId: run.id, metadata: {} }]);
       return true;
     });
-    run.status = status;
-    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
+    if (changed) {
+      run.status = status;
+      this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
+    }
+    return changed;
   }
 
   private async fail(run: AgentRun, code: ErrorCode, message: string): Promise<void> {

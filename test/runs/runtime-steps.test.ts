@@ -77,6 +77,33 @@ describe('a queued run', () => {
   });
 });
 
+describe('a queued run\'s first step', () => {
+  // The first model request goes out together with the run.started transaction. A cancel
+  // that wins that race (reproduced here by cancelling inside the transition) leaves no
+  // trace of the request: no reply stored, no tool call, no run.started.
+  test('cancelled while its first model request is on its way: nothing of the turn is kept', async () => {
+    const { id } = await runs.start(ORDER_QUESTION);
+    const runtime = app.services.runtime as unknown as { transition: (...args: unknown[]) => Promise<boolean> };
+    const transition = runtime.transition.bind(runtime);
+    const shopifyBefore = runs.vendorRequests('shopify');
+    runtime.transition = async (...args: unknown[]) => {
+      expect((await runs.cancel(id)).body.data?.cancelRun.status).toBe('cancelled');
+      return transition(...args);
+    };
+    try {
+      await step(id);
+    } finally {
+      delete (runtime as { transition?: unknown }).transition; // the prototype's again
+    }
+    const run = await runs.get(id);
+    expect(run.status).toBe('cancelled');
+    expect(run.messages.map((m) => m.role)).toEqual(['user']);
+    expect(run.toolCalls).toEqual([]);
+    expect(types(run)).toEqual(['run.created', 'run.cancelled']);
+    expect(runs.vendorRequests('shopify')).toBe(shopifyBefore);
+  });
+});
+
 describe('model failures beyond the SDK retries', () => {
   test.each<[string, ModelFault, number]>([
     ['529 overloaded', { kind: 'overloaded' }, 529],
