@@ -10,6 +10,17 @@ import { cancellable } from './cancellable';
 /** What a subscription sends for a ledger event, or null to skip it. */
 export type LedgerFilter = (event: LedgerEvent) => unknown | Promise<unknown>;
 
+/** Sequences as bigints, computed once per event for all the subscriptions that see it. */
+const sequences = new WeakMap<LedgerEvent, bigint>();
+function sequenceOf(event: LedgerEvent): bigint {
+  let sequence = sequences.get(event);
+  if (sequence === undefined) {
+    sequence = BigInt(event.sequence);
+    sequences.set(event, sequence);
+  }
+  return sequence;
+}
+
 export function realtimeOf(ctx: RequestContext): Realtime {
   if (!ctx.services.realtime) throw new Error('realtime is not started');
   return ctx.services.realtime;
@@ -44,7 +55,7 @@ export function ledgerStream(ctx: RequestContext, after: bigint | null, prepare:
     // The live head when the listener was registered: lag counts from there (a long replay is not lag).
     let liveFrom: bigint | null = null;
     const registration = await realtime.ledger.listen(orgId, (events) => {
-      const head = BigInt(events[events.length - 1].sequence);
+      const head = sequenceOf(events[events.length - 1]);
       if (liveFrom !== null && head - (last > liveFrom ? last : liveFrom) > maxLag) {
         inbox.fail(
           new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again from the last sequence received', {
@@ -82,7 +93,7 @@ export function ledgerStream(ctx: RequestContext, after: bigint | null, prepare:
         }
         for (const event of events) {
           if (inbox.closed) break;
-          const sequence = BigInt(event.sequence);
+          const sequence = sequenceOf(event);
           if (sequence <= last) continue;
           last = sequence;
           // Awaited only when they are pending: most events need no extra turn of the loop.

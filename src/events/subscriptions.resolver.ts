@@ -208,15 +208,21 @@ function approvalOf(ctx: RequestContext, orgId: string, toolCallId: string, sequ
   return resolveOnce(`approval:${orgId}:${sequence}`, () => ctx.services.orm.em.fork().findOneOrFail(ApprovalRequest, { toolCallId, orgId }));
 }
 
+/** One payload per event (and metadata visibility), shared by every subscription that sends it. */
+const runEventPayloads = new WeakMap<LedgerEvent, { full?: RunEventType; bare?: RunEventType }>();
+
 function toRunEvent(event: LedgerEvent, withMetadata: boolean): RunEventType {
-  return {
+  let payloads = runEventPayloads.get(event);
+  if (!payloads) runEventPayloads.set(event, (payloads = {}));
+  const slot = withMetadata ? 'full' : 'bare';
+  return (payloads[slot] ??= {
     sequence: String(event.sequence),
     type: event.type,
     runId: event.runId!,
     resourceId: event.resourceId,
     metadata: withMetadata ? event.metadata : {},
     createdAt: event.createdAt,
-  };
+  });
 }
 
 function parseSequence(value: unknown, field = 'afterSequence'): bigint | null {

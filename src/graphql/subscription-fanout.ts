@@ -31,6 +31,9 @@ interface Shared {
 }
 
 const executions = new Map<string, Promise<Shared> | Shared>();
+/** Group key → a short id (bounded; ids are never reused). */
+const groupIds = new Map<string, string>();
+let nextGroup = 0;
 const serialized = new Map<string, string>();
 const jsonOf = new WeakMap<object, string>();
 let nextToken = 0;
@@ -45,7 +48,13 @@ export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => Re
   return async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source;
-    const group = groupKey(args);
+    // Interned: the per-event key of every member is then short to build and to hash.
+    const described = groupKey(args);
+    let group = groupIds.get(described);
+    if (group === undefined) {
+      group = `g${nextGroup++}`; // never reused: an evicted key only costs sharing, never mixes groups
+      remember(groupIds, described, group);
+    }
     const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
     return mapStream(source, (payload) => {
       const identity = eventIdentity(payload);

@@ -47,6 +47,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const wsServer = new WebSocketServer({ server: options.httpServer, path: '/graphql', maxPayload: api.maxBodyBytes });
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
+  const validDocuments = new Map<string, DocumentNode>();
   // Registered before graphql-ws's own handler: results shared by a subscription group are
   // sent as the group's JSON text (see subscription-fanout.ts).
   wsServer.on('connection', (socket) => {
@@ -78,14 +79,20 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           else if (resolved.kind === 'apq') return [codedError('No persisted operation has this id', 'PERSISTED_QUERY_NOT_FOUND')];
           else return [codedError('The operation has no query and no documentId', 'BAD_REQUEST')];
 
-          let document: DocumentNode;
-          try {
-            document = parse(query);
-          } catch (error) {
-            return [codedError((error as Error).message, 'GRAPHQL_PARSE_FAILED', error)];
+          // A dashboard fleet sends the same few documents: parsed and validated once, and one
+          // AST (with its token list) held for all their subscriptions instead of one each.
+          let document = validDocuments.get(query);
+          if (!document) {
+            try {
+              document = parse(query);
+            } catch (error) {
+              return [codedError((error as Error).message, 'GRAPHQL_PARSE_FAILED', error)];
+            }
+            const invalid = validate(schema, document, rules, { hideSuggestions });
+            if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
+            validDocuments.set(query, document);
+            if (validDocuments.size > MAX_CACHED_DOCUMENTS) validDocuments.delete(validDocuments.keys().next().value as string);
           }
-          const invalid = validate(schema, document, rules, { hideSuggestions });
-          if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
           const operation = getOperationAST(document, payload.operationName);
           if (!operation) return [codedError('Unable to identify the operation to run', 'OPERATION_RESOLUTION_FAILURE')];
 
@@ -116,6 +123,8 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     wsServer,
   );
 }
+
+const MAX_CACHED_DOCUMENTS = 500;
 
 function codedError(message: string, code: string, original?: unknown): GraphQLError {
   const source = original instanceof GraphQLError ? original : undefined;
