@@ -36,8 +36,7 @@ export interface RawCall {
 const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode
          from agent_runs r join orgs o on o.id = r.org_id
         where r.id = $1 and r.org_id = $2`;
-const FIND_BY_TOOL_USE =
-  'select "t0".* from "tool_calls" as "t0" where "t0"."run_id" = $1 and "t0"."org_id" = $2 and "t0"."tool_use_id" = $3 limit $4';
+const FIND_BY_TOOL_USE = 'select id from tool_calls where run_id = $1 and org_id = $2 and tool_use_id = $3';
 const INSERT_DECISION = `insert into "policy_decisions" ("id", "org_id", "run_id", "tool_name", "action", "outcome", "shadow_outcome", "risk",
   "matched_rule_id", "policy_version", "caller_role", "caller_key_id", "reason", "created_at")
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
@@ -84,7 +83,7 @@ export async function rawToolCall(
     if (options.reads) {
       const run = await client.query<{ status: string }>(LOAD_RUN, [call.runId, call.orgId]);
       if (run.rows[0]?.status !== 'running') throw new Error(`run ${call.runId} is not running`);
-      const existing = await client.query(FIND_BY_TOOL_USE, [call.runId, call.orgId, call.toolUseId, 1]);
+      const existing = await client.query(FIND_BY_TOOL_USE, [call.runId, call.orgId, call.toolUseId]);
       if (existing.rowCount) throw new Error('toolUseId repeated');
     }
     const decisionId = randomUUID();
