@@ -41,8 +41,12 @@ export function parseAuthorization(header: unknown): string | null {
 }
 
 /** Resolves a secret to its caller; an unknown or revoked key is UNAUTHENTICATED. */
+/** Once per HTTP request and per websocket connection: a plain query, no entity to build. */
 export async function authenticate(em: EntityManager, secret: string): Promise<Caller> {
-  const key = await em.findOne(ApiKey, { secretHash: hashSecret(secret), revokedAt: null });
+  const [key] = await em.execute<{ id: string; org_id: string; role: Role }[]>(
+    'select id, org_id, role from api_keys where secret_hash = ? and revoked_at is null',
+    [hashSecret(secret)],
+  );
   if (!key) throw new AppError('UNAUTHENTICATED', 'The API key is not valid');
-  return { orgId: key.orgId, role: key.role, keyId: key.id };
+  return { orgId: key.org_id, role: key.role, keyId: key.id };
 }
