@@ -1,8 +1,7 @@
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { findRun } from '../runs/run-query.service';
-import { loadMessages, assistantTextLength } from '../runs/run-messages';
-import type { RunMessage } from '../runs/run-message.entity';
+import { assistantText, loadMessages } from '../runs/run-messages';
 import { realtimeOf } from './ledger-stream';
 import { recheckAccess } from './subscription-access';
 import { cancellable } from './cancellable';
@@ -63,19 +62,6 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
   }
 
   return cancellable(stream(), () => wake.close());
-}
-
-function assistantText(messages: RunMessage[]): string {
-  const parts: string[] = [];
-  for (const m of messages) {
-    if (m.role !== 'assistant') continue;
-    for (const block of m.content as { type?: string; text?: unknown }[]) {
-      if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
-    }
-  }
-  const text = parts.join('');
-  if (text.length !== assistantTextLength(messages)) throw new Error('assistant text offsets disagree');
-  return text;
 }
 
 /** A flag a producer raises and a single consumer waits for (many raises, one wake-up). */

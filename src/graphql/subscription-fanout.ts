@@ -24,17 +24,13 @@ const RESUME_ARGUMENTS = new Set(['afterSequence', 'afterOffset']);
 const SHARED_MARK = '__toolgateShared';
 const MAX_SHARED = 5000;
 
-interface Shared {
-  result: ExecutionResult;
-  /** The result's JSON, when it had no errors (errors are formatted per connection). */
-  json: string | null;
-}
-
-const executions = new Map<string, Promise<Shared> | Shared>();
+/** Group and event → its result (a promise while it executes). */
+const executions = new Map<string, Promise<ExecutionResult> | ExecutionResult>();
 /** Group key → a short id (bounded; ids are never reused). */
 const groupIds = new Map<string, string>();
 let nextGroup = 0;
 const serialized = new Map<string, string>();
+/** A shared result → its JSON, for results without errors (errors are formatted per connection). */
 const jsonOf = new WeakMap<object, string>();
 let nextToken = 0;
 /** Per-process counts, for tests and metrics: executions and serializations of shared events, results sent shared. */
@@ -62,22 +58,19 @@ export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => Re
       const key = `${group}#${identity}`;
       const known = executions.get(key);
       // Settled for the group already (every member but the first): no await at all.
-      if (known && !(known instanceof Promise)) return known.result;
-      if (known) return known.then((shared) => shared.result);
+      if (known) return known;
       counters.executions++;
-      const pending = Promise.resolve(run(payload)).then((result): Shared => {
-        const shared: Shared = { result, json: null };
+      const pending = Promise.resolve(run(payload)).then((result) => {
         if (!result.errors) {
           counters.serializations++;
-          shared.json = JSON.stringify(result);
-          jsonOf.set(result, shared.json);
+          jsonOf.set(result, JSON.stringify(result));
         }
-        remember(executions, key, shared);
-        return shared;
+        remember(executions, key, result);
+        return result;
       });
       remember(executions, key, pending);
       pending.catch(() => executions.delete(key));
-      return pending.then((shared) => shared.result);
+      return pending;
     });
   };
 }

@@ -56,15 +56,7 @@ export async function upsertPolicyRule(em: EntityManager, caller: Caller, input:
     const created = !rule;
     if (!rule) rule = tx.create(PolicyRule, { orgId: caller.orgId, ...fields });
     else tx.assign(rule, { ...fields, updatedAt: new Date() });
-    await tx.flush();
-    const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
-    await appendLedgerEvent(tx, {
-      orgId: caller.orgId,
-      type: 'policy.changed',
-      resourceId: rule.id,
-      actor: caller,
-      metadata: { change: created ? 'rule_created' : 'rule_updated', policyVersion, rule: fields },
-    });
+    await recordPolicyChange(tx, caller, rule.id, { change: created ? 'rule_created' : 'rule_updated', rule: fields });
     return rule;
   });
 }
@@ -75,15 +67,7 @@ export async function deletePolicyRule(em: EntityManager, caller: Caller, ruleId
     if (!rule) throw notFound('Policy rule');
     // Past decisions lose the link (on delete set null) but keep the rule's name in their reason.
     tx.remove(rule);
-    await tx.flush();
-    const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
-    await appendLedgerEvent(tx, {
-      orgId: caller.orgId,
-      type: 'policy.changed',
-      resourceId: rule.id,
-      actor: caller,
-      metadata: { change: 'rule_deleted', policyVersion, name: rule.name },
-    });
+    await recordPolicyChange(tx, caller, rule.id, { change: 'rule_deleted', name: rule.name });
   });
 }
 
@@ -92,17 +76,19 @@ export async function setPolicyShadowMode(em: EntityManager, caller: Caller, ena
     const org = await findOrg(tx, caller.orgId);
     const previous = org.policyShadowMode;
     org.policyShadowMode = enabled;
-    await tx.flush();
-    const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
-    await appendLedgerEvent(tx, {
-      orgId: caller.orgId,
-      type: 'policy.changed',
-      resourceId: caller.orgId,
-      actor: caller,
-      metadata: { change: 'shadow_mode', enabled, previous, policyVersion },
-    });
-    return policyVersion;
+    return recordPolicyChange(tx, caller, caller.orgId, { change: 'shadow_mode', enabled, previous });
   });
+}
+
+/**
+ * The end of every policy change: the change written, the org's policy version bumped
+ * (nodes reload their rules) and `policy.changed` appended with the new version. Returns it.
+ */
+async function recordPolicyChange(tx: EntityManager, caller: Caller, resourceId: string, metadata: Record<string, unknown>): Promise<number> {
+  await tx.flush();
+  const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
+  await appendLedgerEvent(tx, { orgId: caller.orgId, type: 'policy.changed', resourceId, actor: caller, metadata: { ...metadata, policyVersion } });
+  return policyVersion;
 }
 
 function validateRule(input: PolicyRuleInput): void {

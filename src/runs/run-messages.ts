@@ -32,14 +32,19 @@ export function toModelMessages(messages: RunMessage[]): { role: MessageRole; co
 
 export const isPending = (block: StoredBlock): boolean => block.type === 'tool_result' && block.toolgate?.pending === true;
 
-/** Characters of assistant text so far: where the next token's offset starts. */
-export function assistantTextLength(messages: RunMessage[]): number {
-  let length = 0;
+/** The run's assistant text so far: the text blocks of its assistant messages, in order. */
+export function assistantText(messages: RunMessage[]): string {
+  const parts: string[] = [];
   for (const message of messages) {
     if (message.role !== 'assistant') continue;
     for (const block of message.content as StoredBlock[]) {
-      if (block.type === 'text' && typeof block.text === 'string') length += block.text.length;
+      if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
     }
   }
-  return length;
+  return parts.join('');
+}
+
+/** Characters of assistant text so far: where the next token's offset starts. */
+export function assistantTextLength(messages: RunMessage[]): number {
+  return assistantText(messages).length;
 }
