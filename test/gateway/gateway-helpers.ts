@@ -234,6 +234,24 @@ export function eventTrail(call: ToolCallNode): { type: string; reason: unknown 
   return call.ledgerEvents.map((e) => ({ type: e.type, reason: e.metadata.reason }));
 }
 
+/** What the agent is answered when its call did not succeed (`result` null, nothing replayed). */
+export function refusedOutcome(status: 'blocked' | 'failed', code: string, message: string) {
+  return { status, toolCallId: expect.any(String), result: null, error: { code, message }, approvalRequestId: null, replayed: false };
+}
+
+/** The row of a call stopped before policy (flag, manifest, input): no risk level, nothing run. */
+export function blockedBeforePolicy(code: 'FEATURE_DISABLED' | 'NOT_IN_MANIFEST' | 'INVALID_TOOL_INPUT', input: unknown) {
+  return { status: 'blocked', errorCode: code, errorText: SAY[code], riskLevel: null, reviewRequired: false, input, output: null, costCents: 0 };
+}
+
+/** The ledger trail of such a call: requested, then blocked for `reason`. */
+export function blockedTrail(reason: string): { type: string; reason: unknown }[] {
+  return [
+    { type: 'tool_call.requested', reason: undefined },
+    { type: 'tool_call.blocked', reason },
+  ];
+}
+
 /** Statements recorded while `work` ran. */
 export async function recordStatements<T>(app: TestApp, work: () => Promise<T>): Promise<{ value: T; statements: string[] }> {
   app.statements.length = 0;

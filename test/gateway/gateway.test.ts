@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { redactOutput } from '../../src/redaction/redact';
 import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
-import { GatewayClient, SAY, eventTrail, rowOf } from './gateway-helpers';
+import { blockedBeforePolicy, blockedTrail, eventTrail, GatewayClient, refusedOutcome, rowOf, SAY } from './gateway-helpers';
 
 /**
  * The gateway end to end over GraphQL, against the real vendor sandboxes: the happy path
@@ -209,14 +209,7 @@ describe('gateway on the demo org', () => {
     let blockedId: string;
     try {
       const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { correlationId: 'corr-flag-off' });
-      expect(out).toEqual({
-        status: 'blocked',
-        toolCallId: expect.any(String),
-        result: null,
-        error: { code: 'FEATURE_DISABLED', message: SAY.FEATURE_DISABLED },
-        approvalRequestId: null,
-        replayed: false,
-      });
+      expect(out).toEqual(refusedOutcome('blocked', 'FEATURE_DISABLED', SAY.FEATURE_DISABLED));
       blockedId = out.toolCallId;
       // The flag is checked first: even a tool outside the manifest is FEATURE_DISABLED.
       const unknown = await gw.execute(run.id, 'wire', 'transfer', {});
@@ -227,16 +220,7 @@ describe('gateway on the demo org', () => {
     }
 
     const call = await gw.call(blockedId);
-    expect(rowOf(call)).toEqual({
-      status: 'blocked',
-      errorCode: 'FEATURE_DISABLED',
-      errorText: SAY.FEATURE_DISABLED,
-      riskLevel: null,
-      reviewRequired: false,
-      input: { orderId: '12345' },
-      output: null,
-      costCents: 0,
-    });
+    expect(rowOf(call)).toEqual(blockedBeforePolicy('FEATURE_DISABLED', { orderId: '12345' }));
     expect(call).toMatchObject({ durationMs: null, vendorStatusCode: null, policyDecision: null });
     expect(call.ledgerEvents).toEqual([
       {
@@ -273,14 +257,7 @@ describe('gateway on the demo org', () => {
     const run = await gw.startRun();
     gw.app.sandbox!.injectFault('shopify', { kind: 'status', status: 500 });
     const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
-    expect(out).toEqual({
-      status: 'failed',
-      toolCallId: expect.any(String),
-      result: null,
-      error: { code: 'VENDOR_ERROR', message: SAY.VENDOR_FAILURE },
-      approvalRequestId: null,
-      replayed: false,
-    });
+    expect(out).toEqual(refusedOutcome('failed', 'VENDOR_ERROR', SAY.VENDOR_FAILURE));
     const call = await gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual({
       status: 'failed',
@@ -324,21 +301,9 @@ describe('global kill switch (TOOL_CALLING_KILL_SWITCH=true)', () => {
     const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(out).toMatchObject({ status: 'blocked', result: null, error: { code: 'FEATURE_DISABLED', message: SAY.FEATURE_DISABLED } });
     const call = await gw.call(out.toolCallId);
-    expect(rowOf(call)).toEqual({
-      status: 'blocked',
-      errorCode: 'FEATURE_DISABLED',
-      errorText: SAY.FEATURE_DISABLED,
-      riskLevel: null,
-      reviewRequired: false,
-      input: { orderId: '12345' },
-      output: null,
-      costCents: 0,
-    });
+    expect(rowOf(call)).toEqual(blockedBeforePolicy('FEATURE_DISABLED', { orderId: '12345' }));
     expect(call.policyDecision).toBeNull();
-    expect(eventTrail(call)).toEqual([
-      { type: 'tool_call.requested', reason: undefined },
-      { type: 'tool_call.blocked', reason: 'feature_disabled' },
-    ]);
+    expect(eventTrail(call)).toEqual(blockedTrail('feature_disabled'));
     expect(call.ledgerEvents[1].metadata).toMatchObject({ errorCode: 'FEATURE_DISABLED', killSwitch: true });
     expect(gw.vendorRequests('shopify')).toBe(0);
   });

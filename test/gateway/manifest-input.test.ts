@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
-import { GatewayClient, SAY, errorCode, eventTrail, rowOf } from './gateway-helpers';
+import { blockedBeforePolicy, blockedTrail, errorCode, eventTrail, GatewayClient, refusedOutcome, rowOf, SAY } from './gateway-helpers';
 
 /**
  * What the gateway refuses before policy: a tool outside the run's frozen manifest
@@ -34,25 +34,9 @@ describe('NOT_IN_MANIFEST', () => {
       { accountNumber: '9876543210', amount: 5000 },
       { correlationId: 'corr-wire' },
     );
-    expect(out).toEqual({
-      status: 'blocked',
-      toolCallId: expect.any(String),
-      result: null,
-      error: { code: 'NOT_IN_MANIFEST', message: SAY.NOT_IN_MANIFEST },
-      approvalRequestId: null,
-      replayed: false,
-    });
+    expect(out).toEqual(refusedOutcome('blocked', 'NOT_IN_MANIFEST', SAY.NOT_IN_MANIFEST));
     const call = await gw.call(out.toolCallId);
-    expect(rowOf(call)).toEqual({
-      status: 'blocked',
-      errorCode: 'NOT_IN_MANIFEST',
-      errorText: SAY.NOT_IN_MANIFEST,
-      riskLevel: null,
-      reviewRequired: false,
-      input: { accountNumber: '[REDACTED]', amount: 5000 },
-      output: null,
-      costCents: 0,
-    });
+    expect(rowOf(call)).toEqual(blockedBeforePolicy('NOT_IN_MANIFEST', { accountNumber: '[REDACTED]', amount: 5000 }));
     expect(call).toMatchObject({ toolName: 'wire', action: 'transfer', policyDecision: null, durationMs: null });
     expect(call.ledgerEvents).toEqual([
       {
@@ -78,10 +62,7 @@ describe('NOT_IN_MANIFEST', () => {
     const run = await gw.startRun();
     const out = await gw.execute(run.id, 'order_lookup', 'delete', { orderId: '12345' });
     expect(out.error).toEqual({ code: 'NOT_IN_MANIFEST', message: SAY.NOT_IN_MANIFEST });
-    expect(eventTrail(await gw.call(out.toolCallId))).toEqual([
-      { type: 'tool_call.requested', reason: undefined },
-      { type: 'tool_call.blocked', reason: 'not_in_manifest' },
-    ]);
+    expect(eventTrail(await gw.call(out.toolCallId))).toEqual(blockedTrail('not_in_manifest'));
   });
 
   test('the manifest is frozen: a tool disabled after the run started still runs there, and is missing from new runs', async () => {
@@ -98,21 +79,9 @@ describe('NOT_IN_MANIFEST', () => {
       const inNewRun = await gw.execute(after.id, 'order_lookup', 'lookup', { orderId: '12345' });
       expect(inNewRun).toMatchObject({ status: 'blocked', result: null, error: { code: 'NOT_IN_MANIFEST', message: SAY.NOT_IN_MANIFEST } });
       const call = await gw.call(inNewRun.toolCallId);
-      expect(rowOf(call)).toEqual({
-        status: 'blocked',
-        errorCode: 'NOT_IN_MANIFEST',
-        errorText: SAY.NOT_IN_MANIFEST,
-        riskLevel: null,
-        reviewRequired: false,
-        input: { orderId: '12345' },
-        output: null,
-        costCents: 0,
-      });
+      expect(rowOf(call)).toEqual(blockedBeforePolicy('NOT_IN_MANIFEST', { orderId: '12345' }));
       expect(call.policyDecision).toBeNull();
-      expect(eventTrail(call)).toEqual([
-        { type: 'tool_call.requested', reason: undefined },
-        { type: 'tool_call.blocked', reason: 'not_in_manifest' },
-      ]);
+      expect(eventTrail(call)).toEqual(blockedTrail('not_in_manifest'));
       expect(gw.vendorRequests('shopify')).toBe(shopifyBefore);
       // Re-enabling does not reach into a run already started either.
       await gw.setPermission('order_lookup', 'lookup', true);
@@ -131,10 +100,7 @@ describe('NOT_IN_MANIFEST', () => {
       expect(after.allowedTools).toEqual(ALL_TOOLS.filter((t) => t !== 'shopify_query.get_product'));
       const blocked = await gw.execute(after.id, 'shopify_query', 'get_product', { productId: '632910392' });
       expect(blocked.error?.code).toBe('NOT_IN_MANIFEST');
-      expect(eventTrail(await gw.call(blocked.toolCallId))).toEqual([
-        { type: 'tool_call.requested', reason: undefined },
-        { type: 'tool_call.blocked', reason: 'not_in_manifest' },
-      ]);
+      expect(eventTrail(await gw.call(blocked.toolCallId))).toEqual(blockedTrail('not_in_manifest'));
       // The run started while it was bound keeps it.
       const kept = await gw.execute(before.id, 'shopify_query', 'get_product', { productId: '632910392' });
       expect(kept.status).toBe('succeeded');
@@ -184,26 +150,12 @@ describe('INVALID_TOOL_INPUT', () => {
     const requestsBefore = app.sandbox!.requests.length;
 
     const out = await gw.execute(run.id, toolName, action, params, { correlationId: 'corr-invalid' });
-    expect(out).toEqual({
-      status: 'blocked',
-      toolCallId: expect.any(String),
-      result: null,
-      error: { code: 'INVALID_TOOL_INPUT', message: SAY.INVALID_TOOL_INPUT },
-      approvalRequestId: null,
-      replayed: false,
-    });
+    expect(out).toEqual(refusedOutcome('blocked', 'INVALID_TOOL_INPUT', SAY.INVALID_TOOL_INPUT));
     const call = await gw.call(out.toolCallId);
-    expect(rowOf(call)).toEqual({
-      status: 'blocked',
-      errorCode: 'INVALID_TOOL_INPUT',
-      errorText: SAY.INVALID_TOOL_INPUT,
-      riskLevel: null,
-      reviewRequired: false,
+    expect(rowOf(call)).toEqual(
       // The row keeps the (secret-redacted) input the agent sent, as for every call.
-      input: params,
-      output: null,
-      costCents: 0,
-    });
+      blockedBeforePolicy('INVALID_TOOL_INPUT', params),
+    );
     expect(call.policyDecision).toBeNull();
     expect(call.ledgerEvents.map((e) => ({ type: e.type, metadata: e.metadata }))).toEqual([
       { type: 'tool_call.requested', metadata: { tool: `${toolName}.${action}`, correlationId: 'corr-invalid' } },

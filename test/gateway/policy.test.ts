@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { GatewayClient, SAY, eventTrail, rowOf } from './gateway-helpers';
+import { eventTrail, GatewayClient, refusedOutcome, rowOf, SAY } from './gateway-helpers';
 
 /**
  * The policy engine as an org admin configures it and as the gateway enforces it: rules
@@ -75,14 +75,7 @@ describe('a blocking rule with a condition (invoice.send, amount > 1000)', () =>
     const nangoBefore = gw.vendorRequests('nango');
 
     const big = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 1500 }, { correlationId: 'corr-big' });
-    expect(big).toEqual({
-      status: 'blocked',
-      toolCallId: expect.any(String),
-      result: null,
-      error: { code: 'POLICY_BLOCKED', message: SAY.POLICY_BLOCKED },
-      approvalRequestId: null,
-      replayed: false,
-    });
+    expect(big).toEqual(refusedOutcome('blocked', 'POLICY_BLOCKED', SAY.POLICY_BLOCKED));
     const blocked = await gw.call(big.toolCallId);
     expect(rowOf(blocked)).toEqual({
       status: 'blocked',
