@@ -31,6 +31,26 @@ export interface Config {
   vendorSandboxes: boolean;
   /** Endpoint overrides by environment name, e.g. SHOPIFY_ADMIN_URL (see the vendor handlers). */
   vendorUrls: Record<string, string>;
+  /**
+   * Vendor sandboxes served by another process (`toolgate sandboxes`): each vendor is sent
+   * to `<url>/<vendor>`, so vendor state outlives this process. Wins over the in-process ones.
+   */
+  vendorSandboxUrl: string | undefined;
+  /** Node liveness and recovery (docs/reliability.md). */
+  node: {
+    /** Stable name of this node; a start under the same name recovers its previous incarnation at once. */
+    name: string | undefined;
+    heartbeatMs: number;
+    /** A node whose heartbeat is older than this is dead: its jobs and in-flight calls are taken over. */
+    deadAfterMs: number;
+    /** Concurrent job workers (agent-run steps) on this node. */
+    workerConcurrency: number;
+  };
+  /**
+   * Crash points for the chaos harness (`TOOLGATE_FAILPOINTS=after_vendor_response:2,…`): at
+   * the named point's n-th hit the process kills itself with SIGKILL. Never set in production.
+   */
+  failpoints: Record<string, number>;
   /** Cross-node events: unset picks redis when REDIS_URL is set, else postgres. */
   eventBus: 'in-process' | 'postgres' | 'redis' | undefined;
   redisUrl: string | undefined;
@@ -120,6 +140,9 @@ export function loadConfig(env: Env = process.env): Config {
     approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
     vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined),
     vendorUrls: vendorUrls(env),
+    vendorSandboxUrl: httpUrl(env, 'VENDOR_SANDBOX_URL'),
+    node: nodeConfig(env),
+    failpoints: failpoints(env),
     eventBus: nonEmpty(env.EVENT_BUS) ? oneOf(env, 'EVENT_BUS', ['in-process', 'postgres', 'redis'] as const, 'postgres') : undefined,
     redisUrl: nonEmpty(env.REDIS_URL),
     subscriptions: {
@@ -190,6 +213,47 @@ function roleList(env: Env, name: string, fallback: Role[]): Role[] {
     }
   }
   return [...new Set(roles)] as Role[];
+}
+
+function nodeConfig(env: Env): Config['node'] {
+  const heartbeatMs = integer(env, 'NODE_HEARTBEAT_MS', 5000, 50, 60_000);
+  const deadAfterMs = integer(env, 'NODE_DEAD_AFTER_MS', 20_000, 200, 3_600_000);
+  if (deadAfterMs < heartbeatMs * 2) {
+    throw new ConfigError(`NODE_DEAD_AFTER_MS (${deadAfterMs}) must be at least twice NODE_HEARTBEAT_MS (${heartbeatMs})`);
+  }
+  const name = nonEmpty(env.TOOLGATE_NODE_NAME);
+  if (name !== undefined && !/^[A-Za-z0-9._:-]{1,128}$/.test(name)) {
+    throw new ConfigError('TOOLGATE_NODE_NAME must be 1-128 of A-Z a-z 0-9 . _ : -');
+  }
+  return { name, heartbeatMs, deadAfterMs, workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64) };
+}
+
+export const FAILPOINT_NAMES = ['after_approval', 'during_vendor_call', 'after_vendor_response', 'during_model_stream'] as const;
+
+function failpoints(env: Env): Record<string, number> {
+  const raw = nonEmpty(env.TOOLGATE_FAILPOINTS);
+  if (!raw) return {};
+  const points: Record<string, number> = {};
+  for (const entry of raw.split(',')) {
+    const match = /^([a-z_]+)(?::(\d{1,6}))?$/.exec(entry.trim());
+    if (!match || !(FAILPOINT_NAMES as readonly string[]).includes(match[1]) || (match[2] !== undefined && Number(match[2]) < 1)) {
+      throw new ConfigError(`TOOLGATE_FAILPOINTS must be a list of name[:n] with names ${FAILPOINT_NAMES.join(', ')}, got "${raw}"`);
+    }
+    points[match[1]] = match[2] ? Number(match[2]) : 1;
+  }
+  return points;
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const value = nonEmpty(env[name]);
+  if (value === undefined) return undefined;
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL`);
+  }
+  return value.replace(/\/+$/, '');
 }
 
 const VENDOR_URL = /^(SHOPIFY|AMAZON|JUMIO|NANGO)_[A-Z0-9_]*URL$/;

@@ -84,7 +84,12 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       if (!demo) seeded = await seedDemo(em, runtime.keyring);
     }
     let sandboxUrls: Record<string, string> | null = null;
-    if (config.vendorSandboxes) {
+    if (config.vendorSandboxUrl) {
+      // Sandboxes in their own process (`toolgate sandboxes`): vendor state outlives this one.
+      const base = config.vendorSandboxUrl;
+      sandboxUrls = Object.fromEntries(createVendorSandboxes().map((s) => [s.vendor, `${base}/${s.vendor}`]));
+      logger.info({ sandboxUrls }, 'vendor sandboxes of another process serving the vendors');
+    } else if (config.vendorSandboxes) {
       const vendorSandboxes = createVendorSandboxes();
       sandboxes = new SandboxServer(vendorSandboxes);
       await sandboxes.start();

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'BATCHING_NOT_SUPPORTED',
   'INTERNAL_SERVER_ERROR',
+  'SERVICE_UNAVAILABLE',
   // Runs and approvals
   'RUN_NOT_ACTIVE',
   'APPROVALS_PENDING',
@@ -48,6 +49,9 @@ export const ERROR_CODES = [
   'VENDOR_TIMEOUT',
   'VENDOR_RATE_LIMITED',
   'CIRCUIT_OPEN',
+  // Recovery: a call interrupted by a crash, a shutdown or a database outage
+  'VENDOR_NOT_PERFORMED',
+  'VENDOR_OUTCOME_UNKNOWN',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -78,6 +82,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   PAYLOAD_TOO_LARGE: { httpStatus: 413 },
   BATCHING_NOT_SUPPORTED: { httpStatus: 400 },
   INTERNAL_SERVER_ERROR: { httpStatus: 500 },
+  // Retryable: the database is unreachable or the node is shutting down (with Retry-After).
+  SERVICE_UNAVAILABLE: { httpStatus: 503 },
   RUN_NOT_ACTIVE: { httpStatus: 409 },
   APPROVALS_PENDING: { httpStatus: 409 },
   APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
@@ -103,6 +109,15 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   VENDOR_TIMEOUT: { httpStatus: 504, modelMessage: VENDOR_FAILURE },
   VENDOR_RATE_LIMITED: { httpStatus: 429, modelMessage: VENDOR_FAILURE },
   CIRCUIT_OPEN: { httpStatus: 503, modelMessage: VENDOR_FAILURE },
+  VENDOR_NOT_PERFORMED: {
+    httpStatus: 503,
+    modelMessage: 'Tool execution was interrupted before the action happened; the vendor confirms it was not performed, so it may be requested again',
+  },
+  VENDOR_OUTCOME_UNKNOWN: {
+    httpStatus: 502,
+    modelMessage:
+      'Tool execution was interrupted and the vendor could not confirm the outcome: the action may have happened. Do not repeat it until a person has checked',
+  },
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {

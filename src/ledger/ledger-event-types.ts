@@ -18,6 +18,7 @@ export const LEDGER_EVENT_TYPES = [
   'tool_call.retried',
   'tool_call.succeeded',
   'tool_call.failed',
+  'tool_call.interrupted',
   'credential.created',
   'credential.rotated',
   'policy.changed',
