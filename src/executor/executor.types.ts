@@ -58,6 +58,21 @@ export type ExecutionOutcome =
       retries: RetryRecord[];
     };
 
+/**
+ * What the vendor says about a call whose outcome was lost (reconciliation of a
+ * non-idempotent action, asked with the idempotency key the call was sent with).
+ */
+export type LookupOutcome =
+  | { kind: 'performed'; data: unknown; vendorStatusCode: number | null }
+  | { kind: 'not_performed' }
+  | { kind: 'unknown'; reason: string };
+
 export interface ToolExecutor {
   execute(request: ExecutionRequest): Promise<ExecutionOutcome>;
+  /**
+   * Did the call `request.toolCallId` happen at the vendor? Never throws: `unknown` (with a
+   * ledger-style reason such as `no_lookup`, `vendor_timeout`, `credentials_missing`) when
+   * the vendor cannot tell or cannot be asked.
+   */
+  lookup?(request: ExecutionRequest): Promise<LookupOutcome>;
 }

@@ -14,9 +14,9 @@ import { AppError } from '../errors/app-error';
 import type { Logger } from '../logger';
 import type { Config } from '../config';
 import type { MasterKeyring } from '../credentials/keyring';
-import type { VendorHandler } from '../vendors/vendor-handler';
-import type { ExecutionOutcome, ExecutionRequest, RetryRecord, ToolExecutor } from './executor.types';
-import type { VendorRegistry } from './vendor-registry';
+import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vendor-handler';
+import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
+import type { RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
 
 export interface VendorExecutorDeps {
@@ -31,10 +31,23 @@ export interface VendorExecutorDeps {
   logger: Logger;
 }
 
+/** A call ready for its attempts, or why it cannot be made. */
+type Prepared =
+  | {
+      ok: true;
+      handler: VendorHandler;
+      action: VendorAction<any, any>;
+      credentials: Record<string, unknown>;
+      urls: Record<string, string>;
+      timeoutMs: number;
+    }
+  | { ok: false; code: ExecutorErrorCode; reason: string };
+
 /**
  * Layer 4: decrypts the org's credential, calls the vendor handler with a timeout per
  * attempt, retries only what is safe (idempotent actions; 429/502/503/504, timeouts,
- * resets; honouring Retry-After), and keeps a circuit breaker per org and vendor.
+ * resets; honouring Retry-After), and keeps a circuit breaker per org and vendor. For
+ * reconciliation, `lookup` asks the vendor whether a call happened.
  */
 export class VendorExecutor implements ToolExecutor {
   private readonly breakers = new Map<string, CircuitBreakerPolicy>();
@@ -45,12 +58,67 @@ export class VendorExecutor implements ToolExecutor {
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     const retries: RetryRecord[] = [];
-    const registered = this.deps.registry.find(request.tool.toolName, request.tool.action);
-    if (!registered || registered.handler.vendor !== request.tool.vendor) {
+    const registered = this.find(request);
+    if (!registered) {
       this.deps.logger.error({ tool: `${request.tool.toolName}.${request.tool.action}` }, 'no vendor handler for a catalog tool');
       return fail('VENDOR_ERROR', 'no_handler', null, retries);
     }
-    const { handler, action } = registered;
+    const prepared = await this.prepare(request, registered);
+    if (!prepared.ok) return fail(prepared.code, prepared.reason, null, retries);
+    const { action } = prepared;
+    const attempt = this.attempt(request, prepared, (ctx) => action.execute(request.params, ctx));
+
+    try {
+      const data = request.tool.idempotent && action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
+      return { ok: true, data, vendorStatusCode: 200, retries };
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure.reason === 'handler_error') {
+        this.deps.logger.error({ err: error, tool: `${request.tool.toolName}.${request.tool.action}` }, 'vendor handler failed');
+      }
+      return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
+    }
+  }
+
+  /**
+   * Asks the vendor whether the call happened (the action's `lookup`, with the call's
+   * idempotency key): the same credential and URLs as `execute`, the per-attempt timeout
+   * and the breaker; a lookup is a read, so transient failures are retried like an
+   * idempotent action's. Never throws: any failure is `unknown` with its reason.
+   */
+  async lookup(request: ExecutionRequest): Promise<LookupOutcome> {
+    const tool = `${request.tool.toolName}.${request.tool.action}`;
+    try {
+      const registered = this.find(request);
+      const lookup = registered?.action.lookup;
+      if (!registered || !lookup) return { kind: 'unknown', reason: 'no_lookup' };
+      const prepared = await this.prepare(request, registered);
+      if (!prepared.ok) return { kind: 'unknown', reason: prepared.reason };
+      const retries: RetryRecord[] = [];
+      const attempt = this.attempt(request, prepared, (ctx) => lookup.call(registered.action, request.params, ctx));
+      const answer: unknown = await this.withRetries(attempt, retries);
+      if (retries.length > 0) this.deps.logger.info({ tool, toolCallId: request.toolCallId, retries }, 'vendor lookup retried');
+      if (typeof answer === 'object' && answer !== null && 'performed' in answer) {
+        if (answer.performed === true && 'result' in answer) return { kind: 'performed', data: answer.result, vendorStatusCode: 200 };
+        if (answer.performed === false) return { kind: 'not_performed' };
+      }
+      this.deps.logger.error({ tool }, 'vendor lookup answered neither performed nor not performed');
+      return { kind: 'unknown', reason: 'handler_error' };
+    } catch (error) {
+      const failure = classifyFailure(error);
+      if (failure.reason === 'handler_error') this.deps.logger.error({ err: error, tool }, 'vendor lookup failed');
+      return { kind: 'unknown', reason: failure.reason };
+    }
+  }
+
+  /** The handler and action of a catalog tool, when its vendor matches. */
+  private find(request: ExecutionRequest): RegisteredAction | null {
+    const registered = this.deps.registry.find(request.tool.toolName, request.tool.action);
+    return registered && registered.handler.vendor === request.tool.vendor ? registered : null;
+  }
+
+  /** What every attempt needs: the org's credential (checked), the endpoint URLs, the timeout. */
+  private async prepare(request: ExecutionRequest, { handler, action }: RegisteredAction): Promise<Prepared> {
     let credentials: Record<string, unknown>;
     try {
       credentials = await readCredential(this.deps.orm.em.fork(), this.deps.keyring, request.orgId, handler.credentialSpec.integrationType);
@@ -64,24 +132,31 @@ export class VendorExecutor implements ToolExecutor {
       if (failure.reason === 'handler_error') {
         this.deps.logger.error({ err: error, orgId: request.orgId }, 'could not read the vendor credential');
       }
-      return fail(failure.code, failure.code === 'CREDENTIALS_NOT_FOUND' ? 'credentials_missing' : failure.reason, null, retries);
+      return { ok: false, code: failure.code, reason: failure.code === 'CREDENTIALS_NOT_FOUND' ? 'credentials_missing' : failure.reason };
     }
 
     let urls: Record<string, string>;
     try {
       urls = this.urlsFor(handler, credentials);
     } catch {
-      return fail('CREDENTIALS_UNREADABLE', 'credentials_invalid', null, retries);
+      return { ok: false, code: 'CREDENTIALS_UNREADABLE', reason: 'credentials_invalid' };
     }
-    const timeoutMs = request.tool.timeoutMs ?? this.deps.settings.timeoutMs;
+    return { ok: true, handler, action, credentials, urls, timeoutMs: request.tool.timeoutMs ?? this.deps.settings.timeoutMs };
+  }
+
+  /**
+   * One attempt of `call` with the timeout, through the org's breaker for the vendor. An
+   * answer that says nothing about the vendor's health (a 404, a 401, a 429) passes
+   * through the breaker as a success, so it resets the count of consecutive failures.
+   */
+  private attempt<T>(request: ExecutionRequest, prepared: Extract<Prepared, { ok: true }>, call: (ctx: VendorContext) => Promise<T>): () => Promise<T> {
+    const { handler, credentials, urls, timeoutMs } = prepared;
     const breaker = this.breakerFor(request.orgId, handler.vendor);
-    // An answer that says nothing about the vendor's health (a 404, a 401, a 429) passes
-    // through the breaker as a success, so it resets the count of consecutive failures.
-    const attempt = async () => {
+    return async () => {
       const result = await breaker.execute(async () => {
         try {
           return { ok: true as const, value: await withTimeout(timeoutMs, (signal) =>
-            action.execute(request.params, {
+            call({
               credentials,
               urls,
               signal,
@@ -97,17 +172,6 @@ export class VendorExecutor implements ToolExecutor {
       if (!result.ok) throw result.error;
       return result.value;
     };
-
-    try {
-      const data = request.tool.idempotent && action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
-      return { ok: true, data, vendorStatusCode: 200, retries };
-    } catch (error) {
-      const failure = classifyFailure(error);
-      if (failure.reason === 'handler_error') {
-        this.deps.logger.error({ err: error, tool: `${request.tool.toolName}.${request.tool.action}` }, 'vendor handler failed');
-      }
-      return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
-    }
   }
 
   private withRetries<T>(attempt: () => Promise<T>, retries: RetryRecord[]): Promise<T> {

@@ -34,6 +34,8 @@ export interface VendorAction<Input = Record<string, unknown>, Output = unknown>
   /** Documented shape of the normalized result. */
   describeResult: string;
   execute(input: Input, ctx: VendorContext): Promise<Output>;
+  /** Non-idempotent actions: did the call with ctx.idempotencyKey happen at the vendor? Throws when the vendor cannot tell. */
+  lookup?(input: Input, ctx: VendorContext): Promise<{ performed: true; result: Output } | { performed: false }>;
 }
 
 /** A base URL the handler talks to, e.g. Amazon's `lwa` (tokens) and `spApi` (data). */

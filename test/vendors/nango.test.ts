@@ -36,12 +36,12 @@ beforeEach(() => {
   nangoSandbox.reset();
 });
 
-function context(credentials: Record<string, unknown> = {}): VendorContext {
+function context(credentials: Record<string, unknown> = {}, idempotencyKey = 'tc-1'): VendorContext {
   return {
     credentials: { ...nangoDemoCredentials, ...credentials },
     urls: { api: server.urlFor('nango') },
     signal: new AbortController().signal,
-    idempotencyKey: 'tc-1',
+    idempotencyKey,
     cache: new Map(),
   };
 }
@@ -147,24 +147,54 @@ describe('invoice.send through the Nango proxy', () => {
       CustomerRef: { value: '1' },
       CurrencyRef: { value: 'USD' },
       BillEmail: { Address: 'ap@amys.example' },
+      PrivateNote: 'toolgate:tc-1',
     });
-    expect(Object.fromEntries(seen[0].query)).toEqual({ minorversion: '75' });
+    // QuickBooks' idempotency key on both writes: the call's key, and the key + -send.
+    expect(Object.fromEntries(seen[0].query)).toEqual({ requestid: 'tc-1', minorversion: '75' });
     expect(send.headers['content-type']).toBe('application/octet-stream');
     expect(send.body).toBeNull();
-    expect(Object.fromEntries(seen[1].query)).toEqual({ sendTo: 'ap@amys.example', minorversion: '75' });
-    expect(seen.some((r) => r.query.has('requestid'))).toBe(false);
+    expect(Object.fromEntries(seen[1].query)).toEqual({ sendTo: 'ap@amys.example', requestid: 'tc-1-send', minorversion: '75' });
 
     const [invoice] = nangoSandbox.createdInvoices();
-    expect(invoice).toMatchObject({ Id: '130', EmailStatus: 'EmailSent', BillEmail: { Address: 'ap@amys.example' }, TotalAmt: 150.5 });
+    expect(invoice).toMatchObject({
+      Id: '130',
+      EmailStatus: 'EmailSent',
+      BillEmail: { Address: 'ap@amys.example' },
+      TotalAmt: 150.5,
+      PrivateNote: 'toolgate:tc-1',
+    });
+    expect(nangoSandbox.effects()).toEqual([
+      { invoiceId: '130', docNumber: '1037', customerId: '1', totalAmount: 150.5, privateNote: 'toolgate:tc-1', requestId: 'tc-1', emailsSent: 1 },
+    ]);
   });
 
-  test('is not idempotent: two calls create two invoices', async () => {
-    const first = await sendInvoiceAction.execute(input, context());
-    const second = await sendInvoiceAction.execute(input, context());
+  test("the executor's 45-character key fits: requestid <key> and <key>-send (50, QuickBooks' maximum)", async () => {
+    const key = `toolgate-${'0f8e2c1a-9b7d-4c3e-8f6a-5d4c3b2a1f0e'}`;
+    expect(key).toHaveLength(45);
+    await sendInvoiceAction.execute(input, context({}, key));
+    expect(seen.map((r) => r.query.get('requestid'))).toEqual([key, `${key}-send`]);
+    expect(`${key}-send`).toHaveLength(50);
+    // A longer key could not make a valid requestid: refused before any request.
+    await expect(sendInvoiceAction.execute(input, context({}, `${key}x`))).rejects.toThrow('idempotency key');
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test('is not idempotent as an action: two calls (two keys) create two invoices', async () => {
+    const first = await sendInvoiceAction.execute(input, context({}, 'tc-1'));
+    const second = await sendInvoiceAction.execute(input, context({}, 'tc-2'));
     expect(second.invoiceId).not.toBe(first.invoiceId);
     expect(second.docNumber).not.toBe(first.docNumber);
     expect(nangoSandbox.createdInvoices().map((i) => i.Id)).toEqual([first.invoiceId, second.invoiceId]);
     expect(server.requests.filter((r) => r.path === `${company}/invoice`)).toHaveLength(2);
+  });
+
+  test('the same key twice (a repeat of the same call): QuickBooks answers the first invoice and emails once', async () => {
+    const first = await sendInvoiceAction.execute(input, context());
+    const again = await sendInvoiceAction.execute(input, context());
+    expect(again).toEqual(first);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(4);
+    expect(nangoSandbox.createdInvoices()).toHaveLength(1);
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: first.invoiceId, requestId: 'tc-1', emailsSent: 1 })]);
   });
 
   test("without an email, the customer's primary address is used", async () => {
@@ -209,7 +239,7 @@ describe('invoice.send through the Nango proxy', () => {
 
   test("the currency must be the customer's", async () => {
     expect(await httpStatus(sendInvoiceAction.execute({ ...input, currency: 'EUR' }, context()))).toBe(400);
-    const euro = await sendInvoiceAction.execute({ customerId: QBO_DEMO_CUSTOMERS.brasserie, amount: 40, currency: 'EUR' }, context());
+    const euro = await sendInvoiceAction.execute({ customerId: QBO_DEMO_CUSTOMERS.brasserie, amount: 40, currency: 'EUR' }, context({}, 'tc-2'));
     expect(euro).toMatchObject({ currency: 'EUR', emailStatus: 'EmailSent', sentTo: 'compta@brasserie-lumiere.example' });
   });
 
@@ -217,6 +247,195 @@ describe('invoice.send through the Nango proxy', () => {
     server.injectFault('nango', { kind: 'status', status: 500 }, { pathIncludes: '/send' });
     expect(await httpStatus(sendInvoiceAction.execute(input, context()))).toBe(500);
     expect(nangoSandbox.createdInvoices().map((i) => i.EmailStatus)).toEqual(['NotSet']);
+  });
+});
+
+/** A QuickBooks call straight through the sandbox's Nango proxy (no action code). */
+async function qbo(
+  method: 'GET' | 'POST',
+  path: string,
+  query: Record<string, string> = {},
+  json?: unknown,
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${nangoDemoCredentials.secretKey}`,
+    'connection-id': 'demo-quickbooks',
+    'provider-config-key': 'quickbooks',
+  };
+  if (json !== undefined) headers['content-type'] = 'application/json';
+  const search = new URLSearchParams({ ...query, minorversion: '75' });
+  const response = await fetch(`${server.urlFor('nango')}${company}${path}?${search.toString()}`, {
+    method,
+    headers,
+    body: json === undefined ? undefined : JSON.stringify(json),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+const invoiceJson = (customerId: string, amount: number, extra: Record<string, unknown> = {}) => ({
+  Line: [{ DetailType: 'SalesItemLineDetail', Amount: amount, SalesItemLineDetail: { ItemRef: { value: '1' } } }],
+  CustomerRef: { value: customerId },
+  ...extra,
+});
+
+describe('the QuickBooks sandbox honours requestid', () => {
+  test('a repeated create with the same requestid answers the first invoice and creates none', async () => {
+    const first = await qbo('POST', '/invoice', { requestid: 'req-1' }, invoiceJson('1', 10, { PrivateNote: 'toolgate:req-1' }));
+    expect(first.status).toBe(200);
+    expect(first.body.Invoice).toMatchObject({ Id: '130', DocNumber: '1037', TotalAmt: 10, PrivateNote: 'toolgate:req-1' });
+    // Even with another body: the stored first response, no second effect.
+    const again = await qbo('POST', '/invoice', { requestid: 'req-1' }, invoiceJson('1', 99));
+    expect(again).toEqual(first);
+    expect(nangoSandbox.createdInvoices()).toHaveLength(1);
+
+    // Without requestid, or with another one, every POST acts.
+    await qbo('POST', '/invoice', {}, invoiceJson('1', 10));
+    await qbo('POST', '/invoice', {}, invoiceJson('1', 10));
+    await qbo('POST', '/invoice', { requestid: 'req-2' }, invoiceJson('2', 20));
+    expect(nangoSandbox.effects().map((e) => [e.invoiceId, e.customerId, e.requestId, e.privateNote])).toEqual([
+      ['130', '1', 'req-1', 'toolgate:req-1'],
+      ['131', '1', null, null],
+      ['132', '1', null, null],
+      ['133', '2', 'req-2', null],
+    ]);
+  });
+
+  test('a repeated send with the same requestid emails once; a send without one emails again', async () => {
+    await qbo('POST', '/invoice', { requestid: 'req-1' }, invoiceJson('1', 10));
+    const sent = await qbo('POST', '/invoice/130/send', { sendTo: 'a@b.co', requestid: 'req-1-send' });
+    expect(sent.body.Invoice).toMatchObject({ EmailStatus: 'EmailSent', SyncToken: '1' });
+    expect(await qbo('POST', '/invoice/130/send', { sendTo: 'a@b.co', requestid: 'req-1-send' })).toEqual(sent);
+    expect(nangoSandbox.effects()[0].emailsSent).toBe(1);
+
+    await qbo('POST', '/invoice/130/send', { sendTo: 'a@b.co' });
+    expect(nangoSandbox.effects()[0].emailsSent).toBe(2);
+  });
+
+  test('a refused create is answered the same way again (the first response), still creating nothing', async () => {
+    const refused = await qbo('POST', '/invoice', { requestid: 'req-bad' }, invoiceJson('999', 10));
+    expect(refused.status).toBe(400);
+    const again = await qbo('POST', '/invoice', { requestid: 'req-bad' }, invoiceJson('1', 10));
+    expect(again).toEqual(refused);
+    expect(nangoSandbox.effects()).toEqual([]);
+  });
+
+  test("select * from Invoice where CustomerRef = '<id>': that customer's invoices, paged", async () => {
+    for (const [customer, note] of [['1', 'a'], ['2', 'b'], ['1', 'c'], ['1', 'd']]) {
+      await qbo('POST', '/invoice', {}, invoiceJson(customer, 5, { PrivateNote: note }));
+    }
+    const all = await qbo('GET', '/query', { query: "select * from Invoice where CustomerRef = '1'" });
+    expect(all.status).toBe(200);
+    expect(all.body.QueryResponse).toMatchObject({ startPosition: 1, maxResults: 3 });
+    expect(all.body.QueryResponse.Invoice.map((i: any) => [i.Id, i.CustomerRef.value, i.PrivateNote])).toEqual([
+      ['130', '1', 'a'],
+      ['132', '1', 'c'],
+      ['133', '1', 'd'],
+    ]);
+    const page = await qbo('GET', '/query', { query: "select * from Invoice where CustomerRef = '1' STARTPOSITION 2 MAXRESULTS 1" });
+    expect(page.body.QueryResponse).toMatchObject({ startPosition: 2, maxResults: 1, Invoice: [{ Id: '132' }] });
+    const none = await qbo('GET', '/query', { query: "select * from Invoice where CustomerRef = '3'" });
+    expect(none.body.QueryResponse).toEqual({});
+    const every = await qbo('GET', '/query', { query: 'select * from Invoice' });
+    expect(every.body.QueryResponse.Invoice).toHaveLength(4);
+  });
+});
+
+describe('invoice.send lookup (reconciliation by idempotency key)', () => {
+  const input = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: 150.5, currency: 'USD', description: 'Consulting, May', email: 'ap@amys.example' };
+  const lookup = sendInvoiceAction.lookup!;
+
+  test('a performed call: the same result execute returned, read without writing', async () => {
+    const executed = await sendInvoiceAction.execute(input, context());
+    server.requests.length = 0;
+    seen.length = 0;
+    expect(await lookup(input, context())).toEqual({ performed: true, result: executed });
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`GET ${company}/query`]);
+    expect(seen[0].query.get('query')).toBe("select * from Invoice where CustomerRef = '1' STARTPOSITION 1 MAXRESULTS 1000");
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ emailsSent: 1 })]);
+  });
+
+  test('an unknown key is not performed, also next to a key that contains it', async () => {
+    await sendInvoiceAction.execute(input, context({}, 'tc-10'));
+    expect(await lookup(input, context({}, 'tc-1'))).toEqual({ performed: false });
+    expect(await lookup({ ...input, customerId: QBO_DEMO_CUSTOMERS.billsWindsurf }, context({}, 'tc-10'))).toEqual({ performed: false });
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+  });
+
+  test('no address applied: performed, not emailed, exactly what execute returned', async () => {
+    const coolCars = { customerId: QBO_DEMO_CUSTOMERS.coolCars, amount: 12 };
+    const executed = await sendInvoiceAction.execute(coolCars, context());
+    expect(executed).toMatchObject({ emailStatus: 'NotSet', sentTo: null });
+    server.requests.length = 0;
+    expect(await lookup(coolCars, context())).toEqual({ performed: true, result: executed });
+    expect(server.requests.some((r) => r.method === 'POST')).toBe(false);
+  });
+
+  test('created but not emailed (the crash came between create and send): emailed once, however often looked up', async () => {
+    server.injectFault('nango', { kind: 'status', status: 500 }, { pathIncludes: '/send' });
+    expect(await httpStatus(sendInvoiceAction.execute(input, context()))).toBe(500);
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: '130', emailsSent: 0 })]);
+
+    seen.length = 0;
+    const first = await lookup(input, context());
+    expect(first).toEqual({
+      performed: true,
+      result: {
+        invoiceId: '130',
+        docNumber: '1037',
+        totalAmount: 150.5,
+        currency: 'USD',
+        customerId: '1',
+        emailStatus: 'EmailSent',
+        sentTo: 'ap@amys.example',
+      },
+    });
+    const send = seen.find((r) => r.path.endsWith('/send'))!;
+    expect(Object.fromEntries(send.query)).toEqual({ sendTo: 'ap@amys.example', requestid: 'tc-1-send', minorversion: '75' });
+
+    for (let i = 0; i < 3; i++) expect(await lookup(input, context())).toEqual(first);
+    expect(nangoSandbox.createdInvoices()).toHaveLength(1);
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: '130', requestId: 'tc-1', emailsSent: 1 })]);
+  });
+
+  test("created without an explicit email: the customer's address the invoice was billed to is used", async () => {
+    const noEmail = { customerId: QBO_DEMO_CUSTOMERS.billsWindsurf, amount: 30 };
+    server.injectFault('nango', { kind: 'reset' }, { pathIncludes: '/send' });
+    await expect(sendInvoiceAction.execute(noEmail, context())).rejects.toThrow();
+    const found = await lookup(noEmail, context());
+    expect(found).toMatchObject({ performed: true, result: { emailStatus: 'EmailSent', sentTo: 'Surf@Intuit.com' } });
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ emailsSent: 1 })]);
+  });
+
+  test('reads every page of a customer with many invoices', async () => {
+    for (let batch = 0; batch < 10; batch++) {
+      await Promise.all(Array.from({ length: 100 }, () => qbo('POST', '/invoice', {}, invoiceJson('1', 1))));
+    }
+    const executed = await sendInvoiceAction.execute(input, context());
+    seen.length = 0;
+    expect(await lookup(input, context())).toEqual({ performed: true, result: executed });
+    expect(seen.map((r) => r.query.get('query'))).toEqual([
+      "select * from Invoice where CustomerRef = '1' STARTPOSITION 1 MAXRESULTS 1000",
+      "select * from Invoice where CustomerRef = '1' STARTPOSITION 1001 MAXRESULTS 1000",
+    ]);
+    expect(await lookup(input, context({}, 'tc-404'))).toEqual({ performed: false });
+  });
+
+  test('a customer id is quoted as a QuickBooks literal', async () => {
+    seen.length = 0;
+    expect(await lookup({ ...input, customerId: "1' or Id = '2" }, context())).toEqual({ performed: false });
+    expect(seen[0].query.get('query')).toBe("select * from Invoice where CustomerRef = '1\\' or Id = \\'2' STARTPOSITION 1 MAXRESULTS 1000");
+  });
+
+  test('a 503 on the invoice query (a fault aimed at it alone) propagates: the vendor cannot tell', async () => {
+    await sendInvoiceAction.execute(input, context());
+    server.injectFault('nango', { kind: 'status', status: 503 }, { pathIncludes: 'select * from Invoice' });
+    // Other /query calls do not match the fault.
+    expect((await accountBalanceAction.execute({}, context())).accounts).toHaveLength(6);
+    expect(await httpStatus(lookup(input, context()))).toBe(503);
+    expect(server.requests.map((r) => r.fault)).toEqual([null, null, null, 'status']);
+
+    server.injectFault('nango', { kind: 'malformed_json' }, { pathIncludes: 'from Invoice where CustomerRef' });
+    expect(await rejection(lookup(input, context()))).toBeInstanceOf(VendorProtocolError);
   });
 });
 
@@ -289,6 +508,10 @@ describe('nangoHandler', () => {
     expect(nangoHandler.actions.map((a) => [`${a.toolName}.${a.action}`, a.idempotent])).toEqual([
       ['account_balance.lookup', true],
       ['invoice.send', false],
+    ]);
+    expect(nangoHandler.actions.map((a) => [`${a.toolName}.${a.action}`, typeof a.lookup])).toEqual([
+      ['account_balance.lookup', 'undefined'],
+      ['invoice.send', 'function'],
     ]);
     for (const action of nangoHandler.actions) {
       const entry = TOOL_CATALOG.find((e) => e.toolName === action.toolName && e.action === action.action);

@@ -5,6 +5,10 @@ import { CURRENCY_NAMES, seedAccounts, seedCustomers, seedItems, type QboEntity 
  * A QuickBooks Online company as Nango's proxy reaches it: the Accounting API paths below
  * /v3/company/{realmId}, its JSON shapes ({ QueryResponse }, { Invoice }, { Customer }) and
  * its errors (HTTP 400 with { Fault: { Error: [{ Message, Detail, code }], type } }).
+ *
+ * Like QuickBooks, a POST carrying a `requestid` query parameter the company has seen
+ * before is answered with the stored first response and has no second effect (no new
+ * invoice, no second email); without one every POST acts.
  */
 export interface QuickBooksCall {
   method: string;
@@ -52,6 +56,22 @@ const ok = (json: Json): SandboxResponse => ({ status: 200, json: { ...json, tim
 const QUERY =
   /^\s*select\s+\*\s+from\s+(\w+)(?:\s+where\s+(\w+)\s*(=|like)\s*'((?:[^'\\]|\\.)*)')?(?:\s+startposition\s+(\d+))?(?:\s+maxresults\s+(\d+))?\s*$/i;
 
+/** What an invoice created through the API did, for tests and crash harnesses ("no duplicate effect"). */
+export interface InvoiceEffect {
+  invoiceId: string;
+  docNumber: string;
+  customerId: string;
+  totalAmount: number;
+  privateNote: string | null;
+  /** The create's `requestid`, or null when it had none. */
+  requestId: string | null;
+  /** Emails actually sent for the invoice (a repeated send with the same requestid sends none). */
+  emailsSent: number;
+}
+
+/** A reference field (CustomerRef: { value, name }) compares by its value, like QuickBooks. */
+const fieldValue = (value: unknown): unknown => (isObject(value) && 'value' in value ? value.value : value);
+
 function matcher(operator: string, literal: string): (value: unknown) => boolean {
   const text = literal.replace(/\\(.)/g, '$1');
   if (operator === '=') return (value) => typeof value === 'string' && value.toLowerCase() === text.toLowerCase();
@@ -68,11 +88,41 @@ export class QuickBooksCompany {
   readonly invoices: QboEntity[] = [];
   private nextInvoiceId = 130;
   private nextDocNumber = 1037;
+  /** The first response to each POST `requestid`, as it was then. */
+  private readonly answered = new Map<string, SandboxResponse>();
+  /** Per created invoice id: its create's requestid and the emails sent. */
+  private readonly effectsById = new Map<string, { requestId: string | null; emailsSent: number }>();
 
   handle(call: QuickBooksCall): SandboxResponse {
+    const requestId = call.method === 'POST' ? call.query.get('requestid') : null;
+    if (requestId === null) return this.act(call, null);
+    const first = this.answered.get(requestId);
+    if (first) return structuredClone(first);
+    const response = this.act(call, requestId);
+    this.answered.set(requestId, structuredClone(response));
+    return response;
+  }
+
+  /** One entry per invoice created through the API, in creation order. */
+  effects(): InvoiceEffect[] {
+    return this.invoices.map((invoice) => {
+      const effect = this.effectsById.get(invoice.Id) ?? { requestId: null, emailsSent: 0 };
+      return {
+        invoiceId: invoice.Id,
+        docNumber: invoice.DocNumber as string,
+        customerId: (invoice.CustomerRef as { value: string }).value,
+        totalAmount: invoice.TotalAmt as number,
+        privateNote: typeof invoice.PrivateNote === 'string' ? invoice.PrivateNote : null,
+        requestId: effect.requestId,
+        emailsSent: effect.emailsSent,
+      };
+    });
+  }
+
+  private act(call: QuickBooksCall, requestId: string | null): SandboxResponse {
     const { method, path } = call;
     if (method === 'GET' && path === '/query') return this.query(call.query.get('query') ?? '');
-    if (method === 'POST' && path === '/invoice') return this.createInvoice(call.body);
+    if (method === 'POST' && path === '/invoice') return this.createInvoice(call.body, requestId);
     const send = /^\/invoice\/([^/]+)\/send$/.exec(path);
     if (method === 'POST' && send) return this.sendInvoice(send[1], call.query.get('sendTo'));
     const invoice = /^\/invoice\/([^/]+)$/.exec(path);
@@ -91,20 +141,20 @@ export class QuickBooksCompany {
     const match = QUERY.exec(statement);
     if (!match) return parseError(`Encountered an unexpected token in "${statement.slice(0, 100)}"`);
     const [, entity, field, operator, literal, start, max] = match;
-    const table = { account: this.accounts, customer: this.customers, item: this.items }[entity.toLowerCase()];
+    const table = { account: this.accounts, customer: this.customers, item: this.items, invoice: this.invoices }[entity.toLowerCase()];
     if (!table) return parseError(`Entity ${entity} is not supported by this sandbox.`);
     const maxResults = max ? Number(max) : 100;
     if (maxResults > 1000) return fault('4001', 'Invalid query', 'QueryValidationError: value 1000 is the maximum for MAXRESULTS');
     const test = field ? matcher(operator.toLowerCase(), literal) : () => true;
     const startPosition = start ? Number(start) : 1;
     const rows = table
-      .filter((row) => row.Active !== false && (!field || test(row[field])))
+      .filter((row) => row.Active !== false && (!field || test(fieldValue(row[field]))))
       .slice(startPosition - 1, startPosition - 1 + maxResults);
     const name = entity[0].toUpperCase() + entity.slice(1).toLowerCase();
     return ok({ QueryResponse: rows.length ? { [name]: rows, startPosition, maxResults: rows.length } : {} });
   }
 
-  private createInvoice(body: unknown): SandboxResponse {
+  private createInvoice(body: unknown, requestId: string | null): SandboxResponse {
     if (!isObject(body) || !Array.isArray(body.Line) || body.Line.length === 0 || !isObject(body.CustomerRef)) {
       return missingParam('Line, CustomerRef');
     }
@@ -139,6 +189,9 @@ export class QuickBooksCompany {
     }
     const total = Math.round(lines.reduce((sum, l) => sum + (l.Amount as number) * 100, 0)) / 100;
     const billEmail = isObject(body.BillEmail) && typeof body.BillEmail.Address === 'string' ? { Address: body.BillEmail.Address } : undefined;
+    if (body.PrivateNote !== undefined && (typeof body.PrivateNote !== 'string' || body.PrivateNote.length > 4000)) {
+      return fault('2050', 'String length is either shorter or longer than supported by specification', 'PrivateNote: max 4000 characters');
+    }
     const invoice: QboEntity = {
       Id: String(this.nextInvoiceId++),
       SyncToken: '0',
@@ -154,12 +207,14 @@ export class QuickBooksCompany {
       TxnTaxDetail: { TotalTax: 0 },
       CustomerRef: { value: customer.Id, name: customer.DisplayName },
       ...(billEmail ? { BillEmail: billEmail } : {}),
+      ...(typeof body.PrivateNote === 'string' ? { PrivateNote: body.PrivateNote } : {}),
       TotalAmt: total,
       Balance: total,
       PrintStatus: 'NotSet',
       EmailStatus: 'NotSet',
     };
     this.invoices.push(invoice);
+    this.effectsById.set(invoice.Id, { requestId, emailsSent: 0 });
     return ok({ Invoice: invoice });
   }
 
@@ -169,6 +224,8 @@ export class QuickBooksCompany {
     const address = sendTo ?? (invoice.BillEmail as { Address?: string } | undefined)?.Address;
     if (!address) return fault('2050', 'Email Address is missing', 'Email Address is missing: supply sendTo or set BillEmail.');
     if (!EMAIL.test(address)) return fault('2050', 'Invalid Email Address format', 'Invalid Email Address format');
+    const effect = this.effectsById.get(invoice.Id);
+    if (effect) effect.emailsSent += 1;
     invoice.BillEmail = { Address: address };
     invoice.EmailStatus = 'EmailSent';
     invoice.DeliveryInfo = { DeliveryType: 'Email', DeliveryTime: now() };

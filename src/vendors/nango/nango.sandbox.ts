@@ -1,9 +1,10 @@
 import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/sandbox-server';
 import { QBO_DEMO_REALM_ID } from './nango.sandbox-data';
-import { QuickBooksCompany } from './nango.quickbooks-sandbox';
+import { QuickBooksCompany, type InvoiceEffect } from './nango.quickbooks-sandbox';
 import type { QboEntity } from './nango.sandbox-data';
 
 export { QBO_DEMO_CUSTOMERS, QBO_DEMO_REALM_ID } from './nango.sandbox-data';
+export type { InvoiceEffect } from './nango.quickbooks-sandbox';
 
 /**
  * The Nango sandbox: Nango's proxy (`/proxy/*`) in front of one QuickBooks Online company.
@@ -24,6 +25,12 @@ export const nangoDemoCredentials = {
 export interface NangoSandbox extends VendorSandbox {
   /** Invoices created through the proxy since the sandbox was made (or reset), oldest first. */
   createdInvoices(): QboEntity[];
+  /**
+   * One entry per invoice created since the sandbox was made (or reset), oldest first: what
+   * the vendor did (its create requestid, emails sent), so that "no duplicate effect" can be
+   * asserted.
+   */
+  effects(): InvoiceEffect[];
   /** A fresh QuickBooks company: seeded data only, no created invoices. */
   reset(): void;
 }
@@ -106,6 +113,7 @@ export function createNangoSandbox(): NangoSandbox {
   return {
     vendor: 'nango',
     createdInvoices: () => company.invoices.map((invoice) => structuredClone(invoice)),
+    effects: () => company.effects(),
     reset: () => {
       company = new QuickBooksCompany();
     },

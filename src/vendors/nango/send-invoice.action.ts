@@ -2,17 +2,30 @@ import { VendorProtocolError, type VendorAction, type VendorContext } from '../v
 import { quickbooksRequest } from './nango.transport';
 
 /**
- * invoice.send: create a QuickBooks Online invoice and email it. NOT idempotent: every
- * call creates a new invoice, and no QuickBooks `requestid` is sent, so the executor must
- * never retry it.
+ * invoice.send: create a QuickBooks Online invoice and email it. NOT idempotent as an
+ * action (the executor never retries it), but every write carries QuickBooks' native
+ * idempotency key, the `requestid` query parameter (at most 50 characters, unique per
+ * company and request): QuickBooks answers a repeated requestid with the first response
+ * instead of doing the operation again. The create sends `requestid=<idempotencyKey>`, the
+ * email `requestid=<idempotencyKey>-send`, and the invoice's PrivateNote carries
+ * `toolgate:<idempotencyKey>` so that `lookup` can find it after a crash.
  *
  * QuickBooks Accounting API (Invoice entity), through the Nango proxy:
  * 1. Without `email` only: GET /v3/company/{realmId}/customer/{customerId} for the
  *    customer's PrimaryEmailAddr (an API-created invoice carries no address otherwise).
- * 2. POST /v3/company/{realmId}/invoice { Line: [SalesItemLineDetail], CustomerRef,
- *    CurrencyRef?, BillEmail? } → { Invoice: { Id, DocNumber, TotalAmt, EmailStatus, … } }
+ * 2. POST /v3/company/{realmId}/invoice?requestid=<key> { Line: [SalesItemLineDetail],
+ *    CustomerRef, CurrencyRef?, BillEmail?, PrivateNote } → { Invoice: { Id, DocNumber,
+ *    TotalAmt, EmailStatus, … } }
  * 3. When there is an address: POST /v3/company/{realmId}/invoice/{Id}/send?sendTo=<email>
- *    (empty application/octet-stream body) → { Invoice: { EmailStatus: 'EmailSent', BillEmail } }
+ *    &requestid=<key>-send (empty application/octet-stream body) → { Invoice: { EmailStatus:
+ *    'EmailSent', BillEmail } }
+ *
+ * lookup (reconciliation of a call whose outcome was lost): GET /v3/company/{realmId}/query
+ * ?query=select * from Invoice where CustomerRef = '<id>' STARTPOSITION n MAXRESULTS 1000,
+ * page by page, for the invoice whose PrivateNote carries the key. None → not performed.
+ * Emailed, or no address applies → performed. Created but not emailed while an address
+ * applies (the crash came between steps 2 and 3) → step 3 with the same `-send` requestid,
+ * then performed.
  */
 export interface SendInvoiceInput {
   customerId: string;
@@ -47,7 +60,39 @@ function invalid(): never {
 
 const roundCents = (amount: number) => Math.round(amount * 100) / 100;
 
-export function invoiceBody(input: SendInvoiceInput, itemId: string, email: string | null): Json {
+/** QuickBooks' limit on `requestid`. */
+const MAX_REQUEST_ID = 50;
+const SEND_SUFFIX = '-send';
+/** Invoices per query page (the QuickBooks maximum). */
+const PAGE_SIZE = 1000;
+/** Pages `lookup` reads before it gives up (the vendor cannot tell within reason). */
+const MAX_PAGES = 100;
+
+/** The requestids of a call's two writes, derived from its idempotency key. */
+export function requestIds(idempotencyKey: string): { create: string; send: string } {
+  const send = `${idempotencyKey}${SEND_SUFFIX}`;
+  if (idempotencyKey === '' || send.length > MAX_REQUEST_ID) {
+    throw new Error(`idempotency key must be 1 to ${MAX_REQUEST_ID - SEND_SUFFIX.length} characters for a QuickBooks requestid`);
+  }
+  return { create: idempotencyKey, send };
+}
+
+/** What the created invoice's PrivateNote carries, so that the call's invoice can be found. */
+export const privateNoteFor = (idempotencyKey: string): string => `toolgate:${idempotencyKey}`;
+
+/** Whether a PrivateNote carries the marker as a whole word (`tc-1` must not find `tc-10`). */
+function carriesMarker(note: unknown, marker: string): boolean {
+  return typeof note === 'string' && note.split(/\s+/).includes(marker);
+}
+
+/** A QuickBooks query string literal: `\` and `'` escaped with a backslash. */
+const literal = (value: string): string => `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+
+export function invoiceQuery(customerId: string, startPosition: number): string {
+  return `select * from Invoice where CustomerRef = ${literal(customerId)} STARTPOSITION ${startPosition} MAXRESULTS ${PAGE_SIZE}`;
+}
+
+export function invoiceBody(input: SendInvoiceInput, itemId: string, email: string | null, privateNote?: string): Json {
   const amount = roundCents(input.amount);
   const line: Json = {
     DetailType: 'SalesItemLineDetail',
@@ -60,6 +105,7 @@ export function invoiceBody(input: SendInvoiceInput, itemId: string, email: stri
     CustomerRef: { value: input.customerId },
     ...(input.currency ? { CurrencyRef: { value: input.currency } } : {}),
     ...(email ? { BillEmail: { Address: email } } : {}),
+    ...(privateNote ? { PrivateNote: privateNote } : {}),
   };
 }
 
@@ -111,23 +157,68 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
     'no address given or on file) }',
 
   async execute(input: SendInvoiceInput, ctx: VendorContext): Promise<SendInvoiceResult> {
+    const ids = requestIds(ctx.idempotencyKey);
     const configuredItem = ctx.credentials.itemId;
     const itemId = typeof configuredItem === 'string' && QBO_ID.test(configuredItem) ? configuredItem : DEFAULT_ITEM_ID;
     const email = input.email?.trim() || (await customerEmail(ctx, input.customerId));
 
     const created = invoiceOf(
-      await quickbooksRequest<unknown>(ctx, { method: 'POST', path: '/invoice', json: invoiceBody(input, itemId, email) }),
+      await quickbooksRequest<unknown>(ctx, {
+        method: 'POST',
+        path: '/invoice',
+        query: { requestid: ids.create },
+        json: invoiceBody(input, itemId, email, privateNoteFor(ctx.idempotencyKey)),
+      }),
     );
     const createdResult = normalize(created, input.customerId);
     if (!email) return createdResult;
+    return sendInvoice(ctx, createdResult.invoiceId, email, ids.send, input.customerId);
+  },
 
-    const sent = invoiceOf(
-      await quickbooksRequest<unknown>(ctx, {
-        method: 'POST',
-        path: `/invoice/${encodeURIComponent(createdResult.invoiceId)}/send`,
-        query: { sendTo: email },
-      }),
-    );
-    return normalize(sent, input.customerId);
+  async lookup(input: SendInvoiceInput, ctx: VendorContext) {
+    const ids = requestIds(ctx.idempotencyKey);
+    const invoice = await findInvoice(ctx, input.customerId, privateNoteFor(ctx.idempotencyKey));
+    if (!invoice) return { performed: false as const };
+    const found = normalize(invoice, input.customerId);
+    const billed = isObject(invoice.BillEmail) && typeof invoice.BillEmail.Address === 'string' ? invoice.BillEmail.Address.trim() : '';
+    // execute puts the address it sends to on the created invoice, so BillEmail tells
+    // whether one applied even when the customer's address changed since.
+    const email = input.email?.trim() || billed;
+    if (found.emailStatus === 'EmailSent' || !email) return { performed: true as const, result: found };
+    return { performed: true as const, result: await sendInvoice(ctx, found.invoiceId, email, ids.send, input.customerId) };
   },
 };
+
+/** Emails a created invoice; the requestid makes a repeat answer the first send. */
+async function sendInvoice(ctx: VendorContext, invoiceId: string, email: string, requestId: string, customerId: string): Promise<SendInvoiceResult> {
+  const sent = invoiceOf(
+    await quickbooksRequest<unknown>(ctx, {
+      method: 'POST',
+      path: `/invoice/${encodeURIComponent(invoiceId)}/send`,
+      query: { sendTo: email, requestid: requestId },
+    }),
+  );
+  return normalize(sent, customerId);
+}
+
+/** The customer's invoice whose PrivateNote carries the marker, or null; reads every page. */
+async function findInvoice(ctx: VendorContext, customerId: string, marker: string): Promise<Json | null> {
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const startPosition = page * PAGE_SIZE + 1;
+    const body = await quickbooksRequest<unknown>(ctx, {
+      method: 'GET',
+      path: '/query',
+      query: { query: invoiceQuery(customerId, startPosition) },
+    });
+    if (!isObject(body) || !isObject(body.QueryResponse)) invalid();
+    const rows = body.QueryResponse.Invoice ?? [];
+    if (!Array.isArray(rows)) invalid();
+    for (const row of rows) {
+      if (!isObject(row)) invalid();
+      if (carriesMarker(row.PrivateNote, marker)) return row;
+    }
+    if (rows.length < PAGE_SIZE) return null;
+  }
+  // Too many invoices to read: the vendor cannot tell within reason.
+  throw new Error('too many invoices to look the call up');
+}

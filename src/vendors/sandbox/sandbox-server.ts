@@ -57,6 +57,15 @@ export interface RecordedRequest {
   fault: Fault['kind'] | null;
 }
 
+/**
+ * Answers the reserved prefix `/_sandbox/…` (a control API) instead of a vendor: such
+ * requests are not recorded and never get a fault. `path` is below the prefix.
+ */
+export type SandboxControl = (request: SandboxRequest) => SandboxResponse | Promise<SandboxResponse>;
+
+/** The reserved first path segment of the control API; no vendor may be named so. */
+export const CONTROL_PREFIX = '_sandbox';
+
 interface QueuedFault {
   fault: Fault;
   remaining: number;
@@ -73,8 +82,12 @@ export class SandboxServer {
   private server: http.Server | null = null;
   private baseUrl = '';
 
-  constructor(sandboxes: VendorSandbox[]) {
+  private readonly control: SandboxControl | null;
+
+  constructor(sandboxes: VendorSandbox[], options: { control?: SandboxControl } = {}) {
+    this.control = options.control ?? null;
     for (const sandbox of sandboxes) {
+      if (sandbox.vendor === CONTROL_PREFIX) throw new Error(`${CONTROL_PREFIX} is reserved`);
       if (this.sandboxes.has(sandbox.vendor)) throw new Error(`duplicate sandbox ${sandbox.vendor}`);
       this.sandboxes.set(sandbox.vendor, sandbox);
     }
@@ -95,13 +108,22 @@ export class SandboxServer {
     return this.baseUrl;
   }
 
+  /** The sandbox serving a vendor (e.g. to read a NangoSandbox's effects), if any. */
+  sandbox<T extends VendorSandbox = VendorSandbox>(vendor: string): T | undefined {
+    return this.sandboxes.get(vendor) as T | undefined;
+  }
+
   /** Where a vendor's sandbox answers: every endpoint of that vendor shares the prefix. */
   urlFor(vendor: string): string {
     if (!this.sandboxes.has(vendor)) throw new Error(`no sandbox for ${vendor}`);
     return `${this.baseUrl}/${vendor}`;
   }
 
-  /** The next `times` requests to the vendor (optionally only paths containing a string) get the fault. */
+  /**
+   * The next `times` requests to the vendor get the fault; with `pathIncludes`, only those
+   * whose path, or path and decoded query string (`/query?query=select * from Invoice …`),
+   * contains it.
+   */
   injectFault(vendor: string, fault: Fault, options: { times?: number; pathIncludes?: string } = {}): void {
     const queue = this.faults.get(vendor) ?? [];
     queue.push({ fault, remaining: options.times ?? 1, pathIncludes: options.pathIncludes });
@@ -120,10 +142,12 @@ export class SandboxServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
-  private takeFault(vendor: string, path: string): Fault | null {
+  private takeFault(vendor: string, path: string, query: URLSearchParams): Fault | null {
     const queue = this.faults.get(vendor);
     if (!queue) return null;
-    const index = queue.findIndex((q) => !q.pathIncludes || path.includes(q.pathIncludes));
+    const decoded = [...query].map(([name, value]) => `${name}=${value}`).join('&');
+    const withQuery = decoded ? `${path}?${decoded}` : path;
+    const index = queue.findIndex((q) => !q.pathIncludes || path.includes(q.pathIncludes) || withQuery.includes(q.pathIncludes));
     if (index < 0) return null;
     const queued = queue[index];
     queued.remaining -= 1;
@@ -137,10 +161,22 @@ export class SandboxServer {
       const [, vendor = '', ...rest] = url.pathname.split('/');
       const path = `/${rest.join('/')}`;
       const rawBody = await readBody(req);
+      if (vendor === CONTROL_PREFIX && this.control) {
+        const request = {
+          method: req.method ?? 'GET',
+          path,
+          query: url.searchParams,
+          headers: req.headers,
+          rawBody,
+          body: parseBody(rawBody, req.headers['content-type']),
+          params: {},
+        };
+        return send(res, await this.control(request));
+      }
       const sandbox = this.sandboxes.get(vendor);
       if (!sandbox) return send(res, { status: 404, json: { error: 'no such sandbox' } });
 
-      const fault = this.takeFault(vendor, path);
+      const fault = this.takeFault(vendor, path, url.searchParams);
       const body = parseBody(rawBody, req.headers['content-type']);
       this.requests.push({
         vendor,
