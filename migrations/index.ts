@@ -5,10 +5,12 @@ import { Migration20261129224430_initial } from './Migration20261129224430_initi
 import { Migration20261129230515_gateway } from './Migration20261129230515_gateway';
 import { Migration20261129233633_runtime } from './Migration20261129233633_runtime';
 import { Migration20261129235224_policy_rule_scope } from './Migration20261129235224_policy_rule_scope';
+import { Migration20261201124813_recovery } from './Migration20261201124813_recovery';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
   { name: 'Migration20261129230515_gateway', class: Migration20261129230515_gateway },
   { name: 'Migration20261129233633_runtime', class: Migration20261129233633_runtime },
   { name: 'Migration20261129235224_policy_rule_scope', class: Migration20261129235224_policy_rule_scope },
+  { name: 'Migration20261201124813_recovery', class: Migration20261201124813_recovery },
 ];

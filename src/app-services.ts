@@ -14,6 +14,10 @@ import { RunEvents } from './runs/run-events';
 import { AgentRuntime } from './runs/agent-runtime';
 import { createModelClient } from './llm/model-client';
 import type { Realtime } from './events/realtime';
+import { newId } from './db/columns';
+import { InFlightCalls } from './recovery/in-flight';
+import { Failpoints } from './recovery/failpoints';
+import { Reconciler } from './recovery/reconciler';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -26,6 +30,13 @@ export interface AppServices {
   events: GatewayEvents;
   runEvents: RunEvents;
   runtime: AgentRuntime;
+  /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
+  nodeId: string;
+  /** Tool calls this node is executing now (shutdown waits for them; the rest of its `running` calls are abandoned). */
+  inFlight: InFlightCalls;
+  failpoints: Failpoints;
+  /** Settles calls interrupted by a dead node, a shutdown or a lost outcome write (src/recovery). */
+  reconciler: Reconciler;
   /** Cross-node events for subscriptions; set by startRealtime once the bus is connected. */
   realtime: Realtime | null;
 }
@@ -37,6 +48,8 @@ export interface ServiceOptions {
   sandboxUrls?: Record<string, string> | null;
   /** Base URL of the offline model, when it serves instead of Claude. */
   offlineModelUrl?: string | null;
+  /** This node's id (default: a new one). */
+  nodeId?: string;
 }
 
 export function createAppServices(
@@ -56,13 +69,20 @@ export function createAppServices(
       logger,
     });
   const events = new GatewayEvents();
+  const nodeId = options.nodeId ?? newId();
+  const inFlight = new InFlightCalls();
+  const failpoints = new Failpoints(config);
+  const tools = new ToolRegistry();
   const gateway = new ToolGateway({
+    nodeId,
+    inFlight,
+    failpoints,
     orm,
     executor,
     keyring,
     settings: { toolCallingKillSwitch: config.toolCallingKillSwitch, approvalTtlMs: config.approvalTtlMs },
     orgConfig: new OrgConfigCache(),
-    tools: new ToolRegistry(),
+    tools,
     events,
     logger,
   });
@@ -74,6 +94,8 @@ export function createAppServices(
     settings: config.model,
     events: runEvents,
     logger: logger.child({ component: 'runtime' }),
+    failpoints,
   });
-  return { ...base, executor, gateway, events, runEvents, runtime, realtime: null };
+  const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
+  return { ...base, executor, gateway, events, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime: null };
 }

@@ -16,6 +16,7 @@ import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
 import { OfflineModelServer } from './llm/offline-model/offline-model.server';
 import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
+import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
 
 const USAGE = `Usage: toolgate <command> [options]
 
@@ -30,6 +31,7 @@ Commands:
   credentials rotate [--batch N]         re-wrap every credential with the newest master key (online, resumable)
   credentials status                     credentials per master key version
   model-server [--port N]                serve the offline Anthropic-compatible model (default port 4010)
+  sandboxes [--port N] [--host H]        serve the vendor sandboxes in their own process (default port 4020; VENDOR_SANDBOX_URL)
   schema [--out FILE]                    print the GraphQL schema (SDL)
   migration:create [--name NAME]         generate a migration from entity changes
 
@@ -80,6 +82,18 @@ async function main(argv: string[]): Promise<number> {
       process.once('SIGINT', resolve);
     });
     await server.stop();
+    return 0;
+  }
+  if (command === 'sandboxes') {
+    const port = typeof flags.port === 'string' ? Number(flags.port) : DEFAULT_SANDBOX_PORT;
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port must be a port number');
+    const served = await serveVendorSandboxes({ port, host: typeof flags.host === 'string' ? flags.host : '127.0.0.1' });
+    process.stdout.write(`Vendor sandboxes serving ${served.url} (VENDOR_SANDBOX_URL=${served.url})\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGTERM', resolve);
+      process.once('SIGINT', resolve);
+    });
+    await served.stop();
     return 0;
   }
   if (command === 'schema') {
@@ -240,16 +254,23 @@ async function start(config: Config, logger: Logger): Promise<number> {
   return new Promise<number>((resolve) => {
     const stop = (signal: string) => {
       logger.info({ signal }, 'shutting down');
+      // The shutdown keeps to SHUTDOWN_TIMEOUT_MS itself; this is the last resort if closing hangs.
       const timer = setTimeout(() => {
         logger.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown timed out; exiting');
         resolve(1);
-      }, config.shutdownTimeoutMs);
+      }, config.shutdownTimeoutMs + 5000);
       timer.unref();
       toolgate.shutdown().then(
-        () => {
+        (report) => {
           clearTimeout(timer);
-          logger.info('shutdown complete');
-          resolve(0);
+          if (report.drained) {
+            logger.info('shutdown complete');
+            resolve(0);
+            return;
+          }
+          // Nothing is lost (live nodes, or the next start, reconcile it), but the operator should know.
+          logger.warn({ handedOver: report.handedOver.length }, 'shutdown incomplete: work still running was handed to reconciliation');
+          resolve(1);
         },
         (error: unknown) => {
           logger.error({ err: error }, 'shutdown failed');

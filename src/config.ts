@@ -216,8 +216,8 @@ function roleList(env: Env, name: string, fallback: Role[]): Role[] {
 }
 
 function nodeConfig(env: Env): Config['node'] {
-  const heartbeatMs = integer(env, 'NODE_HEARTBEAT_MS', 5000, 50, 60_000);
-  const deadAfterMs = integer(env, 'NODE_DEAD_AFTER_MS', 20_000, 200, 3_600_000);
+  const heartbeatMs = integer(env, 'NODE_HEARTBEAT_MS', 5000, 50, 3_600_000);
+  const deadAfterMs = integer(env, 'NODE_DEAD_AFTER_MS', 20_000, 200, 24 * 3_600_000);
   if (deadAfterMs < heartbeatMs * 2) {
     throw new ConfigError(`NODE_DEAD_AFTER_MS (${deadAfterMs}) must be at least twice NODE_HEARTBEAT_MS (${heartbeatMs})`);
   }
@@ -228,7 +228,7 @@ function nodeConfig(env: Env): Config['node'] {
   return { name, heartbeatMs, deadAfterMs, workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64) };
 }
 
-export const FAILPOINT_NAMES = ['after_approval', 'during_vendor_call', 'after_vendor_response', 'during_model_stream'] as const;
+export const FAILPOINT_NAMES = ['after_approval', 'after_vendor_response', 'during_model_stream'] as const;
 
 function failpoints(env: Env): Record<string, number> {
   const raw = nonEmpty(env.TOOLGATE_FAILPOINTS);

@@ -11,7 +11,9 @@ import { buildToolgateSchema } from './graphql/schema';
 import { startHttpServer, type ToolgateServer } from './server';
 import { DEMO_ORG_SLUG, seedDemo, type SeedResult } from './seed/demo-seed';
 import { Org } from './orgs/org.entity';
-import { createAppServices } from './app-services';
+import os from 'node:os';
+import { createAppServices, type AppServices } from './app-services';
+import { startNodeLiveness, workerIdsFor, type NodeLiveness } from './recovery/node-liveness';
 import { SandboxServer } from './vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from './vendors';
 import { startWorker } from './jobs/worker';
@@ -66,7 +68,29 @@ export interface Toolgate {
   runtime: Runtime;
   /** Set when this start seeded the demo org. */
   seeded: SeedResult | null;
-  shutdown(): Promise<void>;
+  services: AppServices;
+  /** Drains within SHUTDOWN_TIMEOUT_MS; what is still running is handed to reconciliation. */
+  shutdown(): Promise<ShutdownReport>;
+}
+
+export interface ShutdownReport {
+  /** Tool calls still at the vendor when the budget ran out (settled by reconciliation). */
+  handedOver: string[];
+  /** False when the budget ran out before every request, job step and call finished. */
+  drained: boolean;
+}
+
+/** Whether `work` finished before the deadline (it keeps running either way). */
+async function withDeadline(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The composition root: config → database → services → schema → server. */
@@ -77,6 +101,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
   let worker: Awaited<ReturnType<typeof startWorker>> | null = null;
   let offlineModel: OfflineModelServer | null = null;
   let realtime: Realtime | null = null;
+  let liveness: NodeLiveness | null = null;
   try {
     if (config.seedOnStart) {
       const em = runtime.orm.em.fork();
@@ -107,31 +132,61 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
     realtime = await startRealtime(runtime.orm, await createEventBus(config, runtime.databaseUrl, logger), services.runEvents, logger);
     services.realtime = realtime;
     logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');
+    const workerIds = workerIdsFor(services.nodeId, config.node.workerConcurrency);
+    // Registered (with its worker ids) before the workers take a job; the first sweep
+    // recovers a previous incarnation's work at once.
+    liveness = await startNodeLiveness({
+      orm: runtime.orm,
+      nodeId: services.nodeId,
+      settings: config.node,
+      defaultName: `${os.hostname()}:${config.port}`,
+      workerIds,
+      inFlight: services.inFlight,
+      reconciler: services.reconciler,
+      logger,
+      onFenced: () => {
+        // Declared dead while alive: its jobs and calls belong to another node now.
+        process.exit(70);
+      },
+    });
     worker = await startWorker({
       connectionString: runtime.databaseUrl,
       orm: runtime.orm,
       events: services.events,
       runtime: services.runtime,
       logger,
+      workerIds,
     });
     const server = await startHttpServer(services, await buildToolgateSchema(), { host: config.host, port: config.port });
-    let stopping: Promise<void> | null = null;
+    let stopping: Promise<ShutdownReport> | null = null;
     const runningWorker = worker;
     const runningSandboxes = sandboxes;
     const runningModel = offlineModel;
     const runningRealtime = realtime;
+    const runningLiveness = liveness;
     const shutdown = () =>
-      (stopping ??= (async () => {
-        await server.stop();
-        await runningWorker.stop();
-        await runningRealtime.stop();
+      (stopping ??= (async (): Promise<ShutdownReport> => {
+        // Most of the budget for in-flight work; the rest to record the stop and close.
+        const deadline = Date.now() + Math.max(100, config.shutdownTimeoutMs - 1500);
+        services.gateway.drain();
+        const drained = await withDeadline(Promise.all([server.stop(), runningWorker.stop()]), deadline);
+        const idle = await services.inFlight.idle(deadline - Date.now());
+        const handedOver = idle ? [] : services.inFlight.list();
+        for (const toolCallId of handedOver) {
+          logger.warn({ toolCallId }, 'vendor call still in flight at the end of the shutdown budget: handed to reconciliation');
+        }
+        await runningLiveness.stop(drained && idle);
+        if (!drained) logger.warn('job steps still running at the end of the shutdown budget: their jobs are released to live nodes');
+        await withDeadline(runningRealtime.stop(), deadline + 1000);
         await runningSandboxes?.stop();
         await runningModel?.stop();
         await runtime.close();
+        return { handedOver, drained: drained && idle };
       })());
-    return { server, sandboxes, offlineModel, runtime, seeded, shutdown };
+    return { server, sandboxes, offlineModel, runtime, seeded, services, shutdown };
   } catch (error) {
     await worker?.stop();
+    await liveness?.stop(true);
     await realtime?.stop();
     await sandboxes?.stop();
     await offlineModel?.stop();

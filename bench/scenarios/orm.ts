@@ -56,10 +56,11 @@ export function ormPersist(server: BenchServer, tool: RegisteredTool) {
         keyring: server.services.keyring,
         approvalTtlMs: server.config.approvalTtlMs,
         params: { ...TOOL.params },
+        nodeId: server.services.nodeId,
       }),
     );
     const durationMs = Math.round(performance.now() - started);
-    await em.transactional((tx) => recordOutcome(tx, decided.call, OUTCOME, { durationMs, costCents: 0, approvalRequestId: null }));
+    await em.transactional((tx) => recordOutcome(tx, decided.call, OUTCOME, { durationMs, costCents: 0, approvalRequestId: null, nodeId: server.services.nodeId }));
   };
 }
 

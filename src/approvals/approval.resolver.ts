@@ -35,6 +35,8 @@ export class ApprovalResolver {
       ctx.services.events.emitApprovalResolved(expired),
     );
     ctx.services.events.emitApprovalResolved(approval);
+    // Chaos harness: a node killed right after the approval committed (its run step is queued).
+    ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);
   }
 

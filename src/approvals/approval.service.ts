@@ -1,12 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { LockMode } from '@mikro-orm/core';
 import { ApprovalRequest, type ApprovalKind } from './approval-request.entity';
-import { ToolCall } from '../gateway/tool-call.entity';
-import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import { appendLedgerEvents } from '../ledger/ledger.service';
 import { AppError, notFound } from '../errors/app-error';
-import { ERROR_CATALOG } from '../errors/error-codes';
 import { isUuid } from '../db/ids';
-import { enqueueRunStep } from '../runs/run-jobs';
+import { approveCall, expireCall, rejectCall } from '../gateway/tool-call-state';
+import { releaseApproval } from '../runs/run-state';
+import { expireApprovalRow, lockDueApprovals, resolveApprovalRow } from './approval-state';
 import type { Caller } from '../auth/caller';
 
 export type ApprovalDecision = 'approve' | 'reject';
@@ -38,13 +37,7 @@ export async function resolveApproval(
     throw new AppError('FORBIDDEN', `Only ${RESOLVER_ROLE[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
   const outcome = await em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
-    const status = decision === 'approve' ? 'approved' : 'rejected';
-    const won = await tx.execute<{ id: string }[]>(
-      `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()
-        where id = ? and org_id = ? and status = 'pending' and expires_at > now() returning id`,
-      [status, caller.keyId, reason, approval.id, caller.orgId],
-    );
-    if (won.length === 0) {
+    if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason))) {
       const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
       if (current.status === 'pending') {
         // Its time ran out before the expiry job came by: expire it now (committed), as the job would.
@@ -56,29 +49,20 @@ export async function resolveApproval(
       });
     }
     const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
-    const call = await tx.findOneOrFail(ToolCall, { id: resolved.toolCallId });
-    const events: LedgerEntry[] = [];
-    const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id, actor: caller };
-    const tool = `${call.toolName}.${call.action}`;
-    if (decision === 'approve') {
-      call.status = 'approved';
-      events.push({ ...base, type: 'tool_call.approved', metadata: { tool, approvalRequestId: resolved.id, kind: resolved.kind, reason } });
-    } else {
-      const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
-      call.status = 'blocked';
-      call.errorCode = code;
-      call.errorText = ERROR_CATALOG[code].modelMessage ?? null;
-      resolved.sealedParams = null;
-      events.push({
-        ...base,
-        type: 'tool_call.rejected',
-        metadata: { tool, approvalRequestId: resolved.id, kind: resolved.kind, reason: resolved.kind === 'expert' ? 'expert_rejected' : 'client_rejected', errorCode: code, note: reason },
-      });
-    }
-    call.updatedAt = new Date();
-    await tx.flush();
-    events.push(...(await releaseRun(tx, call.runId, call.orgId, caller)));
-    await appendLedgerEvents(tx, events);
+    const metadata = { approvalRequestId: resolved.id, kind: resolved.kind };
+    const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
+    const event =
+      decision === 'approve'
+        ? await approveCall(tx, resolved.toolCallId, caller, { ...metadata, reason })
+        : await rejectCall(tx, resolved.toolCallId, code, caller, {
+            ...metadata,
+            reason: resolved.kind === 'expert' ? 'expert_rejected' : 'client_rejected',
+            note: reason,
+          });
+    // The approval was pending, so its call waited: anything else is a broken invariant.
+    if (!event) throw new AppError('CONFLICT', 'The approval\'s tool call is no longer waiting for it');
+    const run = { id: resolved.runId, orgId: resolved.orgId };
+    await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller))]);
     return resolved;
   });
   if ('expired' in outcome) {
@@ -90,57 +74,19 @@ export async function resolveApproval(
 
 /** Expires pending approvals whose time is up (the scheduled job). Returns them. */
 export async function expireDueApprovals(em: EntityManager, limit = 100): Promise<ApprovalRequest[]> {
-  return em.transactional(async (tx) => {
-    const due = await tx.find(
-      ApprovalRequest,
-      { status: 'pending', expiresAt: { $lte: new Date() } },
-      // Several nodes may run the job: each takes rows the others have not locked.
-      { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-    );
+  const expired = await em.transactional(async (tx) => {
+    // Several nodes may run the job: each takes rows the others have not locked.
+    const due = await lockDueApprovals(tx, limit);
     for (const approval of due) await expireApproval(tx, approval);
-    return due;
+    return due.map((approval) => approval.id);
   });
+  return expired.length === 0 ? [] : em.fork().find(ApprovalRequest, { id: { $in: expired } }, { orderBy: { expiresAt: 'asc' } });
 }
 
 /** Marks one approval expired and blocks its call with APPROVAL_EXPIRED. In the caller's transaction. */
 async function expireApproval(tx: EntityManager, approval: ApprovalRequest): Promise<void> {
-  approval.status = 'expired';
-  approval.resolvedAt = new Date();
-  approval.sealedParams = null;
-  const call = await tx.findOneOrFail(ToolCall, { id: approval.toolCallId });
-  call.status = 'blocked';
-  call.errorCode = 'APPROVAL_EXPIRED';
-  call.errorText = ERROR_CATALOG.APPROVAL_EXPIRED.modelMessage ?? null;
-  call.updatedAt = new Date();
-  await tx.flush();
-  const events: LedgerEntry[] = [
-    {
-      orgId: call.orgId,
-      runId: call.runId,
-      resourceId: call.id,
-      type: 'tool_call.expired',
-      metadata: { tool: `${call.toolName}.${call.action}`, approvalRequestId: approval.id, kind: approval.kind, reason: 'approval_expired', errorCode: 'APPROVAL_EXPIRED' },
-    },
-    ...(await releaseRun(tx, call.runId, call.orgId, null)),
-  ];
-  await appendLedgerEvents(tx, events);
-}
-
-/** One fewer pending approval; the last one brings a waiting run back to running. */
-async function releaseRun(tx: EntityManager, runId: string, orgId: string, actor: Caller | null): Promise<LedgerEntry[]> {
-  const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [runId]);
-  const [run] = await tx.execute<{ status: string; driver: string }[]>(
-    `update agent_runs
-        set pending_approval_count = greatest(pending_approval_count - 1, 0),
-            status = case when pending_approval_count <= 1 and status = 'waiting_approval' then 'running' else status end,
-            updated_at = now()
-      where id = ? returning status, driver`,
-    [runId],
-  );
-  if (run && previous?.status === 'waiting_approval' && run.status === 'running') {
-    // Toolgate's own runtime continues the run in a durable job, on whichever node.
-    if (run.driver === 'internal') await enqueueRunStep(tx, runId);
-    return [{ orgId, type: 'run.resumed', runId, resourceId: runId, actor, metadata: {} }];
-  }
-  return [];
+  if (!(await expireApprovalRow(tx, approval.id))) return;
+  const event = await expireCall(tx, approval.toolCallId, { approvalRequestId: approval.id, kind: approval.kind });
+  const run = { id: approval.runId, orgId: approval.orgId };
+  await appendLedgerEvents(tx, [...(event ? [event] : []), ...(await releaseApproval(tx, run, null))]);
 }

@@ -13,6 +13,7 @@ import { ToolCall } from '../gateway/tool-call.entity';
 import { ToolDefinition } from '../catalog/tool-definition.entity';
 import { ToolPermission } from '../catalog/tool-permission.entity';
 import { ToolSpecialistBinding } from '../catalog/tool-specialist-binding.entity';
+import { ToolgateNode } from '../recovery/node.entity';
 
 /** Every entity of the domain model, registered with the ORM in one place. */
 export const ENTITIES = [
@@ -31,4 +32,5 @@ export const ENTITIES = [
   PolicyDecision,
   ApprovalRequest,
   LedgerEvent,
+  ToolgateNode,
 ];

@@ -1,4 +1,6 @@
 import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { toolCallStatusOf } from '../gateway/tool-call-state';
+import { approvalChangeOf } from '../approvals/approval-state';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
@@ -77,35 +79,6 @@ export class ApprovalRequestEventType {
   approvalRequest!: ApprovalRequestType;
 }
 
-/** Ledger event type → the tool-call status it records (requested: only when allowed to run). */
-function statusOf(event: LedgerEvent): ToolCallStatus | null {
-  switch (event.type) {
-    case 'tool_call.requested':
-      return event.metadata.decision === 'allow' || event.metadata.decision === 'observe' ? 'running' : null;
-    case 'tool_call.blocked':
-    case 'tool_call.rejected':
-    case 'tool_call.expired':
-      return 'blocked';
-    case 'tool_call.approval_requested':
-      return 'waiting_approval';
-    case 'tool_call.approved':
-      return 'approved';
-    case 'tool_call.succeeded':
-      return 'succeeded';
-    case 'tool_call.failed':
-      return 'failed';
-    default:
-      return null;
-  }
-}
-
-const APPROVAL_CHANGES: Record<string, string> = {
-  'tool_call.approval_requested': 'requested',
-  'tool_call.approved': 'approved',
-  'tool_call.rejected': 'rejected',
-  'tool_call.expired': 'expired',
-};
-
 /**
  * Subscriptions. Each replays what the ledger holds after `afterSequence`, then goes
  * live from this node's ledger tail (see ledger-stream.ts): nothing is missed across a
@@ -158,7 +131,7 @@ export class SubscriptionResolver {
       return ledgerStream(context, parseSequence(args.afterSequence), async () => {
         const runId = args.runId ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id : null;
         return (event) => {
-          const status = statusOf(event);
+          const status = toolCallStatusOf(event);
           if (!status || (runId && event.runId !== runId)) return null;
           return { sequence: event.sequence, status, toolCallId: event.resourceId, orgId: event.orgId };
         };
@@ -184,8 +157,7 @@ export class SubscriptionResolver {
       authorize(context, ACCESS.approvals);
       const kind = (args.kind as ApprovalKind | null | undefined) ?? null;
       return ledgerStream(context, parseSequence(args.afterSequence), async () => async (event) => {
-        const change =
-          APPROVAL_CHANGES[event.type] ?? (event.type === 'tool_call.blocked' && event.metadata.reason === 'run_cancelled' ? 'cancelled' : null);
+        const change = approvalChangeOf(event);
         if (!change) return null;
         if (kind && (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence))).kind !== kind) return null;
         return { sequence: event.sequence, change, toolCallId: event.resourceId, orgId: event.orgId };

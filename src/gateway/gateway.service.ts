@@ -20,6 +20,9 @@ import { describeInputErrors, type RegisteredTool, type ToolRegistry } from './t
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
 import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
 import type { GatewayEvents } from './gateway-events';
+import { startApprovedCall } from './tool-call-state';
+import type { InFlightCalls } from '../recovery/in-flight';
+import type { Failpoints } from '../recovery/failpoints';
 
 export interface GatewayDeps {
   orm: MikroORM;
@@ -30,6 +33,10 @@ export interface GatewayDeps {
   tools: ToolRegistry;
   events: GatewayEvents;
   logger: Logger;
+  /** This node (src/recovery): it owns the calls it runs until they settle. */
+  nodeId: string;
+  inFlight: InFlightCalls;
+  failpoints: Failpoints;
 }
 
 interface RunForCall {
@@ -50,9 +57,21 @@ interface RunForCall {
  * (transaction 2). Flags, rules and the catalog come from memory.
  */
 export class ToolGateway {
+  private draining = false;
+
   constructor(private readonly deps: GatewayDeps) {}
 
+  /** Shutdown: new calls are refused (retryable); calls in flight finish. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  private assertAccepting(): void {
+    if (this.draining) throw new AppError('SERVICE_UNAVAILABLE', 'This node is shutting down; retry the call');
+  }
+
   async execute(request: ToolCallRequest): Promise<ToolCallOutcome> {
+    this.assertAccepting();
     const em = this.deps.orm.em.fork();
     const started = performance.now();
     let decided: DecidedCall | ToolCallOutcome;
@@ -78,6 +97,7 @@ export class ToolGateway {
    * code instead of staying claimed.
    */
   async executeApproved(toolCallId: string, caller: Caller): Promise<ToolCallOutcome> {
+    this.assertAccepting();
     const em = this.deps.orm.em.fork();
     const started = performance.now();
     if (!isUuid(toolCallId)) throw notFound('Tool call');
@@ -92,13 +112,13 @@ export class ToolGateway {
       if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
         throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
       }
-      const won = await tx.execute<{ id: string }[]>(
-        `update tool_calls set status = 'running', updated_at = now() where id = ? and status = 'approved' returning id`,
-        [call.id],
-      );
-      if (won.length === 0) return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
-      call.status = 'running';
       const approval = await tx.findOneOrFail(ApprovalRequest, { toolCallId, orgId: caller.orgId });
+      // Same AAD as the approval's (org, call): its sealed params become the running call's input.
+      if (!(await startApprovedCall(tx, call.id, this.deps.nodeId, approval.sealedParams))) {
+        return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
+      }
+      // The managed entity is left as loaded (the commit's flush must not write it again).
+      this.deps.inFlight.add(call.id);
       const tool = await this.deps.tools.find(tx, call.toolName, call.action);
       try {
         if (!tool || !approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
@@ -122,7 +142,9 @@ export class ToolGateway {
         return { kind: 'run', call, tool: tool!, approval, params } as const;
       } catch (error) {
         const code = error instanceof AppError ? error.code : 'CONFLICT';
-        await recordRefusedApproval(tx, call, approval, code);
+        await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
+        this.deps.inFlight.delete(call.id);
+        tx.clear(); // the settlement mutated the managed call: nothing more to flush
         return { kind: 'refused', error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed') } as const;
       }
     });
@@ -188,8 +210,12 @@ export class ToolGateway {
       keyring: this.deps.keyring,
       approvalTtlMs: this.deps.settings.approvalTtlMs,
       params,
+      nodeId: this.deps.nodeId,
     });
-    if (call.call.status === 'running') return call;
+    if (call.call.status === 'running') {
+      this.deps.inFlight.add(call.call.id);
+      return call;
+    }
     return outcomeOf(call.call, null, call.approvalRequestId);
   }
 
@@ -200,40 +226,56 @@ export class ToolGateway {
     started: number,
   ): Promise<ToolCallOutcome> {
     const { call, tool } = decided;
-    let outcome: ExecutionOutcome;
     try {
-      outcome = await this.deps.executor.execute({
-        orgId: call.orgId,
-        runId: call.runId,
-        toolCallId: call.id,
-        tool: {
-          toolName: call.toolName,
-          action: call.action,
-          vendor: tool.definition.vendor,
-          idempotent: tool.definition.idempotent,
-          timeoutMs: tool.definition.timeoutMs,
-        },
-        params,
-      });
-    } catch (error) {
-      this.deps.logger.error({ err: error, toolCallId: call.id }, 'executor threw; recording the call as failed');
-      outcome = {
-        ok: false,
-        code: 'VENDOR_ERROR',
-        errorText: ERROR_CATALOG.VENDOR_ERROR.modelMessage!,
-        reason: 'executor_error',
-        vendorStatusCode: null,
-        retries: [],
-      };
+      let outcome: ExecutionOutcome;
+      try {
+        outcome = await this.deps.executor.execute({
+          orgId: call.orgId,
+          runId: call.runId,
+          toolCallId: call.id,
+          tool: {
+            toolName: call.toolName,
+            action: call.action,
+            vendor: tool.definition.vendor,
+            idempotent: tool.definition.idempotent,
+            timeoutMs: tool.definition.timeoutMs,
+          },
+          params,
+        });
+      } catch (error) {
+        this.deps.logger.error({ err: error, toolCallId: call.id }, 'executor threw; recording the call as failed');
+        outcome = {
+          ok: false,
+          code: 'VENDOR_ERROR',
+          errorText: ERROR_CATALOG.VENDOR_ERROR.modelMessage!,
+          reason: 'executor_error',
+          vendorStatusCode: null,
+          retries: [],
+        };
+      }
+      this.deps.failpoints.hit('after_vendor_response');
+      const durationMs = Math.round(performance.now() - started);
+      // A fork that does not manage the call: the recorder's one UPDATE is the only write
+      // (in `em` the call is managed, and the commit would flush its changes a second time).
+      const finished = await this.deps.orm.em.fork().transactional((tx) =>
+        recordOutcome(tx, call, outcome, {
+          durationMs,
+          costCents: tool.definition.costCents,
+          approvalRequestId: decided.approvalRequestId ?? null,
+          nodeId: this.deps.nodeId,
+        }),
+      );
+      if (!finished) {
+        // Reconciliation took the call over meanwhile (this node was presumed dead): its outcome stands.
+        const em = this.deps.orm.em.fork();
+        return replay(em, await em.findOneOrFail(ToolCall, { id: call.id }));
+      }
+      this.deps.events.emitToolCall(finished);
+      return outcomeOf(finished, outcome.ok ? outcome.data : null, decided.approvalRequestId ?? null);
+    } finally {
+      // Still `running` after this (the outcome could not be written) means abandoned: reconciled.
+      this.deps.inFlight.delete(call.id);
     }
-    const durationMs = Math.round(performance.now() - started);
-    // A fork that does not manage the call: the recorder's one UPDATE is the only write
-    // (in `em` the call is managed, and the commit would flush its changes a second time).
-    const finished = await this.deps.orm.em.fork().transactional((tx) =>
-      recordOutcome(tx, call, outcome, { durationMs, costCents: tool.definition.costCents, approvalRequestId: decided.approvalRequestId ?? null }),
-    );
-    this.deps.events.emitToolCall(finished);
-    return outcomeOf(finished, outcome.ok ? outcome.data : null, decided.approvalRequestId ?? null);
   }
 
   private async loadRun(em: EntityManager, orgId: string, runId: string): Promise<RunForCall> {
@@ -291,12 +333,13 @@ function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
 }
 
 /**
- * The state of a call made before. Replays carry no result: only the redacted output is
- * stored, and the agent runtime keeps the unredacted one in the run's messages.
+ * The state of a call made before. A succeeded call replays its stored result, which is
+ * the redacted output (only the first answer carried the unredacted one): a call that
+ * happened is never reported as failed.
  */
 async function replay(em: EntityManager, call: ToolCall): Promise<ToolCallOutcome> {
   const approval = await em.findOne(ApprovalRequest, { toolCallId: call.id, orgId: call.orgId });
-  return { ...outcomeOf(call, null, approval?.id ?? null), replayed: true };
+  return { ...outcomeOf(call, call.outputRedacted, approval?.id ?? null), replayed: true };
 }
 
 /** Toolgate's own runtime drives internal runs: an API caller must not act on them. */

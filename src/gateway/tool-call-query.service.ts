@@ -20,6 +20,7 @@ export async function listToolCalls(em: EntityManager, orgId: string, args: Tool
     ...(filter.runId ? { runId: filter.runId } : {}),
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.toolName ? { toolName: filter.toolName } : {}),
+    ...(typeof filter.reviewRequired === 'boolean' ? { reviewRequired: filter.reviewRequired } : {}),
   };
   return paginate(em, ToolCall, where, args, 'newest_first', toToolCallType);
 }

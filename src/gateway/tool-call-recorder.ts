@@ -13,6 +13,8 @@ import type { ExecutionOutcome } from '../executor/executor.types';
 import type { RegisteredTool } from './tool-registry';
 import type { ToolCallRequest } from './gateway.types';
 import type { RunStatus } from '../runs/agent-run.entity';
+import { awaitApproval } from '../runs/run-state';
+import { initialCallStatus, settleCall } from './tool-call-state';
 
 /**
  * The gateway's writes. Each function runs inside one transaction of the caller and
@@ -67,7 +69,7 @@ export async function recordBlockedCall(
   reason: string,
   details: Record<string, unknown>,
 ): Promise<ToolCall> {
-  const call = newCall(tx, base, { status: 'blocked', errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
+  const call = newCall(tx, base, { status: initialCallStatus('refused'), errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
   await tx.insert(call);
   await appendLedgerEvents(tx, [
     callEvent(call, base, 'tool_call.requested', {}),
@@ -86,6 +88,8 @@ export async function recordDecidedCall(
     keyring: MasterKeyring;
     approvalTtlMs: number;
     params: Record<string, unknown>;
+    /** This node: a call that runs at once is owned by it until it settles. */
+    nodeId: string;
   },
 ): Promise<DecidedCall> {
   const { run, request, verdict, tool } = input;
@@ -105,8 +109,9 @@ export async function recordDecidedCall(
   }, DETACHED);
   const approvalKind =
     verdict.outcome === 'require_expert_approval' ? 'expert' : verdict.outcome === 'require_client_approval' ? 'client' : null;
+  const status = initialCallStatus(verdict.outcome);
   const call = newCall(tx, input, {
-    status: verdict.outcome === 'block' ? 'blocked' : approvalKind ? 'waiting_approval' : 'running',
+    status,
     policyDecisionId: decision.id,
     riskLevel: verdict.risk,
     // `observe` runs but asks for review; so does anything shadow mode let through.
@@ -114,6 +119,11 @@ export async function recordDecidedCall(
     ...(verdict.outcome === 'block' ? { errorCode: 'POLICY_BLOCKED', errorText: ERROR_CATALOG.POLICY_BLOCKED.modelMessage } : {}),
   });
 
+  if (status === 'running') {
+    // Sealed while it runs, so that reconciliation can repeat it or ask the vendor about it.
+    call.nodeId = input.nodeId;
+    call.sealedInput = sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params);
+  }
   const events: LedgerEntry[] = [
     callEvent(call, input, 'tool_call.requested', {
       decision: verdict.outcome,
@@ -150,81 +160,66 @@ export async function recordDecidedCall(
   await tx.insert(call);
   if (approval) {
     await tx.insert(approval);
-    const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [run.id]);
-    await tx.execute(
-      `update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
-        where id = ?`,
-      [run.id],
-    );
-    if (previous.status !== 'waiting_approval') {
-      events.push({ orgId: run.orgId, type: 'run.waiting_approval', runId: run.id, resourceId: run.id, actor: request.caller, metadata: { toolCallId: call.id } });
-    }
+    events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
   await appendLedgerEvents(tx, events);
   return { call, tool, approvalRequestId: approval?.id ?? null };
 }
 
-/** Transaction 2: the executor's outcome on the call, its ledger events, the run's cost. */
+/**
+ * Transaction 2: the executor's outcome on the call, its ledger events, the run's cost.
+ * Null when this node no longer owns the call (it was handed to reconciliation meanwhile).
+ */
 export async function recordOutcome(
   tx: EntityManager,
   call: ToolCall,
   outcome: ExecutionOutcome,
-  extra: { durationMs: number; costCents: number; approvalRequestId: string | null },
-): Promise<ToolCall> {
-  // One UPDATE of the known row: no merge into the unit of work, no change-set diff (hot path).
-  const fields = {
-    status: outcome.ok ? ('succeeded' as const) : ('failed' as const),
+  extra: { durationMs: number; costCents: number; approvalRequestId: string | null; nodeId: string },
+): Promise<ToolCall | null> {
+  const tool = `${call.toolName}.${call.action}`;
+  const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id };
+  const settled = await settleCall(tx, call, extra.nodeId, {
+    ok: outcome.ok,
     outputRedacted: outcome.ok ? redactOutput(outcome.data) : null,
     durationMs: extra.durationMs,
     retryCount: outcome.retries.length,
     vendorStatusCode: outcome.vendorStatusCode,
-    costCents: outcome.ok ? extra.costCents : 0,
+    costCents: extra.costCents,
     errorCode: outcome.ok ? null : outcome.code,
     errorText: outcome.ok ? null : outcome.errorText,
-    updatedAt: new Date(),
-  };
-  await tx.nativeUpdate(ToolCall, { id: call.id }, fields);
-  const managed = Object.assign(call, fields);
-  if (managed.costCents > 0) {
-    await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [
-      managed.costCents,
-      call.runId,
-    ]);
+    before: outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
+    metadata: outcome.ok
+      ? { durationMs: extra.durationMs, retryCount: outcome.retries.length, costCents: extra.costCents }
+      : { reason: outcome.reason, errorCode: outcome.code, vendorStatusCode: outcome.vendorStatusCode, durationMs: extra.durationMs, retryCount: outcome.retries.length },
+  });
+  if (!settled) return null;
+  await afterSettled(tx, call, extra.approvalRequestId);
+  return call;
+}
+
+/** What follows any settlement: the run's tool cost, and the approved params' one use is over. */
+export async function afterSettled(tx: EntityManager, call: ToolCall, approvalRequestId: string | null): Promise<void> {
+  if (call.costCents > 0) {
+    await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [call.costCents, call.runId]);
   }
-  if (extra.approvalRequestId) {
+  if (approvalRequestId) {
     // The approved params have served their one use; keep only the redacted copy.
-    await tx.execute('update approval_requests set sealed_params = null where id = ?', [extra.approvalRequestId]);
+    await tx.execute('update approval_requests set sealed_params = null where id = ?', [approvalRequestId]);
   }
-  const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id };
-  const tool = `${call.toolName}.${call.action}`;
-  await appendLedgerEvents(tx, [
-    ...outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
-    outcome.ok
-      ? { ...base, type: 'tool_call.succeeded' as const, metadata: { tool, durationMs: extra.durationMs, retryCount: managed.retryCount, costCents: managed.costCents } }
-      : {
-          ...base,
-          type: 'tool_call.failed' as const,
-          metadata: { tool, reason: outcome.reason, errorCode: outcome.code, vendorStatusCode: outcome.vendorStatusCode, durationMs: extra.durationMs, retryCount: managed.retryCount },
-        },
-  ]);
-  return managed;
 }
 
 /** An approved call whose params no longer open or match the approval: failed, with its code. */
-export async function recordRefusedApproval(tx: EntityManager, call: ToolCall, approval: ApprovalRequest, code: ErrorCode): Promise<void> {
-  call.status = 'failed';
-  call.errorCode = code;
-  call.errorText = 'The approved call could not be resumed as approved';
-  call.updatedAt = new Date();
-  approval.sealedParams = null;
-  await tx.flush();
-  await appendLedgerEvents(tx, [
-    {
-      orgId: call.orgId,
-      type: 'tool_call.failed',
-      runId: call.runId,
-      resourceId: call.id,
-      metadata: { tool: `${call.toolName}.${call.action}`, reason: 'approval_binding_mismatch', errorCode: code, approvalRequestId: approval.id },
-    },
-  ]);
+export async function recordRefusedApproval(tx: EntityManager, call: ToolCall, approval: ApprovalRequest, code: ErrorCode, nodeId: string): Promise<void> {
+  await settleCall(tx, call, nodeId, {
+    ok: false,
+    outputRedacted: null,
+    durationMs: null,
+    retryCount: 0,
+    vendorStatusCode: null,
+    costCents: 0,
+    errorCode: code,
+    errorText: 'The approved call could not be resumed as approved',
+    metadata: { reason: 'approval_binding_mismatch', errorCode: code, approvalRequestId: approval.id },
+  });
+  await tx.execute('update approval_requests set sealed_params = null where id = ?', [approval.id]);
 }

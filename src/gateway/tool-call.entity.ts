@@ -4,6 +4,7 @@ import { Org } from '../orgs/org.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
+import type { SealedJson } from '../credentials/sealed-json';
 
 export const TOOL_CALL_STATUSES = [
   'blocked',
@@ -22,6 +23,8 @@ export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 @Index({ properties: ['orgId', 'status', 'createdAt'] })
 @Index({ properties: ['orgId', 'toolName', 'createdAt'] })
 @Unique({ properties: ['runId', 'toolUseId'] })
+// Reconciliation looks for running calls by the node that runs them.
+@Index({ name: 'tool_calls_running_node_idx', expression: `create index "tool_calls_running_node_idx" on "tool_calls" ("node_id") where status = 'running'` })
 @Check({
   name: 'tool_calls_counters_check',
   expression: 'retry_count >= 0 and (duration_ms is null or duration_ms >= 0) and cost_cents >= 0',
@@ -76,6 +79,17 @@ export class ToolCall {
 
   @Property({ type: 'integer', nullable: true })
   vendorStatusCode: number | null = null;
+
+  /** The node executing the call while it is `running` (reconciliation takes it over when that node dies). */
+  @Property({ type: 'uuid', nullable: true })
+  nodeId: string | null = null;
+
+  /**
+   * The unredacted input, sealed with the master key while the call runs (cleared when it
+   * settles), so that reconciliation can repeat an idempotent call or ask the vendor about it.
+   */
+  @Property({ type: 'json', nullable: true })
+  sealedInput: SealedJson | null = null;
 
   @Property({ type: 'integer', default: 0 })
   retryCount: Opt<number> = 0;

@@ -77,6 +77,12 @@ export class ToolCallFilter {
 
   @Field(() => String, { nullable: true })
   toolName?: string | null;
+
+  @Field(() => Boolean, {
+    nullable: true,
+    description: 'Calls a person should look at: observed by policy, let through by shadow mode, or with an outcome nobody could confirm (VENDOR_OUTCOME_UNKNOWN)',
+  })
+  reviewRequired?: boolean | null;
 }
 
 @ArgsType()

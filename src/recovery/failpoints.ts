@@ -1,6 +1,6 @@
-import type { Config } from '../config';
+import type { Config, FAILPOINT_NAMES } from '../config';
 
-export type FailpointName = 'after_approval' | 'during_vendor_call' | 'after_vendor_response' | 'during_model_stream';
+export type FailpointName = (typeof FAILPOINT_NAMES)[number];
 
 /**
  * Named crash points for the chaos harness (TOOLGATE_FAILPOINTS): at a point's n-th hit

@@ -15,6 +15,8 @@ import { appendLedgerEvents } from '../ledger/ledger.service';
 import { costMicros } from '../llm/model-client';
 import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
 import { AgentRun } from './agent-run.entity';
+import type { Failpoints } from '../recovery/failpoints';
+import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
 import { appendMessage, assistantTextLength, isPending, loadMessages, toModelMessages, type StoredBlock } from './run-messages';
@@ -26,6 +28,7 @@ export interface AgentRuntimeDeps {
   settings: Config['model'];
   events: RunEvents;
   logger: Logger;
+  failpoints: Failpoints;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -57,7 +60,7 @@ export class AgentRuntime {
     // A queued run's first model request does not wait for the run.started transaction:
     // both go out together, and the reply is stored only once the run is running (it is
     // dropped, and the stream aborted, if the run was cancelled meanwhile).
-    let starting: Promise<boolean> | null = run.status === 'queued' ? this.transition(run, 'running', 'run.started') : null;
+    let starting: Promise<boolean> | null = run.status === 'queued' ? this.transition(run, 'running') : null;
     starting?.catch(() => undefined); // awaited below; a failure surfaces there
     const started = async (): Promise<boolean> => {
       if (!starting) return true;
@@ -80,7 +83,7 @@ export class AgentRuntime {
       if (last.role === 'assistant') {
         const toolUses = (last.content as StoredBlock[]).filter((b) => b.type === 'tool_use');
         if (toolUses.length === 0) {
-          await this.transition(run, 'completed', 'run.completed');
+          await this.transition(run, 'completed');
           return;
         }
         if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
@@ -121,6 +124,7 @@ export class AgentRuntime {
         { signal: controller.signal },
       );
       stream.on('text', (delta: string) => {
+        this.deps.failpoints.hit('during_model_stream');
         this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
         offset += delta.length;
       });
@@ -220,7 +224,14 @@ export class AgentRuntime {
       const outcome =
         call.status === 'approved'
           ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId))
-          : ({ status: call.status, toolCallId: call.id, result: null, error: errorFor(call.errorCode), approvalRequestId: null, replayed: true } as ToolCallOutcome);
+          : ({
+              status: call.status,
+              toolCallId: call.id,
+              result: call.status === 'succeeded' ? call.outputRedacted : null,
+              error: call.status === 'succeeded' ? null : errorFor(call.errorCode),
+              approvalRequestId: null,
+              replayed: true,
+            } as ToolCallOutcome);
       if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return false;
       content[index] = resultBlock(String(block.tool_use_id), outcome);
     }
@@ -234,17 +245,10 @@ export class AgentRuntime {
   }
 
   /** True when this step made the transition (false: the run was no longer in the expected status). */
-  private async transition(run: AgentRun, status: 'running' | 'completed', event: 'run.started' | 'run.completed'): Promise<boolean> {
-    const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `update agent_runs set status = ?, updated_at = now(), completed_at = ${status === 'completed' ? 'now()' : 'completed_at'}
-          where id = ? and status = ? returning id`,
-        [status, run.id, status === 'running' ? 'queued' : 'running'],
-      );
-      if (rows.length === 0) return false;
-      await appendLedgerEvents(tx, [{ orgId: run.orgId, type: event, runId: run.id, resourceId: run.id, metadata: {} }]);
-      return true;
-    });
+  private async transition(run: AgentRun, status: 'running' | 'completed'): Promise<boolean> {
+    const changed = await this.deps.orm.em
+      .fork()
+      .transactional((tx) => (status === 'running' ? startRunState(tx, run) : completeRun(tx, run)));
     if (changed) {
       run.status = status;
       this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
@@ -253,16 +257,7 @@ export class AgentRuntime {
   }
 
   private async fail(run: AgentRun, code: ErrorCode, message: string): Promise<void> {
-    const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
-      const rows = await tx.execute<{ id: string }[]>(
-        `update agent_runs set status = 'failed', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
-          where id = ? and status in ('queued', 'running') returning id`,
-        [code, message, run.id],
-      );
-      if (rows.length === 0) return false;
-      await appendLedgerEvents(tx, [{ orgId: run.orgId, type: 'run.failed', runId: run.id, resourceId: run.id, metadata: { errorCode: code } }]);
-      return true;
-    });
+    const changed = await this.deps.orm.em.fork().transactional((tx) => failRun(tx, run, code, message));
     if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: code });
   }
 
@@ -282,17 +277,17 @@ export class AgentRuntime {
   }
 }
 
-/** What the model is told for one tool_use (ADR-029 step 13), or a pending note. */
+/**
+ * What the model is told for one tool_use (ADR-029 step 13), or a pending note: a call
+ * waiting for a human, or still `running` where a crash left it (reconciliation settles it
+ * and queues the run's next step). A replayed success carries the stored (redacted) result.
+ */
 function resultBlock(toolUseId: string, outcome: ToolCallOutcome): StoredBlock {
   const base = { type: 'tool_result', tool_use_id: toolUseId };
-  if (outcome.status === 'waiting_approval' || outcome.status === 'approved') {
+  if (outcome.status === 'waiting_approval' || outcome.status === 'approved' || outcome.status === 'running') {
     return { ...base, content: '', toolgate: { pending: true, toolCallId: outcome.toolCallId } };
   }
-  if (outcome.status === 'succeeded') {
-    return outcome.result === null && outcome.replayed
-      ? { ...base, is_error: true, content: 'This tool call already ran; its result is no longer available' }
-      : { ...base, content: JSON.stringify(outcome.result) };
-  }
+  if (outcome.status === 'succeeded') return { ...base, content: JSON.stringify(outcome.result ?? null) };
   return { ...base, is_error: true, content: outcome.error?.message ?? 'Tool execution failed' };
 }
 

@@ -6,7 +6,9 @@ import { allowedToolsFor } from '../catalog/catalog.service';
 import { findOrg, findSpecialist } from '../orgs/org.service';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { AppError, badInput } from '../errors/app-error';
-import { ERROR_CATALOG } from '../errors/error-codes';
+import { cancelRunCalls } from '../gateway/tool-call-state';
+import { cancelRunApprovals } from '../approvals/approval-state';
+import { cancelRun as cancelRunState, completeRun, initialRunStatus, requeueRun } from './run-state';
 import { appendMessage } from './run-messages';
 import { enqueueRunStep } from './run-jobs';
 import type { Caller } from '../auth/caller';
@@ -35,7 +37,7 @@ export async function startRun(
       orgId: caller.orgId,
       specialistId: input.specialistId,
       driver: input.driver,
-      status: external ? 'running' : 'queued',
+      status: initialRunStatus(input.driver),
       metadata: { runtimeManifest: { allowedTools, policyVersion: org.policyVersion } },
       correlationId,
     });
@@ -64,14 +66,9 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
     }
     const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [run.id]);
     appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
-    run.status = 'queued';
-    run.errorCode = null;
-    run.errorMessage = null;
-    run.completedAt = null;
-    run.updatedAt = new Date();
     await tx.flush();
-    await enqueueRunStep(tx, run.id);
-    await appendLedgerEvents(tx, [{ orgId: run.orgId, type: 'run.message_posted', runId: run.id, resourceId: run.id, actor: caller, metadata: { position: next } }]);
+    if (!(await requeueRun(tx, run, caller, next))) throw new AppError('RUN_BUSY', `Run is ${run.status}; post when it has answered`);
+    await tx.refresh(run);
     return run;
   });
 }
@@ -89,26 +86,10 @@ export async function cancelRun(em: EntityManager, caller: Caller, runId: string
     if (!['queued', 'running', 'waiting_approval'].includes(run.status)) {
       throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}`, { runStatus: run.status });
     }
-    const calls = await tx.execute<{ id: string; tool_name: string; action: string }[]>(
-      `update tool_calls set status = 'blocked', error_code = 'RUN_CANCELLED', error_text = ?, updated_at = now()
-        where run_id = ? and status in ('waiting_approval', 'approved') returning id, tool_name, action`,
-      [ERROR_CATALOG.RUN_CANCELLED.modelMessage, run.id],
-    );
-    await tx.execute(
-      `update approval_requests set status = 'cancelled', resolved_at = now(), resolved_by = ?, reason = 'run cancelled', sealed_params = null
-        where run_id = ? and status = 'pending'`,
-      [caller.keyId, run.id],
-    );
-    run.status = 'cancelled';
-    run.pendingApprovalCount = 0;
-    run.completedAt = new Date();
-    run.updatedAt = run.completedAt;
-    await tx.flush();
-    const base = { orgId: run.orgId, runId: run.id };
-    await appendLedgerEvents(tx, [
-      ...calls.map((c) => ({ ...base, resourceId: c.id, type: 'tool_call.blocked' as const, actor: caller, metadata: { tool: `${c.tool_name}.${c.action}`, reason: 'run_cancelled', errorCode: 'RUN_CANCELLED' } })),
-      { ...base, resourceId: run.id, type: 'run.cancelled', actor: caller, metadata: { cancelledToolCalls: calls.length } },
-    ]);
+    const blocked = await cancelRunCalls(tx, run.id, caller);
+    await cancelRunApprovals(tx, run.id, caller.keyId);
+    if (!(await cancelRunState(tx, run, caller, blocked))) throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}`, { runStatus: run.status });
+    await tx.refresh(run);
     return run;
   });
 }
@@ -133,12 +114,10 @@ export async function completeExternalRun(em: EntityManager, caller: Caller, run
         pendingApprovalCount: run.pendingApprovalCount,
       });
     }
-    if (run.status !== 'running') throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}`, { runStatus: run.status });
-    run.status = 'completed';
-    run.completedAt = new Date();
-    run.updatedAt = run.completedAt;
-    await tx.flush();
-    await appendLedgerEvents(tx, [{ orgId: run.orgId, type: 'run.completed', runId: run.id, resourceId: run.id, actor: caller, metadata: {} }]);
+    if (run.status !== 'running' || !(await completeRun(tx, run, caller))) {
+      throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}`, { runStatus: run.status });
+    }
+    await tx.refresh(run);
     return run;
   });
 }

@@ -11,6 +11,7 @@ import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from '../../src/vendors';
 import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
 import { startWorker, type Worker } from '../../src/jobs/worker';
+import { startNodeLiveness, workerIdsFor, type NodeLiveness } from '../../src/recovery/node-liveness';
 import { startRealtime } from '../../src/events/realtime';
 import type { EventBus } from '../../src/events/event-bus';
 import { InProcessBus } from '../../src/events/in-process-bus';
@@ -43,6 +44,10 @@ export interface TestApp {
   sandbox: SandboxServer | null;
   /** The offline model, when started with `offlineModel: true`. */
   model: OfflineModelServer | null;
+  /** This app as a node, when started with `liveness: true`. */
+  liveness: NodeLiveness | null;
+  /** Node ids told they were declared dead while alive (onFenced). */
+  fenced: string[];
   statements: string[];
   /** JSON log lines, when started with `captureLogs`. */
   logs: string[];
@@ -64,6 +69,11 @@ export async function startTestApp(
     offlineModel?: boolean;
     /** Run the job worker (agent runtime steps, approval expiry). */
     worker?: boolean;
+    /**
+     * Register as a node (src/recovery/node-liveness.ts). The heartbeat loop is set to an
+     * hour unless NODE_HEARTBEAT_MS is given: tests call `liveness.sweep()` themselves.
+     */
+    liveness?: boolean;
     /** Use this database instead of a new one (e.g. a "restarted" server); it is not dropped on close. */
     database?: TestDatabase;
     /** The realtime bus (default in-process; postgres or redis for several nodes). */
@@ -86,6 +96,7 @@ export async function startTestApp(
     HOST: '127.0.0.1',
     PORT: '0',
     ...(options.trustedDocuments ? {} : { TRUSTED_DOCUMENT_ROLES: 'none' }),
+    ...(options.liveness ? { NODE_HEARTBEAT_MS: '3600000', NODE_DEAD_AFTER_MS: '7200000' } : {}),
     ...env,
   });
   const statements: string[] = [];
@@ -110,17 +121,34 @@ export async function startTestApp(
   );
   let server: ToolgateServer;
   let worker: Worker | null = null;
+  let liveness: NodeLiveness | null = null;
+  const fenced: string[] = [];
   const eventBus = options.eventBus ?? 'in-process';
   const bus: EventBus =
     eventBus === 'postgres' ? new PostgresBus(db.url, logger) : eventBus === 'redis' ? await RedisBus.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger) : new InProcessBus();
   services.realtime = await startRealtime(orm, bus, services.runEvents, logger);
   try {
+    const workerIds = workerIdsFor(services.nodeId, config.node.workerConcurrency);
+    if (options.liveness) {
+      liveness = await startNodeLiveness({
+        orm,
+        nodeId: services.nodeId,
+        settings: config.node,
+        defaultName: `test-${services.nodeId}`,
+        workerIds,
+        inFlight: services.inFlight,
+        reconciler: services.reconciler,
+        logger,
+        onFenced: () => fenced.push(services.nodeId),
+      });
+    }
     if (options.worker) {
-      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger });
+      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger, workerIds });
     }
     server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
   } catch (error) {
     await worker?.stop();
+    await liveness?.stop(true);
     await services.realtime.stop();
     await sandbox?.stop();
     await model?.stop();
@@ -139,6 +167,8 @@ export async function startTestApp(
     services,
     sandbox,
     model,
+    liveness,
+    fenced,
     statements,
     logs,
     em: () => orm.em.fork(),
@@ -155,6 +185,7 @@ export async function startTestApp(
     async close() {
       await server.stop();
       await worker?.stop();
+      await liveness?.stop(true);
       await services.realtime?.stop();
       await sandbox?.stop();
       await model?.stop();

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import type { LedgerEvent } from '../ledger/ledger-event.entity';
+import { ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
+
+/**
+ * The ApprovalRequest state machine and its only writer. Each transition is one
+ * conditional UPDATE from `pending`, in the caller's transaction; the ledger records it
+ * with the event of the tool call it decides (tool_call.approved / rejected / expired /
+ * blocked run_cancelled), appended by the caller in the same transaction.
+ *
+ *   (new) → pending
+ *   pending → approved | rejected    resolveApprovalRow (only before it expires)
+ *   pending → expired                expireApprovalRow
+ *   pending → cancelled              cancelRunApprovals (its run was cancelled)
+ */
+export const APPROVAL_TRANSITIONS = {
+  approve: { from: ['pending'], to: 'approved' },
+  reject: { from: ['pending'], to: 'rejected' },
+  expire: { from: ['pending'], to: 'expired' },
+  cancel: { from: ['pending'], to: 'cancelled' },
+} as const satisfies Record<string, { from: readonly ApprovalStatus[]; to: ApprovalStatus }>;
+
+/** pending → approved | rejected, by one of any number of concurrent resolutions. */
+export async function resolveApprovalRow(
+  tx: EntityManager,
+  approval: { id: string; orgId: string },
+  decision: 'approve' | 'reject',
+  resolvedBy: string | null,
+  reason: string | null,
+): Promise<boolean> {
+  // A rejected call never runs: its sealed params go at once.
+  const won = await tx.execute<{ id: string }[]>(
+    `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()
+            ${decision === 'reject' ? ', sealed_params = null' : ''}
+      where id = ? and org_id = ? and status = 'pending' and expires_at > now() returning id`,
+    [decision === 'approve' ? 'approved' : 'rejected', resolvedBy, reason, approval.id, approval.orgId],
+  );
+  return won.length > 0;
+}
+
+/** pending → expired (its sealed params are dropped). */
+export async function expireApprovalRow(tx: EntityManager, approvalId: string): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update approval_requests set status = 'expired', resolved_at = now(), sealed_params = null
+      where id = ? and status = 'pending' returning id`,
+    [approvalId],
+  );
+  return rows.length > 0;
+}
+
+/** Pending approvals whose time is up, locked for this transaction (other nodes skip them). */
+export function lockDueApprovals(tx: EntityManager, limit: number): Promise<ApprovalRequest[]> {
+  return tx.find(
+    ApprovalRequest,
+    { status: 'pending', expiresAt: { $lte: new Date() } },
+    { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+  );
+}
+
+/** Every pending approval of a cancelled run → cancelled. */
+export async function cancelRunApprovals(tx: EntityManager, runId: string, resolvedBy: string | null): Promise<number> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update approval_requests set status = 'cancelled', resolved_at = now(), resolved_by = ?, reason = 'run cancelled', sealed_params = null
+      where run_id = ? and status = 'pending' returning id`,
+    [resolvedBy, runId],
+  );
+  return rows.length;
+}
+
+/** Ledger event → the change of approval it records (the approval dashboard's feed). */
+export function approvalChangeOf(event: Pick<LedgerEvent, 'type' | 'metadata'>): string | null {
+  switch (event.type) {
+    case 'tool_call.approval_requested':
+      return 'requested';
+    case 'tool_call.approved':
+      return 'approved';
+    case 'tool_call.rejected':
+      return 'rejected';
+    case 'tool_call.expired':
+      return 'expired';
+    case 'tool_call.blocked':
+      return event.metadata.reason === 'run_cancelled' ? 'cancelled' : null;
+    default:
+      return null;
+  }
+}

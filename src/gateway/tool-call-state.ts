@@ -1,0 +1,214 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LedgerEvent } from '../ledger/ledger-event.entity';
+import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import type { SealedJson } from '../credentials/sealed-json';
+import type { PolicyOutcome } from '../policy/policy-decision-outcome';
+import { ToolCall, type ToolCallStatus } from './tool-call.entity';
+
+/**
+ * The ToolCall state machine and its only writer. Every status change is a named
+ * transition: one conditional UPDATE from the statuses it may leave, plus its ledger
+ * event, in the caller's transaction. A transition that finds the call elsewhere changes
+ * nothing and says so (false / null), so concurrent or repeated attempts settle once.
+ *
+ *   (new) → blocked | waiting_approval | running          initialCallStatus (policy)
+ *   waiting_approval → approved                           approveCall
+ *   waiting_approval → blocked                            rejectCall, expireCall
+ *   waiting_approval | approved → blocked                 cancelRunCalls
+ *   approved → running                                    startApprovedCall
+ *   running → succeeded | failed                          settleCall (owner node only)
+ *   running → running, on another node                    takeOverCall (reconciliation)
+ */
+export const TOOL_CALL_TRANSITIONS = {
+  approve: { from: ['waiting_approval'], to: 'approved' },
+  reject: { from: ['waiting_approval'], to: 'blocked' },
+  expire: { from: ['waiting_approval'], to: 'blocked' },
+  cancel: { from: ['waiting_approval', 'approved'], to: 'blocked' },
+  start: { from: ['approved'], to: 'running' },
+  succeed: { from: ['running'], to: 'succeeded' },
+  fail: { from: ['running'], to: 'failed' },
+  takeOver: { from: ['running'], to: 'running' },
+} as const satisfies Record<string, { from: readonly ToolCallStatus[]; to: ToolCallStatus }>;
+
+export type Actor = LedgerEntry['actor'];
+
+/** What a transition needs to know of its call (the row or the entity). */
+export interface CallRef {
+  id: string;
+  orgId: string;
+  runId: string;
+  toolName: string;
+  action: string;
+}
+
+interface CallRow {
+  id: string;
+  org_id: string;
+  run_id: string;
+  tool_name: string;
+  action: string;
+}
+
+const RETURNING = 'returning id, org_id, run_id, tool_name, action';
+const refOf = (row: CallRow): CallRef => ({ id: row.id, orgId: row.org_id, runId: row.run_id, toolName: row.tool_name, action: row.action });
+
+export function callEvent(call: CallRef, type: LedgerEntry['type'], metadata: Record<string, unknown>, actor: Actor = null): LedgerEntry {
+  return { orgId: call.orgId, type, runId: call.runId, resourceId: call.id, actor, metadata: { tool: `${call.toolName}.${call.action}`, ...metadata } };
+}
+
+/** Where a new call enters the machine, from the policy's decision. */
+export function initialCallStatus(outcome: PolicyOutcome | 'refused'): ToolCallStatus {
+  if (outcome === 'refused' || outcome === 'block') return 'blocked';
+  if (outcome === 'require_expert_approval' || outcome === 'require_client_approval') return 'waiting_approval';
+  return 'running';
+}
+
+/** waiting_approval → approved. The ledger event is returned for the caller's batch. */
+export async function approveCall(tx: EntityManager, callId: string, actor: Actor, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
+  const [row] = await tx.execute<CallRow[]>(
+    `update tool_calls set status = 'approved', updated_at = now() where id = ? and status = 'waiting_approval' ${RETURNING}`,
+    [callId],
+  );
+  return row ? callEvent(refOf(row), 'tool_call.approved', metadata, actor) : null;
+}
+
+/** waiting_approval → blocked by a human's rejection (EXPERT_REJECTED / CLIENT_REJECTED). */
+export async function rejectCall(
+  tx: EntityManager,
+  callId: string,
+  code: 'EXPERT_REJECTED' | 'CLIENT_REJECTED',
+  actor: Actor,
+  metadata: Record<string, unknown>,
+): Promise<LedgerEntry | null> {
+  const row = await block(tx, callId, ['waiting_approval'], code);
+  return row ? callEvent(refOf(row), 'tool_call.rejected', { ...metadata, errorCode: code }, actor) : null;
+}
+
+/** waiting_approval → blocked because its approval ran out of time. */
+export async function expireCall(tx: EntityManager, callId: string, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
+  const row = await block(tx, callId, ['waiting_approval'], 'APPROVAL_EXPIRED');
+  return row ? callEvent(refOf(row), 'tool_call.expired', { ...metadata, reason: 'approval_expired', errorCode: 'APPROVAL_EXPIRED' }) : null;
+}
+
+/** Every waiting or approved call of a cancelled run → blocked (RUN_CANCELLED). */
+export async function cancelRunCalls(tx: EntityManager, runId: string, actor: Actor): Promise<LedgerEntry[]> {
+  const rows = await tx.execute<CallRow[]>(
+    `update tool_calls set status = 'blocked', error_code = 'RUN_CANCELLED', error_text = ?, updated_at = now()
+      where run_id = ? and status in ('waiting_approval', 'approved') ${RETURNING}`,
+    [ERROR_CATALOG.RUN_CANCELLED.modelMessage, runId],
+  );
+  return rows.map((row) => callEvent(refOf(row), 'tool_call.blocked', { reason: 'run_cancelled', errorCode: 'RUN_CANCELLED' }, actor));
+}
+
+async function block(tx: EntityManager, callId: string, from: readonly ToolCallStatus[], code: ErrorCode): Promise<CallRow | null> {
+  const [row] = await tx.execute<CallRow[]>(
+    `update tool_calls set status = 'blocked', error_code = ?, error_text = ?, updated_at = now()
+      where id = ? and status in (${from.map(() => '?').join(', ')}) ${RETURNING}`,
+    [code, ERROR_CATALOG[code].modelMessage ?? null, callId, ...from],
+  );
+  return row ?? null;
+}
+
+/**
+ * approved → running on `nodeId`, with its input sealed for reconciliation. False when
+ * another claim won (the approved call runs once, whoever asks how often).
+ */
+export async function startApprovedCall(tx: EntityManager, callId: string, nodeId: string, sealedInput: SealedJson | null): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update tool_calls set status = 'running', node_id = ?, sealed_input = ?, updated_at = now()
+      where id = ? and status = 'approved' returning id`,
+    [nodeId, sealedInput === null ? null : JSON.stringify(sealedInput), callId],
+  );
+  return rows.length > 0;
+}
+
+/** The fields an outcome writes besides the status. */
+export interface Settlement {
+  ok: boolean;
+  outputRedacted: unknown;
+  durationMs: number | null;
+  retryCount: number;
+  vendorStatusCode: number | null;
+  costCents: number;
+  errorCode: ErrorCode | null;
+  errorText: string | null;
+  /** Flag the call for a person (an outcome nobody could confirm). */
+  reviewRequired?: boolean;
+  /** The terminal event's metadata (tool is added). */
+  metadata: Record<string, unknown>;
+  /** Events that precede the terminal one (e.g. tool_call.retried). */
+  before?: LedgerEntry[];
+}
+
+/**
+ * running → succeeded | failed, only while `nodeId` owns the call: a call another node has
+ * taken over for reconciliation is settled by that node, never twice. One UPDATE (hot path).
+ * `call` gets the written fields; it must not be managed by `tx` (or the commit writes them again).
+ */
+export async function settleCall(tx: EntityManager, call: CallRef, nodeId: string, settlement: Settlement): Promise<LedgerEvent[] | null> {
+  const fields = {
+    status: settlement.ok ? ('succeeded' as const) : ('failed' as const),
+    outputRedacted: settlement.ok ? settlement.outputRedacted : null,
+    durationMs: settlement.durationMs,
+    retryCount: settlement.retryCount,
+    vendorStatusCode: settlement.vendorStatusCode,
+    costCents: settlement.ok ? settlement.costCents : 0,
+    errorCode: settlement.ok ? null : settlement.errorCode,
+    errorText: settlement.ok ? null : settlement.errorText,
+    sealedInput: null,
+    ...(settlement.reviewRequired ? { reviewRequired: true } : {}),
+    updatedAt: new Date(),
+  };
+  const changed = await tx.nativeUpdate(ToolCall, { id: call.id, status: 'running', nodeId }, fields);
+  if (changed === 0) return null;
+  Object.assign(call, fields);
+  return appendLedgerEvents(tx, [
+    ...(settlement.before ?? []),
+    callEvent(call, settlement.ok ? 'tool_call.succeeded' : 'tool_call.failed', settlement.metadata),
+  ]);
+}
+
+/**
+ * running (on a dead node, or orphaned on this one) → running on `toNodeId`: the call is
+ * handed to reconciliation, recorded as tool_call.interrupted. Null when it settled or
+ * another node took it first.
+ */
+export async function takeOverCall(
+  tx: EntityManager,
+  callId: string,
+  fromNodeId: string | null,
+  toNodeId: string,
+  reason: string,
+): Promise<ToolCall | null> {
+  const [row] = await tx.execute<CallRow[]>(
+    `update tool_calls set node_id = ?, updated_at = now()
+      where id = ? and status = 'running' and node_id is not distinct from ? ${RETURNING}`,
+    [toNodeId, callId, fromNodeId],
+  );
+  if (!row) return null;
+  await appendLedgerEvents(tx, [callEvent(refOf(row), 'tool_call.interrupted', { reason, previousNodeId: fromNodeId, nodeId: toNodeId })]);
+  return tx.findOneOrFail(ToolCall, { id: callId }, { refresh: true });
+}
+
+/** Ledger event → the tool-call status it records (subscriptions). `requested` only when it runs at once. */
+export function toolCallStatusOf(event: Pick<LedgerEvent, 'type' | 'metadata'>): ToolCallStatus | null {
+  switch (event.type) {
+    case 'tool_call.requested':
+      return event.metadata.decision === 'allow' || event.metadata.decision === 'observe' ? 'running' : null;
+    case 'tool_call.blocked':
+    case 'tool_call.rejected':
+    case 'tool_call.expired':
+      return 'blocked';
+    case 'tool_call.approval_requested':
+      return 'waiting_approval';
+    case 'tool_call.approved':
+      return 'approved';
+    case 'tool_call.succeeded':
+      return 'succeeded';
+    case 'tool_call.failed':
+      return 'failed';
+    default:
+      return null;
+  }
+}

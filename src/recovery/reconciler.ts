@@ -1,0 +1,164 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../logger';
+import type { MasterKeyring } from '../credentials/keyring';
+import { openJson } from '../credentials/sealed-json';
+import { sealedParamsAad } from '../approvals/approval-binding';
+import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import { redactOutput } from '../redaction/redact';
+import type { ExecutionRequest, LookupOutcome, ToolExecutor } from '../executor/executor.types';
+import type { ToolCall } from '../gateway/tool-call.entity';
+import type { ToolRegistry } from '../gateway/tool-registry';
+import { settleCall, takeOverCall, type Settlement } from '../gateway/tool-call-state';
+import { afterSettled } from '../gateway/tool-call-recorder';
+import { enqueueRunStep } from '../runs/run-jobs';
+import type { InFlightCalls } from './in-flight';
+
+export interface ReconcilerDeps {
+  orm: MikroORM;
+  executor: ToolExecutor;
+  keyring: MasterKeyring;
+  tools: ToolRegistry;
+  nodeId: string;
+  inFlight: InFlightCalls;
+  logger: Logger;
+}
+
+/** How an interrupted call was settled (ledger metadata `reconciled`, docs/reliability.md). */
+export type Reconciliation = 're_executed' | 'vendor_confirmed' | 'vendor_not_performed' | 'vendor_outcome_unknown' | 'input_lost';
+
+/**
+ * Settles a tool call that a dead node, an abandoned shutdown or a lost outcome write
+ * left `running` — exactly once: this node takes the call over by a conditional update
+ * (tool_call.interrupted), then
+ * - an idempotent action runs again with the same idempotency key;
+ * - a non-idempotent one is looked up at the vendor by that key: performed → succeeded
+ *   with the vendor's result; not performed → failed VENDOR_NOT_PERFORMED (the run may ask
+ *   again, as a new call); the vendor cannot tell → failed VENDOR_OUTCOME_UNKNOWN, marked
+ *   for a person's review;
+ * and the settlement (conditional on still owning the call) queues the run's next step.
+ */
+export class Reconciler {
+  constructor(private readonly deps: ReconcilerDeps) {}
+
+  /** The reconciliation made, or null when the call was settled or taken by another node first. */
+  async reconcile(callId: string, fromNodeId: string | null, reason: string): Promise<Reconciliation | null> {
+    const { nodeId, inFlight } = this.deps;
+    const call = await this.deps.orm.em.fork().transactional(async (tx) => {
+      const taken = await takeOverCall(tx, callId, fromNodeId, nodeId, reason);
+      if (taken) inFlight.add(taken.id); // before the commit: this node's orphan scan must skip it
+      return taken;
+    });
+    if (!call) return null;
+    const started = performance.now();
+    try {
+      const { settlement, how } = await this.settle(call);
+      settlement.durationMs = Math.round(performance.now() - started);
+      const settled = await this.deps.orm.em.fork().transactional(async (tx) => {
+        const events = await settleCall(tx, call, nodeId, settlement);
+        if (!events) return false;
+        const [approval] = await tx.execute<{ id: string }[]>('select id from approval_requests where tool_call_id = ?', [call.id]);
+        await afterSettled(tx, call, approval?.id ?? null);
+        const [run] = await tx.execute<{ status: string; driver: string }[]>('select status, driver from agent_runs where id = ?', [call.runId]);
+        // Toolgate's own runtime continues the run from this outcome, on whichever node.
+        if (run?.driver === 'internal' && run.status === 'running') await enqueueRunStep(tx, call.runId);
+        return true;
+      });
+      if (!settled) return null;
+      const log = how === 'vendor_outcome_unknown' || how === 'input_lost' ? 'warn' : 'info';
+      this.deps.logger[log]({ toolCallId: call.id, runId: call.runId, tool: `${call.toolName}.${call.action}`, reconciled: how, reason }, 'interrupted tool call reconciled');
+      return how;
+    } finally {
+      inFlight.delete(call.id);
+    }
+  }
+
+  private async settle(call: ToolCall): Promise<{ settlement: Settlement; how: Reconciliation }> {
+    const tool = await this.deps.tools.find(this.deps.orm.em.fork(), call.toolName, call.action);
+    const params = this.openInput(call);
+    if (!tool || !params) {
+      // Nothing to repeat or to ask with (a call from before inputs were sealed).
+      return tool?.definition.idempotent
+        ? { how: 'input_lost', settlement: failure('VENDOR_ERROR', 'interrupted_input_lost') }
+        : { how: 'vendor_outcome_unknown', settlement: unknown('input_lost') };
+    }
+    const request: ExecutionRequest = {
+      orgId: call.orgId,
+      runId: call.runId,
+      toolCallId: call.id, // the same idempotency key the interrupted attempt was sent with
+      tool: {
+        toolName: call.toolName,
+        action: call.action,
+        vendor: tool.definition.vendor,
+        idempotent: tool.definition.idempotent,
+        timeoutMs: tool.definition.timeoutMs,
+      },
+      params,
+    };
+    if (tool.definition.idempotent) {
+      const outcome = await this.deps.executor.execute(request);
+      return {
+        how: 're_executed',
+        settlement: outcome.ok
+          ? success(outcome.data, outcome.vendorStatusCode, outcome.retries.length, tool.definition.costCents, 're_executed')
+          : { ...failure(outcome.code, outcome.reason, 're_executed'), vendorStatusCode: outcome.vendorStatusCode, retryCount: outcome.retries.length },
+      };
+    }
+    const lookup: LookupOutcome = this.deps.executor.lookup
+      ? await this.deps.executor.lookup(request).catch((error: unknown) => {
+          this.deps.logger.error({ err: error, toolCallId: call.id }, 'vendor lookup threw');
+          return { kind: 'unknown', reason: 'lookup_error' } as const;
+        })
+      : { kind: 'unknown', reason: 'no_lookup' };
+    switch (lookup.kind) {
+      case 'performed':
+        return { how: 'vendor_confirmed', settlement: success(lookup.data, lookup.vendorStatusCode, 0, tool.definition.costCents, 'vendor_confirmed') };
+      case 'not_performed':
+        return { how: 'vendor_not_performed', settlement: failure('VENDOR_NOT_PERFORMED', 'not_performed', 'vendor_not_performed') };
+      case 'unknown':
+        return { how: 'vendor_outcome_unknown', settlement: unknown(lookup.reason) };
+    }
+  }
+
+  private openInput(call: ToolCall): Record<string, unknown> | null {
+    if (!call.sealedInput) return null;
+    try {
+      return openJson(this.deps.keyring.key(call.sealedInput.keyVersion), sealedParamsAad(call.orgId, call.id), call.sealedInput);
+    } catch (error) {
+      this.deps.logger.error({ err: error, toolCallId: call.id }, 'the sealed input of an interrupted call does not open');
+      return null;
+    }
+  }
+}
+
+function success(data: unknown, vendorStatusCode: number | null, retryCount: number, costCents: number, how: Reconciliation): Settlement {
+  return {
+    ok: true,
+    outputRedacted: redactOutput(data),
+    durationMs: null,
+    retryCount,
+    vendorStatusCode,
+    costCents,
+    errorCode: null,
+    errorText: null,
+    metadata: { reconciled: how, retryCount, costCents },
+  };
+}
+
+function failure(code: ErrorCode, reason: string, how: Reconciliation = 'input_lost'): Settlement {
+  return {
+    ok: false,
+    outputRedacted: null,
+    durationMs: null,
+    retryCount: 0,
+    vendorStatusCode: null,
+    costCents: 0,
+    errorCode: code,
+    errorText: ERROR_CATALOG[code].modelMessage ?? null,
+    metadata: { reconciled: how, reason, errorCode: code },
+  };
+}
+
+/** The action may have happened: failed, and a person must look before anyone repeats it. */
+function unknown(reason: string): Settlement {
+  return { ...failure('VENDOR_OUTCOME_UNKNOWN', reason, 'vendor_outcome_unknown'), reviewRequired: true };
+}

@@ -1,0 +1,161 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import type { LedgerEventType } from '../ledger/ledger-event-types';
+import type { ErrorCode } from '../errors/error-codes';
+import { enqueueRunStep } from './run-jobs';
+import type { RunDriver, RunStatus } from './agent-run.entity';
+
+/**
+ * The AgentRun state machine and its only writer. Each transition is one conditional
+ * UPDATE from the statuses it may leave plus its ledger event, in the caller's
+ * transaction; a run found elsewhere is left alone and the transition says so (false).
+ *
+ *   (new) → queued (internal) | running (external)          initialRunStatus
+ *   queued → running                                        startRun
+ *   running ⇄ waiting_approval                              awaitApproval, releaseApproval
+ *   running → completed                                     completeRun
+ *   queued | running → failed                               failRun
+ *   queued | running | waiting_approval → cancelled         cancelRun
+ *   completed | failed → queued (a new message)             requeueRun
+ */
+export const RUN_TRANSITIONS = {
+  start: { from: ['queued'], to: 'running' },
+  awaitApproval: { from: ['running', 'waiting_approval'], to: 'waiting_approval' },
+  releaseApproval: { from: ['waiting_approval'], to: 'running' },
+  complete: { from: ['running'], to: 'completed' },
+  fail: { from: ['queued', 'running'], to: 'failed' },
+  cancel: { from: ['queued', 'running', 'waiting_approval'], to: 'cancelled' },
+  requeue: { from: ['completed', 'failed'], to: 'queued' },
+} as const satisfies Record<string, { from: readonly RunStatus[]; to: RunStatus }>;
+
+type Actor = LedgerEntry['actor'];
+export interface RunRef {
+  id: string;
+  orgId: string;
+}
+
+const inList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(', ');
+
+function runEvent(run: RunRef, type: LedgerEventType, actor: Actor, metadata: Record<string, unknown> = {}): LedgerEntry {
+  return { orgId: run.orgId, type, runId: run.id, resourceId: run.id, actor, metadata };
+}
+
+/** Where a new run enters the machine: an external run is driven by its caller at once. */
+export function initialRunStatus(driver: RunDriver): RunStatus {
+  return driver === 'external' ? 'running' : 'queued';
+}
+
+/** queued → running (the runtime's first step). */
+export async function startRun(tx: EntityManager, run: RunRef): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update agent_runs set status = 'running', updated_at = now() where id = ? and status in (${inList(RUN_TRANSITIONS.start.from)}) returning id`,
+    [run.id],
+  );
+  if (rows.length === 0) return false;
+  await appendLedgerEvents(tx, [runEvent(run, 'run.started', null)]);
+  return true;
+}
+
+/** running → completed; `requireNoPendingApprovals` for external runs closed by their caller. */
+export async function completeRun(tx: EntityManager, run: RunRef, actor: Actor = null): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update agent_runs set status = 'completed', completed_at = now(), updated_at = now()
+      where id = ? and status in (${inList(RUN_TRANSITIONS.complete.from)}) and pending_approval_count = 0 returning id`,
+    [run.id],
+  );
+  if (rows.length === 0) return false;
+  await appendLedgerEvents(tx, [runEvent(run, 'run.completed', actor)]);
+  return true;
+}
+
+/** queued | running → failed with a code (model outage, tool-round limit, …). */
+export async function failRun(tx: EntityManager, run: RunRef, code: ErrorCode, message: string): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update agent_runs set status = 'failed', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
+      where id = ? and status in (${inList(RUN_TRANSITIONS.fail.from)}) returning id`,
+    [code, message, run.id],
+  );
+  if (rows.length === 0) return false;
+  await appendLedgerEvents(tx, [runEvent(run, 'run.failed', null, { errorCode: code })]);
+  return true;
+}
+
+/**
+ * → cancelled. The caller has already blocked the run's calls and cancelled its approvals
+ * (their events come first in `before`).
+ */
+export async function cancelRun(tx: EntityManager, run: RunRef, actor: Actor, before: LedgerEntry[]): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update agent_runs set status = 'cancelled', pending_approval_count = 0, completed_at = now(), updated_at = now()
+      where id = ? and status in (${inList(RUN_TRANSITIONS.cancel.from)}) returning id`,
+    [run.id],
+  );
+  if (rows.length === 0) return false;
+  await appendLedgerEvents(tx, [...before, runEvent(run, 'run.cancelled', actor, { cancelledToolCalls: before.length })]);
+  return true;
+}
+
+/** completed | failed → queued: a posted message starts a new turn (its job is enqueued here). */
+export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, position: number): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update agent_runs set status = 'queued', error_code = null, error_message = null, completed_at = null, updated_at = now()
+      where id = ? and status in (${inList(RUN_TRANSITIONS.requeue.from)}) returning id`,
+    [run.id],
+  );
+  if (rows.length === 0) return false;
+  await enqueueRunStep(tx, run.id);
+  await appendLedgerEvents(tx, [runEvent(run, 'run.message_posted', actor, { position })]);
+  return true;
+}
+
+/**
+ * One more pending approval; a running run now waits (run.waiting_approval, returned for
+ * the caller's batch so it follows the call's own events).
+ */
+export async function awaitApproval(tx: EntityManager, run: RunRef, actor: Actor, toolCallId: string): Promise<LedgerEntry[]> {
+  const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [run.id]);
+  await tx.execute(
+    `update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
+      where id = ? and status in (${inList(RUN_TRANSITIONS.awaitApproval.from)})`,
+    [run.id],
+  );
+  return previous?.status === 'running' ? [runEvent(run, 'run.waiting_approval', actor, { toolCallId })] : [];
+}
+
+/**
+ * One fewer pending approval; the last one brings a waiting run back to running
+ * (run.resumed) and, for Toolgate's own runtime, enqueues its next step on any node.
+ */
+export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor): Promise<LedgerEntry[]> {
+  const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [run.id]);
+  const [row] = await tx.execute<{ status: string; driver: string }[]>(
+    `update agent_runs
+        set pending_approval_count = greatest(pending_approval_count - 1, 0),
+            status = case when pending_approval_count <= 1 and status = 'waiting_approval' then 'running' else status end,
+            updated_at = now()
+      where id = ? returning status, driver`,
+    [run.id],
+  );
+  if (row && previous?.status === 'waiting_approval' && row.status === 'running') {
+    if (row.driver === 'internal') await enqueueRunStep(tx, run.id);
+    return [runEvent(run, 'run.resumed', actor)];
+  }
+  return [];
+}
+
+/** Ledger event → the run status it records. */
+export const RUN_STATUS_BY_EVENT: Partial<Record<LedgerEventType, RunStatus>> = {
+  'run.created': 'queued',
+  'run.started': 'running',
+  'run.waiting_approval': 'waiting_approval',
+  'run.resumed': 'running',
+  'run.completed': 'completed',
+  'run.failed': 'failed',
+  'run.cancelled': 'cancelled',
+  'run.message_posted': 'queued',
+};
+
+export function runStatusOf(event: { type: string; metadata?: Record<string, unknown> }): RunStatus | null {
+  if (event.type === 'run.created') return event.metadata?.driver === 'external' ? 'running' : 'queued';
+  return RUN_STATUS_BY_EVENT[event.type as LedgerEventType] ?? null;
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { startTestApp, type TestApp } from '../support/app';
+import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { GatewayClient } from '../gateway/gateway-helpers';
+import { ToolGateway } from '../../src/gateway/gateway.service';
+import { GatewayEvents } from '../../src/gateway/gateway-events';
+import { OrgConfigCache } from '../../src/gateway/org-config-cache';
+import { ToolRegistry } from '../../src/gateway/tool-registry';
+import { InFlightCalls } from '../../src/recovery/in-flight';
+import { NO_FAILPOINTS } from '../../src/recovery/failpoints';
+import type { ExecutionOutcome, ToolExecutor } from '../../src/executor/executor.types';
+import type { Caller } from '../../src/auth/caller';
+import type { NangoSandbox } from '../../src/vendors/nango/nango.sandbox';
+import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox';
+
+/**
+ * Reconciliation of calls left `running`: another node of the same code (a second
+ * ToolGateway with its own node id on the same database) starts calls and "dies" with
+ * them in flight — its executor never returns, after having reached the real vendor
+ * sandbox or not. The test app is the live node: its sweep reaps the dead node and
+ * settles each call once, from the sandbox's own answers.
+ */
+let app: TestApp;
+let seed: SeedResult;
+let gw: GatewayClient;
+let nango: NangoSandbox;
+
+beforeAll(async () => {
+  app = await startTestApp({ VENDOR_RETRY_BASE_MS: '1' }, { sandboxes: true, liveness: true });
+  seed = await seedDemo(app.em(), app.masterKey);
+  gw = new GatewayClient(app, seed);
+  nango = app.sandbox!.sandbox<NangoSandbox>('nango')!;
+});
+afterAll(async () => app?.close());
+afterEach(() => app.sandbox?.clearFaults());
+
+const never = <T>() => new Promise<T>(() => undefined);
+
+/** A node that runs calls and dies while they are in flight: before or after the vendor acted. */
+async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
+  const nodeId = options.nodeId ?? randomUUID();
+  if (!options.nodeId) {
+    await app.em().execute(
+      `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at)
+       values (?, ?, 'elsewhere', 1, '{}', now(), now())`,
+      [nodeId, `dying-${nodeId}`],
+    );
+  }
+  const real = app.services.executor;
+  const executor: ToolExecutor = {
+    execute: async (request) => {
+      if (options.reachVendor) await real.execute(request);
+      return never<ExecutionOutcome>();
+    },
+  };
+  const gateway = new ToolGateway({
+    orm: app.orm,
+    executor,
+    keyring: app.masterKey,
+    settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
+    orgConfig: new OrgConfigCache(),
+    tools: new ToolRegistry(),
+    events: new GatewayEvents(),
+    logger: app.services.logger,
+    nodeId,
+    inFlight: new InFlightCalls(),
+    failpoints: NO_FAILPOINTS,
+  });
+  return {
+    nodeId,
+    gateway,
+    /** The node stops heartbeating: dead once NODE_DEAD_AFTER_MS has passed. */
+    die: () => app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [nodeId]),
+  };
+}
+
+const agent = (): Caller => ({ orgId: seed.orgId, role: 'agent', keyId: null });
+
+/** Starts a call on the node and waits until it is `running` there (the promise never settles). */
+async function startCall(node: Awaited<ReturnType<typeof dyingNode>>, runId: string, toolName: string, action: string, params: unknown) {
+  const toolUseId = `tu-${randomUUID()}`;
+  void node.gateway.execute({ runId, toolName, action, params, correlationId: 'c', toolUseId, caller: agent() });
+  return { id: await waitForCall(runId, toolUseId, ['running']), toolUseId };
+}
+
+async function waitForCall(runId: string, toolUseId: string, statuses: string[]): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const [row] = await app.em().execute<{ id: string; status: string }[]>('select id, status from tool_calls where run_id = ? and tool_use_id = ?', [runId, toolUseId]);
+    if (row && statuses.includes(row.status)) return row.id;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`call ${toolUseId} never reached ${statuses.join('/')}`);
+}
+
+/** An approved invoice.send running on the dying node (approval by the expert through the API). */
+async function approvedInvoice(node: Awaited<ReturnType<typeof dyingNode>>, runId: string, customerId: string) {
+  const toolUseId = `tu-${randomUUID()}`;
+  const outcome = await node.gateway.execute({
+    runId,
+    toolName: 'invoice',
+    action: 'send',
+    params: { customerId, amount: 42.5 },
+    correlationId: 'c',
+    toolUseId,
+    caller: agent(),
+  });
+  expect(outcome.status).toBe('waiting_approval');
+  await gw.ok('mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE, reason: "ok") { status } }', { id: outcome.approvalRequestId }, seed.keys.expert);
+  void node.gateway.executeApproved(outcome.toolCallId, agent());
+  await waitForCall(runId, toolUseId, ['running']);
+  return outcome.toolCallId;
+}
+
+const invoicesFor = (toolCallId: string) => nango.effects().filter((e) => e.privateNote === `toolgate:toolgate-${toolCallId}`);
+
+async function ledgerOf(toolCallId: string) {
+  return (await gw.call(toolCallId)).ledgerEvents.map((e) => ({ type: e.type, ...e.metadata }));
+}
+
+describe('a node dies with calls in flight; a live node settles each once', () => {
+  test('an idempotent lookup is executed again with the same idempotency key and succeeds with its result', async () => {
+    const run = await gw.startRun();
+    const node = await dyingNode({ reachVendor: true });
+    const { id: callId, toolUseId } = await startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+
+    // Alive: nothing to do.
+    expect(await app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
+    expect((await gw.call(callId)).status).toBe('running');
+
+    await node.die();
+    const sweep = await app.liveness!.sweep();
+    expect(sweep.reaped).toEqual([node.nodeId]);
+    expect(sweep.reconciled).toBe(1);
+
+    const call = await gw.call(callId);
+    expect(call).toMatchObject({ status: 'succeeded', errorCode: null });
+    expect(call.output).toMatchObject({ trackingNumbers: ['TRACK-001'] });
+    const trail = await ledgerOf(callId);
+    expect(trail.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.interrupted', 'tool_call.succeeded']);
+    expect(trail[1]).toMatchObject({ reason: 'node_dead', previousNodeId: node.nodeId, nodeId: app.services.nodeId });
+    expect(trail[2]).toMatchObject({ reconciled: 're_executed' });
+
+    // Settled once: another sweep, here or on any node, finds nothing.
+    expect(await app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
+    // A retry of the same tool_use replays the stored (redacted) result, not an error.
+    const replay = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId });
+    expect(replay).toMatchObject({ status: 'succeeded', replayed: true, error: null, toolCallId: callId });
+    expect(replay.result).toEqual(call.output);
+  });
+
+  test('invoice.send that reached QuickBooks: the vendor confirms it by its requestid; succeeded with the vendor\'s result, one invoice, one email', async () => {
+    const run = await gw.startRun();
+    const node = await dyingNode({ reachVendor: true });
+    const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
+    for (let i = 0; i < 100 && invoicesFor(callId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(invoicesFor(callId)).toHaveLength(1);
+
+    await node.die();
+    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+
+    const call = await gw.call(callId);
+    const [invoice] = invoicesFor(callId);
+    expect(call).toMatchObject({ status: 'succeeded', reviewRequired: false });
+    expect(call.output).toMatchObject({ invoiceId: invoice.invoiceId, totalAmount: 42.5 });
+    expect(invoice.emailsSent).toBe(1);
+    expect(invoicesFor(callId)).toHaveLength(1);
+    expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.succeeded', reconciled: 'vendor_confirmed' });
+    // The approved params have served their one use.
+    const [approval] = await app.em().execute<{ sealed_params: unknown }[]>('select sealed_params from approval_requests where tool_call_id = ?', [callId]);
+    expect(approval.sealed_params).toBeNull();
+    const [row] = await app.em().execute<{ sealed_input: unknown; node_id: string }[]>('select sealed_input, node_id from tool_calls where id = ?', [callId]);
+    expect(row).toEqual({ sealed_input: null, node_id: app.services.nodeId });
+  });
+
+  test('invoice.send that never reached QuickBooks: failed VENDOR_NOT_PERFORMED, nothing created', async () => {
+    const run = await gw.startRun();
+    const node = await dyingNode({ reachVendor: false });
+    const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.billsWindsurf);
+    await node.die();
+    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+
+    const call = await gw.call(callId);
+    expect(call).toMatchObject({
+      status: 'failed',
+      errorCode: 'VENDOR_NOT_PERFORMED',
+      errorText: expect.stringContaining('not performed'),
+      reviewRequired: false,
+    });
+    expect(invoicesFor(callId)).toHaveLength(0);
+    expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.failed', reconciled: 'vendor_not_performed', errorCode: 'VENDOR_NOT_PERFORMED' });
+  });
+
+  test('QuickBooks cannot answer the lookup: failed VENDOR_OUTCOME_UNKNOWN, marked for review, the model told not to repeat it', async () => {
+    const run = await gw.startRun();
+    const node = await dyingNode({ reachVendor: true });
+    const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
+    for (let i = 0; i < 100 && invoicesFor(callId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: 50, pathIncludes: 'select * from Invoice' });
+
+    await node.die();
+    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+
+    const call = await gw.call(callId);
+    expect(call).toMatchObject({ status: 'failed', errorCode: 'VENDOR_OUTCOME_UNKNOWN', reviewRequired: true });
+    expect(call.errorText).toMatch(/may have happened.*Do not repeat/s);
+    expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.failed', reconciled: 'vendor_outcome_unknown' });
+    // Experts find it among the calls to review.
+    const review = await gw.ok(
+      'query { toolCalls(filter: { reviewRequired: true, status: failed }) { edges { node { id errorCode } } } }',
+      {},
+      seed.keys.expert,
+    );
+    expect(review.toolCalls.edges.map((e: { node: { id: string } }) => e.node.id)).toContain(callId);
+    // Exactly one invoice exists; nothing was repeated.
+    expect(invoicesFor(callId)).toHaveLength(1);
+  });
+
+  test('this node\'s own call whose outcome could not be written is settled by its next sweep', async () => {
+    const run = await gw.startRun();
+    // Same node id as the app, but not in its in-flight set: the outcome write was lost.
+    const node = await dyingNode({ reachVendor: true, nodeId: app.services.nodeId });
+    const { id: callId } = await startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+
+    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+    expect((await gw.call(callId)).status).toBe('succeeded');
+    expect((await ledgerOf(callId))[1]).toMatchObject({ type: 'tool_call.interrupted', reason: 'outcome_not_written' });
+  });
+
+  test('two live nodes sweep at once: each dead call is taken over and settled exactly once', async () => {
+    const other = await startTestApp({}, { sandboxes: true, liveness: true, database: app.db });
+    try {
+      const run = await gw.startRun();
+      const node = await dyingNode({ reachVendor: true });
+      const ids = (await Promise.all([0, 1, 2].map(() => startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' })))).map((c) => c.id);
+      await node.die();
+      const [a, b] = await Promise.all([app.liveness!.sweep(), other.liveness!.sweep()]);
+      expect(a.reconciled + b.reconciled).toBe(3);
+      expect([...a.reaped, ...b.reaped]).toEqual([node.nodeId]);
+      for (const id of ids) {
+        const trail = await ledgerOf(id);
+        expect(trail.filter((e) => e.type === 'tool_call.interrupted')).toHaveLength(1);
+        expect(trail.filter((e) => e.type === 'tool_call.succeeded')).toHaveLength(1);
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a node declared dead while alive learns it at its next heartbeat and is fenced', async () => {
+    const other = await startTestApp({}, { sandboxes: true, liveness: true, database: app.db });
+    try {
+      await app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [other.services.nodeId]);
+      expect((await app.liveness!.sweep()).reaped).toEqual([other.services.nodeId]);
+      await other.liveness!.sweep();
+      expect(other.fenced).toEqual([other.services.nodeId]);
+    } finally {
+      await other.close();
+    }
+  });
+});
