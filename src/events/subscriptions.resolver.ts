@@ -72,11 +72,17 @@ export class ApprovalRequestEventType {
   @Field()
   sequence!: string;
 
-  @Field({ description: 'requested, approved, rejected, expired or cancelled' })
+  @Field({
+    description:
+      'requested, approved, rejected, expired or cancelled; review_required: an interrupted call whose outcome the vendor could not confirm (VENDOR_OUTCOME_UNKNOWN), for an expert to check',
+  })
   change!: string;
 
-  @Field(() => ApprovalRequestType)
-  approvalRequest!: ApprovalRequestType;
+  @Field(() => ApprovalRequestType, { nullable: true, description: 'The approval request; null for a review item whose call needed no approval' })
+  approvalRequest!: ApprovalRequestType | null;
+
+  @Field(() => ToolCallType, { description: 'The call the change is about, as it is now (redacted fields only)' })
+  toolCall!: ToolCallType;
 }
 
 /**
@@ -154,12 +160,14 @@ export class SubscriptionResolver {
     name: 'approvalRequests',
     description: 'The approval queue: new waiting_approval requests and their resolutions',
     subscribe: ({ context, args }: Data) => deferred(() => {
-      authorize(context, ACCESS.approvals);
+      const caller = authorize(context, ACCESS.approvals);
       const kind = (args.kind as ApprovalKind | null | undefined) ?? null;
+      // Review items are for experts (and admins), whichever approval kind their call had.
+      const seesReviews = caller.role !== 'client' && (kind === null || kind === 'expert');
       return ledgerStream(context, parseSequence(args.afterSequence), async () => async (event) => {
-        const change = approvalChangeOf(event);
+        const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
         if (!change) return null;
-        if (kind && (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence))).kind !== kind) return null;
+        if (change !== 'review_required' && kind && (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence)))?.kind !== kind) return null;
         return { sequence: event.sequence, change, toolCallId: event.resourceId, orgId: event.orgId };
       });
     }),
@@ -170,14 +178,29 @@ export class SubscriptionResolver {
     @Arg('afterSequence', () => String, { nullable: true }) _after: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ApprovalRequestEventType> {
-    const approval = await approvalOf(ctx, change.orgId, change.toolCallId, change.sequence);
-    return { sequence: change.sequence, change: change.change, approvalRequest: toApprovalRequestType(approval) };
+    const [approval, call] = await Promise.all([
+      approvalOf(ctx, change.orgId, change.toolCallId, change.sequence),
+      resolveOnce(`call:${change.orgId}:${change.sequence}`, () =>
+        ctx.services.orm.em.fork().findOneOrFail(ToolCall, { id: change.toolCallId, orgId: change.orgId }),
+      ),
+    ]);
+    return {
+      sequence: change.sequence,
+      change: change.change,
+      approvalRequest: approval ? toApprovalRequestType(approval) : null,
+      toolCall: toToolCallType(call),
+    };
   }
 }
 
+/** A settled call nobody could confirm (reconciliation): a person must check it. */
+function needsReview(event: LedgerEvent): boolean {
+  return event.type === 'tool_call.failed' && event.metadata.errorCode === 'VENDOR_OUTCOME_UNKNOWN';
+}
+
 /** The approval request as of a ledger event, fetched once per event on this node. */
-function approvalOf(ctx: RequestContext, orgId: string, toolCallId: string, sequence: string): Promise<ApprovalRequest> {
-  return resolveOnce(`approval:${orgId}:${sequence}`, () => ctx.services.orm.em.fork().findOneOrFail(ApprovalRequest, { toolCallId, orgId }));
+function approvalOf(ctx: RequestContext, orgId: string, toolCallId: string, sequence: string): Promise<ApprovalRequest | null> {
+  return resolveOnce(`approval:${orgId}:${sequence}`, () => ctx.services.orm.em.fork().findOne(ApprovalRequest, { toolCallId, orgId }));
 }
 
 /** One payload per event (and metadata visibility), shared by every subscription that sends it. */

@@ -36,7 +36,7 @@ export interface DecidedCall {
   approvalRequestId: string | null;
 }
 
-function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall>): ToolCall {
+function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'status'>): ToolCall {
   return tx.create(ToolCall, {
     orgId: base.run.orgId,
     runId: base.run.id,
@@ -45,7 +45,6 @@ function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall>): 
     correlationId: base.request.correlationId,
     toolUseId: base.request.toolUseId ?? null,
     inputRedacted: base.inputRedacted,
-    status: 'blocked',
     ...fields,
   }, DETACHED);
 }

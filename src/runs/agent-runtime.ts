@@ -249,10 +249,8 @@ export class AgentRuntime {
     const changed = await this.deps.orm.em
       .fork()
       .transactional((tx) => (status === 'running' ? startRunState(tx, run) : completeRun(tx, run)));
-    if (changed) {
-      run.status = status;
-      this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
-    }
+    // The loaded entity is not touched: only run-state writes a status.
+    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
     return changed;
   }
 

@@ -12,6 +12,7 @@ import type { ExecutionOutcome, ToolExecutor } from '../../src/executor/executor
 import type { Caller } from '../../src/auth/caller';
 import type { NangoSandbox } from '../../src/vendors/nango/nango.sandbox';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox';
+import { Feed, closeSockets, connect, ledgerHead } from '../realtime/realtime-helpers';
 
 /**
  * Reconciliation of calls left `running`: another node of the same code (a second
@@ -31,7 +32,10 @@ beforeAll(async () => {
   gw = new GatewayClient(app, seed);
   nango = app.sandbox!.sandbox<NangoSandbox>('nango')!;
 });
-afterAll(async () => app?.close());
+afterAll(async () => {
+  await closeSockets();
+  await app?.close();
+});
 afterEach(() => app.sandbox?.clearFaults());
 
 const never = <T>() => new Promise<T>(() => undefined);
@@ -196,6 +200,18 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
     for (let i = 0; i < 100 && invoicesFor(callId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
     app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: 50, pathIncludes: 'select * from Invoice' });
+    // The approval dashboard's feed: experts are told to review it; a client desk is not.
+    const head = await ledgerHead(app, seed.orgId);
+    const feed = (key: string) =>
+      new Feed<{ change: string; approvalRequest: { kind: string } | null; toolCall: { id: string; errorCode: string; reviewRequired: boolean } }>(
+        connect(app.wsUrl, key).client,
+        `subscription($after: String) { approvalRequests(afterSequence: $after) {
+           change approvalRequest { kind } toolCall { id errorCode reviewRequired } } }`,
+        { after: head },
+        'approvalRequests',
+      );
+    const experts = feed(seed.keys.expert);
+    const clients = feed(seed.keys.client);
 
     await node.die();
     expect((await app.liveness!.sweep()).reconciled).toBe(1);
@@ -204,6 +220,11 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(call).toMatchObject({ status: 'failed', errorCode: 'VENDOR_OUTCOME_UNKNOWN', reviewRequired: true });
     expect(call.errorText).toMatch(/may have happened.*Do not repeat/s);
     expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.failed', reconciled: 'vendor_outcome_unknown' });
+    await experts.count(1, 'the review item');
+    expect(experts.items).toEqual([
+      { change: 'review_required', approvalRequest: { kind: 'expert' }, toolCall: { id: callId, errorCode: 'VENDOR_OUTCOME_UNKNOWN', reviewRequired: true } },
+    ]);
+    expect(clients.items).toEqual([]);
     // Experts find it among the calls to review.
     const review = await gw.ok(
       'query { toolCalls(filter: { reviewRequired: true, status: failed }) { edges { node { id errorCode } } } }',
