@@ -12,6 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from './logger';
 import type { Caller } from './auth/caller';
 import { pendingMigrations } from './db/orm';
+import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from './db/unavailable';
 import { createClientErrorFormatter } from './graphql/client-errors';
 import { OperationGuard } from './graphql/operation-guard';
 import { PersistedDocuments, defaultPersistedDocumentsFile } from './graphql/persisted-documents';
@@ -114,7 +115,10 @@ export async function startHttpServer(
       }
       res.json({ status: 'ready' });
     } catch (error) {
-      logger.warn({ err: error }, 'readiness check failed');
+      // Polled every few seconds by orchestrators: an outage is one short line, not a stack each time.
+      if (isDatabaseUnavailable(error)) logger.warn({ cause: describeUnavailable(error) }, 'readiness check failed');
+      else logger.warn({ err: error }, 'readiness check failed');
+      res.setHeader('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       res.status(503).json({ status: 'database_unreachable' });
     }
   });
@@ -157,10 +161,22 @@ function correlationIdMiddleware(req: Request, res: Response, next: NextFunction
   next();
 }
 
-/** Anything that escaped a route: logged, answered as a masked internal error. */
+/**
+ * Anything that escaped a route: logged, answered as a masked internal error; an
+ * unreachable database is the retryable 503 SERVICE_UNAVAILABLE with Retry-After.
+ */
 function internalErrorHandler(services: AppServices) {
   return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(error);
+    if (isDatabaseUnavailable(error)) {
+      services.logger.warn(
+        { correlationId: res.locals.correlationId, during: 'request', cause: describeUnavailable(error) },
+        'database unavailable: answered 503 SERVICE_UNAVAILABLE',
+      );
+      res.setHeader('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      res.status(503).json({ errors: [{ message: UNAVAILABLE_MESSAGE, extensions: { code: 'SERVICE_UNAVAILABLE' } }] });
+      return;
+    }
     services.logger.error({ err: error, correlationId: res.locals.correlationId }, 'unhandled HTTP error');
     res.status(500).json({ errors: [{ message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] });
   };

@@ -2,6 +2,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { AppError } from './app-error';
 import { isErrorCode } from './error-codes';
+import { isDatabaseUnavailable, UNAVAILABLE_MESSAGE } from '../db/unavailable';
 
 /** Codes Apollo Server itself produces for malformed requests; safe to pass through. */
 const APOLLO_REQUEST_CODES = new Set([
@@ -16,14 +17,24 @@ const APOLLO_REQUEST_CODES = new Set([
 
 /**
  * Decides what a client sees of an error: AppErrors and Apollo's request errors keep
- * their code and message; anything else is an internal error whose details stay in the
- * log (see `errorLoggingPlugin`). Stack traces only in development.
+ * their code and message; an unreachable database (src/db/unavailable.ts) is the retryable
+ * `SERVICE_UNAVAILABLE`, with a fixed message; anything else is an internal error whose
+ * details stay in the log (see `requestLoggingPlugin`). Stack traces only in development.
  */
 export function createErrorFormatter(options: { includeStack: boolean }) {
   return (formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError => {
     const original = unwrapResolverError(error);
     if (original instanceof AppError) {
       return withoutStack({ ...formatted, message: original.message }, options.includeStack);
+    }
+    if (isDatabaseUnavailable(original)) {
+      // Never the driver's text (host names, SQL) nor a stack: the request is to be retried.
+      return {
+        message: UNAVAILABLE_MESSAGE,
+        locations: formatted.locations,
+        path: formatted.path,
+        extensions: { code: 'SERVICE_UNAVAILABLE' },
+      };
     }
     const code = formatted.extensions?.code;
     if (typeof code === 'string' && (APOLLO_REQUEST_CODES.has(code) || isErrorCode(code)) && code !== 'INTERNAL_SERVER_ERROR') {

@@ -18,6 +18,7 @@ import type { Caller } from '../auth/caller';
 import { authenticate, parseAuthorization } from '../auth/api-key.service';
 import type { ApiConfig } from '../config';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
 import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
 
@@ -40,7 +41,9 @@ type Extra = { caller?: Caller };
  * included), the limits and the rate limit before it runs. A refused operation gets an
  * `error` message with the stable code; the socket stays open. A message larger than the
  * body limit closes the socket with 1009 (Message Too Big); graphql-ws has no batching,
- * and an array payload closes it with 4400.
+ * and an array payload closes it with 4400. While the database is unreachable, the key
+ * lookup closes the socket with 1013 (Try Again Later) and an operation fails with
+ * `SERVICE_UNAVAILABLE` (the shared formatter).
  */
 export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const { schema, orm, guard, api, format } = options;
@@ -64,7 +67,13 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         try {
           ctx.extra.caller = await authenticate(orm.em.fork(), secret);
           return true;
-        } catch {
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) {
+            // Not the key's fault: 1013 Try Again Later, which graphql-ws clients retry (4403
+            // would tell them the key is bad). graphql-ws's own 4403 close, on `false`, is then
+            // a no-op: the socket is already closing.
+            ctx.extra.socket.close(TRY_AGAIN_LATER, TRY_AGAIN_LATER_REASON);
+          }
           return false; // graphql-ws closes with 4403 Forbidden
         }
       },
@@ -125,6 +134,10 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
 }
 
 const MAX_CACHED_DOCUMENTS = 500;
+
+/** The standard WebSocket close code for "the server is temporarily unable; reconnect later". */
+export const TRY_AGAIN_LATER = 1013;
+const TRY_AGAIN_LATER_REASON = 'Try again later: the service is temporarily unavailable';
 
 function codedError(message: string, code: string, original?: unknown): GraphQLError {
   const source = original instanceof GraphQLError ? original : undefined;

@@ -4,6 +4,7 @@ import type { RequestContext } from '../context';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
 import { isExpectedError } from '../../errors/format-error';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { OperationGuard } from '../operation-guard';
 import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
 
@@ -44,6 +45,11 @@ function withHttpStatus(error: AppError): GraphQLError {
 /**
  * Status codes by media type (see ./media.ts). The graphql-over-http middleware set the
  * request's Accept to the negotiated type, which Apollo Server then also serves.
+ *
+ * One exception to "a field error in a response with data stays 200": an error formatted
+ * as `SERVICE_UNAVAILABLE` (the database is unreachable) makes the whole response a 503
+ * with `Retry-After` and that one error, on both media types — the request as a whole is
+ * to be retried, not its partial data trusted.
  */
 export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
   return {
@@ -52,6 +58,13 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
         async willSendResponse({ request, response }) {
           if (response.body.kind !== 'single') return;
           const result = response.body.singleResult;
+          const unavailable = result.errors?.find((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE');
+          if (unavailable) {
+            response.body.singleResult = { errors: [{ message: unavailable.message, extensions: { code: 'SERVICE_UNAVAILABLE' } }] };
+            response.http.status = ERROR_CATALOG.SERVICE_UNAVAILABLE.httpStatus;
+            response.http.headers.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+            return;
+          }
           if (result.data !== undefined) return; // execution started: a (partial) GraphQL response, 200
           const mediaType: ResponseMediaType =
             request.http?.headers.get('accept') === APPLICATION_JSON ? APPLICATION_JSON : 'application/graphql-response+json';
@@ -65,7 +78,9 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
 /**
  * One debug line per operation (name, caller, duration, error codes; never variables or
  * query text, which may carry secrets), and unexpected errors at error level, all under
- * the request's correlation id. Clients see unexpected errors masked.
+ * the request's correlation id. Clients see unexpected errors masked. An unreachable
+ * database is one warn line per request (the driver's code and message, no stack): an
+ * outage is not a bug, and every request would otherwise log a stack.
  */
 export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
   return {
@@ -73,9 +88,20 @@ export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
       const started = performance.now();
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
+          let unavailable: unknown;
           for (const error of errors) {
             if (isExpectedError(error)) continue;
+            if (isDatabaseUnavailable(error)) {
+              unavailable ??= error;
+              continue;
+            }
             contextValue?.logger?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
+          }
+          if (unavailable !== undefined) {
+            contextValue?.logger?.warn(
+              { operationName: operationName ?? null, during: 'execution', cause: describeUnavailable(unavailable) },
+              'database unavailable: answered 503 SERVICE_UNAVAILABLE',
+            );
           }
         },
         async willSendResponse({ contextValue, operationName, errors }) {
@@ -85,7 +111,9 @@ export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
               orgId: contextValue.caller?.orgId,
               role: contextValue.caller?.role,
               durationMs: Math.round((performance.now() - started) * 10) / 10,
-              errorCodes: errors?.map((e) => e.extensions?.code ?? 'INTERNAL_SERVER_ERROR'),
+              errorCodes: errors?.map(
+                (e) => e.extensions?.code ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR'),
+              ),
             },
             'graphql operation',
           );

@@ -8,6 +8,12 @@ import type { Caller } from '../../auth/caller';
 import { authenticate, parseAuthorization } from '../../auth/api-key.service';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
+import {
+  UNAVAILABLE_MESSAGE,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+  describeUnavailable,
+  isDatabaseUnavailable,
+} from '../../db/unavailable';
 import type { Logger } from '../../logger';
 import type { ClientErrorFormatter } from '../client-errors';
 import type { OperationGuard } from '../operation-guard';
@@ -34,6 +40,8 @@ export interface GraphQLRouteOptions {
  *   trusted documents and the token limit (400).
  * Apollo Server then applies CSRF prevention, GET-for-queries-only (405), parsing,
  * validation, and the operation guard plugin (limits, rate limit).
+ * An unreachable database anywhere on the way (the key lookup, a resolver) answers 503
+ * `SERVICE_UNAVAILABLE` with `Retry-After` (resolvers: see mediaTypeStatusPlugin).
  */
 export function graphqlRoute(options: GraphQLRouteOptions): express.Router {
   const router = express.Router();
@@ -71,6 +79,17 @@ function refusal(options: GraphQLRouteOptions): Refuse {
     );
     sendErrors(res, httpStatus, [options.format(error.toJSON(), error)], headers);
   };
+}
+
+/** The database is unreachable: 503 SERVICE_UNAVAILABLE with Retry-After, one warn line. */
+function unavailable(options: GraphQLRouteOptions, refuse: Refuse, res: Response, error: unknown, during: string): void {
+  options.logger.warn(
+    { correlationId: res.locals.correlationId, during, cause: describeUnavailable(error) },
+    'database unavailable: answered 503 SERVICE_UNAVAILABLE',
+  );
+  refuse(res, new AppError('SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE), ERROR_CATALOG.SERVICE_UNAVAILABLE.httpStatus, {
+    'retry-after': String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+  });
 }
 
 const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
@@ -137,6 +156,7 @@ function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestH
       res.locals.caller = await authenticate(options.orm.em.fork(), secret);
     } catch (error) {
       if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(res, error.message);
+      if (isDatabaseUnavailable(error)) return unavailable(options, refuse, res, error, 'authentication');
       return next(error);
     }
     next();
@@ -199,7 +219,10 @@ function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): Request
   };
 }
 
-/** Body-parser failures (malformed JSON, too large) in GraphQL's error shape; the rest is a 500. */
+/**
+ * Body-parser failures (malformed JSON, too large) in GraphQL's error shape; an unreachable
+ * database is a 503; the rest is a 500.
+ */
 function bodyErrors(options: GraphQLRouteOptions, refuse: Refuse) {
   return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
     if (res.headersSent) return next(error);
@@ -211,6 +234,7 @@ function bodyErrors(options: GraphQLRouteOptions, refuse: Refuse) {
     if (status === 400 || status === 415) {
       return refuse(res, badRequest(status === 415 ? 'Unsupported request body encoding' : 'The request body is not valid JSON'), status);
     }
+    if (isDatabaseUnavailable(error)) return unavailable(options, refuse, res, error, 'request');
     options.logger.error({ err: error, correlationId: res.locals.correlationId }, 'unhandled HTTP error');
     refuse(res, new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR' } }), 500);
   };

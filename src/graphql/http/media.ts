@@ -11,7 +11,8 @@ import type { GraphQLFormattedError } from 'graphql';
  * (400 for a request that fails parsing, validation, the limits or the persisted-document
  * checks); with legacy `application/json`, such GraphQL request errors answer 200, as the
  * specification asks, and only HTTP-level refusals keep their status (401, 405, 406, 413,
- * 415, 429, and 400 for a body that is not a GraphQL request).
+ * 415, 429, and 400 for a body that is not a GraphQL request). On both, an unreachable
+ * database is 503 `SERVICE_UNAVAILABLE` with `Retry-After`, even after execution started.
  */
 export const GRAPHQL_RESPONSE_JSON = 'application/graphql-response+json';
 export const APPLICATION_JSON = 'application/json';
