@@ -166,18 +166,29 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
     const runningLiveness = liveness;
     const shutdown = () =>
       (stopping ??= (async (): Promise<ShutdownReport> => {
-        // Most of the budget for in-flight work; the rest to record the stop and close.
-        const deadline = Date.now() + Math.max(100, config.shutdownTimeoutMs - 1500);
+        // Two thirds of the budget for in-flight work to finish; then what still runs is
+        // reconciled here (bounded by the last part); the rest of it records the stop and closes.
+        const begun = Date.now();
+        const budget = config.shutdownTimeoutMs;
+        const waitUntil = begun + Math.round(budget * 0.6);
+        const reconcileUntil = begun + Math.round(budget * 0.85);
         services.gateway.drain();
-        const drained = await withDeadline(Promise.all([server.stop(), runningWorker.stop()]), deadline);
-        const idle = await services.inFlight.idle(deadline - Date.now());
+        const drained = await withDeadline(Promise.all([server.stop(), runningWorker.stop()]), waitUntil);
+        const idle = await services.inFlight.idle(waitUntil - Date.now());
         const handedOver = idle ? [] : services.inFlight.list();
         for (const toolCallId of handedOver) {
           logger.warn({ toolCallId }, 'vendor call still in flight at the end of the shutdown budget: handed to reconciliation');
         }
+        await Promise.all(
+          handedOver.map((toolCallId) =>
+            services.reconciler
+              .reconcile(toolCallId, services.nodeId, 'shutdown', { deadline: reconcileUntil })
+              .catch((error: unknown) => logger.warn({ err: error, toolCallId }, 'could not settle the call at shutdown; a live node or the next start will')),
+          ),
+        );
         await runningLiveness.stop(drained && idle);
         if (!drained) logger.warn('job steps still running at the end of the shutdown budget: their jobs are released to live nodes');
-        await withDeadline(runningRealtime.stop(), deadline + 1000);
+        await withDeadline(runningRealtime.stop(), begun + budget);
         await runningSandboxes?.stop();
         await runningModel?.stop();
         await runtime.close();

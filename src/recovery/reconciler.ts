@@ -40,8 +40,12 @@ export type Reconciliation = 're_executed' | 'vendor_confirmed' | 'vendor_not_pe
 export class Reconciler {
   constructor(private readonly deps: ReconcilerDeps) {}
 
-  /** The reconciliation made, or null when the call was settled or taken by another node first. */
-  async reconcile(callId: string, fromNodeId: string | null, reason: string): Promise<Reconciliation | null> {
+  /**
+   * The reconciliation made, or null when the call was settled or taken by another node
+   * first. With a `deadline` (a shutdown's last seconds) a vendor that has not answered by
+   * then leaves an idempotent call failed VENDOR_TIMEOUT and a non-idempotent one unknown.
+   */
+  async reconcile(callId: string, fromNodeId: string | null, reason: string, options: { deadline?: number } = {}): Promise<Reconciliation | null> {
     const { nodeId, inFlight } = this.deps;
     const call = await this.deps.orm.em.fork().transactional(async (tx) => {
       const taken = await takeOverCall(tx, callId, fromNodeId, nodeId, reason);
@@ -51,7 +55,7 @@ export class Reconciler {
     if (!call) return null;
     const started = performance.now();
     try {
-      const { settlement, how } = await this.settle(call);
+      const { settlement, how } = await this.settle(call, options.deadline ?? null);
       settlement.durationMs = Math.round(performance.now() - started);
       const settled = await this.deps.orm.em.fork().transactional(async (tx) => {
         const events = await settleCall(tx, call, nodeId, settlement);
@@ -72,7 +76,7 @@ export class Reconciler {
     }
   }
 
-  private async settle(call: ToolCall): Promise<{ settlement: Settlement; how: Reconciliation }> {
+  private async settle(call: ToolCall, deadline: number | null): Promise<{ settlement: Settlement; how: Reconciliation }> {
     const tool = await this.deps.tools.find(this.deps.orm.em.fork(), call.toolName, call.action);
     const params = this.openInput(call);
     if (!tool || !params) {
@@ -95,7 +99,14 @@ export class Reconciler {
       params,
     };
     if (tool.definition.idempotent) {
-      const outcome = await this.deps.executor.execute(request);
+      const outcome = await beforeDeadline(this.deps.executor.execute(request), deadline, {
+        ok: false,
+        code: 'VENDOR_TIMEOUT',
+        errorText: ERROR_CATALOG.VENDOR_TIMEOUT.modelMessage!,
+        reason: 'shutdown_deadline',
+        vendorStatusCode: null,
+        retries: [],
+      } as const);
       return {
         how: 're_executed',
         settlement: outcome.ok
@@ -104,10 +115,14 @@ export class Reconciler {
       };
     }
     const lookup: LookupOutcome = this.deps.executor.lookup
-      ? await this.deps.executor.lookup(request).catch((error: unknown) => {
-          this.deps.logger.error({ err: error, toolCallId: call.id }, 'vendor lookup threw');
-          return { kind: 'unknown', reason: 'lookup_error' } as const;
-        })
+      ? await beforeDeadline(
+          this.deps.executor.lookup(request).catch((error: unknown) => {
+            this.deps.logger.error({ err: error, toolCallId: call.id }, 'vendor lookup threw');
+            return { kind: 'unknown', reason: 'lookup_error' } as const;
+          }),
+          deadline,
+          { kind: 'unknown', reason: 'shutdown_deadline' } as const,
+        )
       : { kind: 'unknown', reason: 'no_lookup' };
     switch (lookup.kind) {
       case 'performed':
@@ -127,6 +142,20 @@ export class Reconciler {
       this.deps.logger.error({ err: error, toolCallId: call.id }, 'the sealed input of an interrupted call does not open');
       return null;
     }
+  }
+}
+
+/** `work`'s answer, or `late` when the deadline passes first (the work is left to finish alone). */
+async function beforeDeadline<T, L>(work: Promise<T>, deadline: number | null, late: L): Promise<T | L> {
+  if (deadline === null) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<L>((resolve) => {
+    timer = setTimeout(() => resolve(late), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,0 +1,136 @@
+import { Client } from 'pg';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type Running } from '../support/processes';
+
+/**
+ * SIGTERM while a vendor call is slower than the shutdown budget: the process refuses new
+ * calls, waits most of its budget, logs the call it hands to reconciliation, settles it in
+ * the budget's last part (an idempotent lookup runs again with the same idempotency key) and
+ * exits 1. Once the process is gone no call is `running`; the next start finds nothing to
+ * do. Vendor state lives in a `toolgate sandboxes` process of its own.
+ */
+const MASTER_KEY_HEX = 'd4'.repeat(32);
+let db: TestDatabase;
+let sandboxes: Running;
+let sandboxUrl: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const port = await freePort();
+  sandboxes = spawnCli(['sandboxes', '--port', String(port)], childEnv({}));
+  sandboxUrl = `http://127.0.0.1:${port}`;
+  await waitFor('the sandboxes', async () => (sandboxes.stdout().includes('serving') ? true : undefined), 10_000, sandboxes);
+});
+afterAll(async () => {
+  await killChildren();
+  await db?.drop();
+});
+
+const env = (port: number) =>
+  childEnv({
+    DATABASE_URL: db.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX,
+    VENDOR_SANDBOX_URL: sandboxUrl,
+    TOOLGATE_NODE_NAME: 'handover-node',
+    SHUTDOWN_TIMEOUT_MS: '2500',
+    NODE_HEARTBEAT_MS: '200',
+    NODE_DEAD_AFTER_MS: '60000',
+  });
+
+async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: db.url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function gql(port: number, key: string, query: string, variables: Record<string, unknown> = {}) {
+  const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: response.status, body: (await response.json()) as { data?: any; errors?: { extensions?: { code?: string } }[] } };
+}
+
+async function startServer(port: number): Promise<Running> {
+  const server = spawnCli(['start'], env(port));
+  await waitFor(
+    'the server',
+    async () => ((await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.ok ? true : undefined),
+    20_000,
+    server,
+  );
+  return server;
+}
+
+const sandboxRequests = async (): Promise<{ vendor: string; path: string }[]> =>
+  ((await (await fetch(`${sandboxUrl}/_sandbox/requests?vendor=shopify`)).json()) as { requests: { vendor: string; path: string }[] }).requests;
+
+test('a SIGTERM with a vendor call slower than the budget: refused new calls, the call reconciled within the budget, exit 1, nothing left running', async () => {
+  const seeded = spawnCli(['seed', '--json'], env(0));
+  const { code, stdout } = await seeded.exited;
+  expect(code).toBe(0);
+  const seed = JSON.parse(stdout) as { specialistId: string; keys: Record<string, string> };
+
+  const port = await freePort();
+  const first = await startServer(port);
+  const run = await gql(port, seed.keys.agent, 'mutation($s: ID!) { startAgentRun(input: { specialistId: $s, driver: EXTERNAL }) { id } }', { s: seed.specialistId });
+  const runId = run.body.data.startAgentRun.id as string;
+
+  // The order lookup hangs at Shopify for 8 s, far past the 2.5 s budget.
+  await fetch(`${sandboxUrl}/_sandbox/faults`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ vendor: 'shopify', fault: { kind: 'slow', delayMs: 8000 }, times: 1 }),
+  });
+  const before = (await sandboxRequests()).length;
+  const slow = gql(port, seed.keys.agent, `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status toolCallId } }`, {
+    i: { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'slow-1', toolUseId: 'tu-slow' },
+  }).catch((error: unknown) => error);
+  await waitFor('the vendor request', async () => ((await sandboxRequests()).length > before ? true : undefined), 10_000, first);
+
+  const started = Date.now();
+  first.child.kill('SIGTERM');
+  // New calls are refused at once, with a retryable code.
+  const refused = await gql(port, seed.keys.agent, `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status } }`, {
+    i: { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'late', toolUseId: 'tu-late' },
+  }).catch(() => null);
+  if (refused) expect(refused.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+
+  const exit = await withTimeout(first.exited, 15_000, () => `no exit after SIGTERM\n${first.stderr()}`);
+  expect(exit.code).toBe(1);
+  expect(Date.now() - started).toBeLessThan(8000);
+  const logs = `${exit.stdout}\n${exit.stderr}`;
+  expect(logs).toMatch(/handed to reconciliation/);
+  expect(logs).toMatch(/shutdown incomplete/);
+  await slow;
+
+  const [call] = await query<{ id: string; status: string }>("select id, status from tool_calls where tool_use_id = 'tu-slow'");
+  expect(call.status).toBe('succeeded');
+  expect(await query("select id from tool_calls where status = 'running'")).toEqual([]);
+  const trail = async () =>
+    query<{ type: string; metadata: Record<string, unknown> }>('select type, metadata from ledger_events where resource_id = $1 order by sequence', [call.id]);
+  const events = await trail();
+  expect(events.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.interrupted', 'tool_call.succeeded']);
+  expect(events[1].metadata).toMatchObject({ reason: 'shutdown' });
+  expect(events[2].metadata).toMatchObject({ reconciled: 're_executed' });
+
+  // The next start (same node name) reaps its previous incarnation and finds nothing left.
+  const second = await startServer(port);
+  await waitFor(
+    'the previous incarnation reaped',
+    async () => ((await query<{ n: string }>('select count(*) as n from toolgate_nodes where reaped_at is not null'))[0].n === '1' ? true : undefined),
+    10_000,
+    second,
+  );
+  expect((await trail()).length).toBe(3);
+  second.child.kill('SIGTERM');
+  expect((await withTimeout(second.exited, 15_000, () => 'no exit')).code).toBe(0);
+});
