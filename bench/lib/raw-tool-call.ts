@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { ledgerHash } from '../../src/ledger/ledger.service';
 import { redactOutput } from '../../src/redaction/redact';
+import { sealJson } from '../../src/credentials/sealed-json';
 import type { Caller } from '../../src/auth/caller';
 import { VENDOR_RESULT } from './app';
 
@@ -9,8 +10,8 @@ import { VENDOR_RESULT } from './app';
  * The baseline: the statements the gateway sends for one allowed call that succeeds,
  * written by hand with raw `pg`, in the same two transactions and on a pool of the same
  * size. Transaction 1: load run + org version, the toolUseId check, INSERT policy_decisions,
- * INSERT tool_calls, ledger append (advisory lock, last hash, INSERT). Transaction 2:
- * UPDATE tool_calls, ledger append. The connection goes back to the pool in between, as
+ * INSERT tool_calls (with its owner node and sealed input), ledger append (advisory lock,
+ * last hash, INSERT). Transaction 2: UPDATE tool_calls while this node owns it, ledger append. The connection goes back to the pool in between, as
  * it does while the gateway awaits the executor. Hashes are chained with the code's own
  * ledgerHash, so the chain stays valid whoever wrote an event.
  *
@@ -42,16 +43,21 @@ const INSERT_DECISION = `insert into "policy_decisions" ("id", "org_id", "run_id
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
 const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_name", "action", "correlation_id", "tool_use_id", "status",
   "input_redacted", "output_redacted", "policy_decision_id", "risk_level", "review_required", "error_code", "error_text",
-  "vendor_status_code", "retry_count", "duration_ms", "cost_cents", "created_at", "updated_at")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`;
+  "vendor_status_code", "node_id", "sealed_input", "retry_count", "duration_ms", "cost_cents", "created_at", "updated_at")
+  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`;
+/** The outcome, only while this node still owns the running call (reconciliation may have taken it). */
 const UPDATE_CALL =
-  'update "tool_calls" set "status" = $1, "output_redacted" = $2, "duration_ms" = $3, "retry_count" = $4, "vendor_status_code" = $5, "cost_cents" = $6, "error_code" = $7, "error_text" = $8, "updated_at" = $9 where "id" = $10';
+  'update "tool_calls" set "status" = $1, "output_redacted" = $2, "duration_ms" = $3, "retry_count" = $4, "vendor_status_code" = $5, "cost_cents" = $6, "error_code" = $7, "error_text" = $8, "sealed_input" = $9, "updated_at" = $10 where "id" = $11 and "status" = $12 and "node_id" = $13';
 const LOCK = 'select pg_advisory_xact_lock(hashtextextended($1, 7))';
 const LAST = 'select hash, sequence from ledger_events where org_id = $1 order by sequence desc limit 1';
 const REASON = 'no rule matched; catalog default risk low';
 
 /** The stored (redacted) output, computed once: the baseline does SQL, not redaction. */
 const OUTPUT_JSON = JSON.stringify(redactOutput(VENDOR_RESULT));
+/** A sealed input of the gateway's shape (AES-256-GCM, same size), made once: SQL, not crypto. */
+const SEALED_INPUT_JSON = JSON.stringify(sealJson(Buffer.alloc(32, 7), 1, 'bench', { orderId: '12345' }));
+/** The node that runs the baseline's calls. */
+const NODE_ID = randomUUID();
 
 interface RawEvent {
   type: string;
@@ -95,7 +101,7 @@ export async function rawToolCall(
     await client.query(INSERT_CALL, [
       callId, call.orgId, call.runId, call.toolName, call.action, call.correlationId, call.toolUseId, 'running',
       JSON.stringify(call.params), null, decisionId, 'low', false, null, null,
-      null, 0, null, 0, now, now,
+      null, NODE_ID, SEALED_INPUT_JSON, 0, null, 0, now, now,
     ]);
     return appendEvents(client, call.orgId, [
       {
@@ -119,7 +125,7 @@ export async function rawToolCall(
   // (the instant vendor answers here)
   const durationMs = Math.round(performance.now() - started);
   const second = await transaction(pool, async (client) => {
-    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, new Date(), callId]);
+    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, null, new Date(), callId, 'running', NODE_ID]);
     return appendEvents(client, call.orgId, [
       {
         type: 'tool_call.succeeded',
