@@ -90,6 +90,8 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
           returning n.id, n.name, n.worker_ids, n.clean_stop`,
         [nodeId, nodeId, settings.deadAfterMs],
       );
+      // Rows of nodes long gone are kept a week for operators, then dropped.
+      await tx.execute(`delete from toolgate_nodes where reaped_at < now() - interval '7 days'`);
       const workerIds = dead.flatMap((node) => node.worker_ids);
       // Their jobs (run steps) become available again, to the workers of live nodes.
       if (workerIds.length > 0) await tx.execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${workerIds.join(',')}}`]);

@@ -267,6 +267,35 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     }
   });
 
+  test('the job locks of a dead node\'s workers are released, so its run steps continue on a live node', async () => {
+    const nodeId = randomUUID();
+    const workerId = `toolgate-${nodeId}-0`;
+    await app.em().execute(
+      `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at)
+       values (?, ?, 'elsewhere', 1, ?, now(), now() - interval '3 hours')`,
+      [nodeId, `dead-${nodeId}`, `{${workerId}}`],
+    );
+    const [job] = await app.em().execute<{ id: string }[]>(
+      `select id from graphile_worker.add_job('run_agent', json_build_object('runId', 'none'), queue_name := ?)`,
+      [`run:${nodeId}`],
+    );
+    // The dead node's worker had taken the job (and its queue) when it died.
+    await app.em().execute('update graphile_worker._private_jobs set locked_by = ?, locked_at = now() where id = ?', [workerId, job.id]);
+    await app.em().execute(
+      'update graphile_worker._private_job_queues set locked_by = ?, locked_at = now() where queue_name = ?',
+      [workerId, `run:${nodeId}`],
+    );
+
+    expect((await app.liveness!.sweep()).reaped).toContain(nodeId);
+    const [after] = await app.em().execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_jobs where id = ?', [job.id]);
+    const [queue] = await app.em().execute<{ locked_by: string | null }[]>(
+      'select locked_by from graphile_worker._private_job_queues where queue_name = ?',
+      [`run:${nodeId}`],
+    );
+    expect([after.locked_by, queue.locked_by]).toEqual([null, null]);
+    await app.em().execute('delete from graphile_worker._private_jobs where id = ?', [job.id]);
+  });
+
   test('a node declared dead while alive learns it at its next heartbeat and is fenced', async () => {
     const other = await startTestApp({}, { sandboxes: true, liveness: true, database: app.db });
     try {
