@@ -1,0 +1,62 @@
+import { startTestApp, type TestApp } from '../support/app';
+import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { appendMessage, type StoredBlock } from '../../src/runs/run-messages';
+import { startRun } from '../../src/runs/run-state';
+import { modelToolName } from '../../src/llm/tool-definitions';
+import { runtimeCaller } from '../../src/auth/caller';
+import { RunClient } from '../runs/run-helpers';
+
+/**
+ * The model is told the truth: a call that succeeded at the vendor, whose result never
+ * reached the run's messages (the node died in between), is given to the model as
+ * succeeded with the stored (redacted) result when the run continues — never as an error.
+ * Steps are taken one at a time (no worker).
+ */
+let app: TestApp;
+let seed: SeedResult;
+let runs: RunClient;
+beforeAll(async () => {
+  app = await startTestApp({ ANTHROPIC_MODEL: 'claude-offline-1', ANTHROPIC_MAX_RETRIES: '0' }, { sandboxes: true, offlineModel: true });
+  seed = await seedDemo(app.em(), app.masterKey);
+  runs = new RunClient(app, seed);
+});
+afterAll(async () => app?.close());
+
+test('a succeeded call missing from the messages is replayed to the model as succeeded, with its stored result', async () => {
+  const { id } = await runs.start("What's the status of my order #12345?");
+  const toolUseId = 'toolu_interrupted_1';
+  // The first turn, as a node that then died had made it: the model asked for the lookup,
+  // the gateway ran it (succeeded at Shopify), and the tool result was never stored.
+  await app.em().transactional(async (tx) => {
+    await startRun(tx, { id, orgId: seed.orgId });
+    appendMessage(tx, { id, orgId: seed.orgId }, 1, 'assistant', [
+      { type: 'tool_use', id: toolUseId, name: modelToolName('order_lookup', 'lookup'), input: { orderId: '12345' } },
+    ]);
+    await tx.flush();
+  });
+  const first = await app.services.gateway.execute({
+    runId: id,
+    toolName: 'order_lookup',
+    action: 'lookup',
+    params: { orderId: '12345' },
+    correlationId: 'c-1',
+    toolUseId,
+    caller: runtimeCaller(seed.orgId),
+  });
+  expect(first.status).toBe('succeeded');
+  const shopifyCalls = runs.vendorRequests('shopify');
+
+  await app.services.runtime.step(id); // on "another node", after the restart
+
+  const run = await runs.get(id);
+  expect(run.status).toBe('completed');
+  const [stored] = await app.em().execute<{ content: StoredBlock[] }[]>('select content from run_messages where run_id = ? and position = 2', [id]);
+  const result = stored.content[0];
+  expect(result).toMatchObject({ type: 'tool_result', tool_use_id: toolUseId });
+  expect(result.is_error).toBeUndefined();
+  expect(JSON.parse(String(result.content))).toMatchObject({ trackingNumbers: ['TRACK-001'] });
+  expect(run.reply).toMatch(/TRACK-001/);
+  // The call ran once: the replay did not go back to Shopify.
+  expect(runs.vendorRequests('shopify')).toBe(shopifyCalls);
+  expect(run.toolCalls).toHaveLength(1);
+});
