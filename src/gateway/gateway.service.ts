@@ -16,7 +16,7 @@ import type { MasterKeyring } from '../credentials/keyring';
 import type { Logger } from '../logger';
 import { ToolCall } from './tool-call.entity';
 import type { OrgConfigCache } from './org-config-cache';
-import { describeInputErrors, type RegisteredTool, type ToolRegistry } from './tool-registry';
+import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRegistry } from './tool-registry';
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
 import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
 import type { GatewayEvents } from './gateway-events';
@@ -76,7 +76,7 @@ export class ToolGateway {
     const started = performance.now();
     let decided: DecidedCall | ToolCallOutcome;
     try {
-      decided = await em.transactional((tx) => this.decide(tx, request));
+      decided = await this.claiming(em, (tx, claim) => this.decide(tx, request, claim));
     } catch (error) {
       // Two requests with one toolUseId raced; the loser answers with the winner's call.
       if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
@@ -101,7 +101,7 @@ export class ToolGateway {
     const em = this.deps.orm.em.fork();
     const started = performance.now();
     if (!isUuid(toolCallId)) throw notFound('Tool call');
-    const claimed = await em.transactional(async (tx) => {
+    const claimed = await this.claiming(em, async (tx, claim) => {
       const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
       if (!call) throw notFound('Tool call');
       if (call.status !== 'approved') return { kind: 'replay', call } as const;
@@ -118,7 +118,7 @@ export class ToolGateway {
         return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
       }
       // The managed entity is left as loaded (the commit's flush must not write it again).
-      this.deps.inFlight.add(call.id);
+      claim(call.id);
       const tool = await this.deps.tools.find(tx, call.toolName, call.action);
       try {
         if (!tool || !approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
@@ -153,7 +153,27 @@ export class ToolGateway {
     return this.run({ call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
   }
 
-  private async decide(tx: EntityManager, request: ToolCallRequest): Promise<DecidedCall | ToolCallOutcome> {
+  /**
+   * A transaction that may make calls `running` on this node: each joins the in-flight set
+   * before the commit (this node's orphan scan must never see it as abandoned), and leaves it
+   * again if the transaction fails.
+   */
+  private async claiming<T>(em: EntityManager, work: (tx: EntityManager, claim: (callId: string) => void) => Promise<T>): Promise<T> {
+    const claimed: string[] = [];
+    try {
+      return await em.transactional((tx) =>
+        work(tx, (callId) => {
+          claimed.push(callId);
+          this.deps.inFlight.add(callId);
+        }),
+      );
+    } catch (error) {
+      for (const callId of claimed) this.deps.inFlight.delete(callId);
+      throw error;
+    }
+  }
+
+  private async decide(tx: EntityManager, request: ToolCallRequest, claim: (callId: string) => void): Promise<DecidedCall | ToolCallOutcome> {
     const run = await this.loadRun(tx, request.caller.orgId, request.runId);
     assertDriver(run.driver, request.caller);
     if (request.toolUseId) {
@@ -213,7 +233,7 @@ export class ToolGateway {
       nodeId: this.deps.nodeId,
     });
     if (call.call.status === 'running') {
-      this.deps.inFlight.add(call.call.id);
+      claim(call.call.id);
       return call;
     }
     return outcomeOf(call.call, null, call.approvalRequestId);
@@ -229,19 +249,7 @@ export class ToolGateway {
     try {
       let outcome: ExecutionOutcome;
       try {
-        outcome = await this.deps.executor.execute({
-          orgId: call.orgId,
-          runId: call.runId,
-          toolCallId: call.id,
-          tool: {
-            toolName: call.toolName,
-            action: call.action,
-            vendor: tool.definition.vendor,
-            idempotent: tool.definition.idempotent,
-            timeoutMs: tool.definition.timeoutMs,
-          },
-          params,
-        });
+        outcome = await this.deps.executor.execute(executionRequest(call, tool, params));
       } catch (error) {
         this.deps.logger.error({ err: error, toolCallId: call.id }, 'executor threw; recording the call as failed');
         outcome = {

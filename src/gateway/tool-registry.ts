@@ -1,6 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ToolDefinition } from '../catalog/tool-definition.entity';
+import type { ExecutionRequest } from '../executor/executor.types';
 
 export interface RegisteredTool {
   definition: ToolDefinition;
@@ -32,6 +33,22 @@ export class ToolRegistry {
     this.tools = tools;
     return tools;
   }
+}
+
+/** What the executor is asked to run for a call; its toolCallId is the vendor idempotency key's source. */
+export function executionRequest(
+  call: { id: string; orgId: string; runId: string; toolName: string; action: string },
+  tool: RegisteredTool,
+  params: Record<string, unknown>,
+): ExecutionRequest {
+  const { vendor, idempotent, timeoutMs } = tool.definition;
+  return {
+    orgId: call.orgId,
+    runId: call.runId,
+    toolCallId: call.id,
+    tool: { toolName: call.toolName, action: call.action, vendor, idempotent, timeoutMs },
+    params,
+  };
 }
 
 /** Where the input failed, without the offending values (they may be secrets). */

@@ -5,9 +5,9 @@ import { openJson } from '../credentials/sealed-json';
 import { sealedParamsAad } from '../approvals/approval-binding';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import { redactOutput } from '../redaction/redact';
-import type { ExecutionRequest, LookupOutcome, ToolExecutor } from '../executor/executor.types';
+import type { LookupOutcome, ToolExecutor } from '../executor/executor.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
-import type { ToolRegistry } from '../gateway/tool-registry';
+import { executionRequest, type ToolRegistry } from '../gateway/tool-registry';
 import { settleCall, takeOverCall, type Settlement } from '../gateway/tool-call-state';
 import { afterSettled } from '../gateway/tool-call-recorder';
 import { enqueueRunStep } from '../runs/run-jobs';
@@ -85,19 +85,8 @@ export class Reconciler {
         ? { how: 'input_lost', settlement: failure('VENDOR_ERROR', 'interrupted_input_lost') }
         : { how: 'vendor_outcome_unknown', settlement: unknown('input_lost') };
     }
-    const request: ExecutionRequest = {
-      orgId: call.orgId,
-      runId: call.runId,
-      toolCallId: call.id, // the same idempotency key the interrupted attempt was sent with
-      tool: {
-        toolName: call.toolName,
-        action: call.action,
-        vendor: tool.definition.vendor,
-        idempotent: tool.definition.idempotent,
-        timeoutMs: tool.definition.timeoutMs,
-      },
-      params,
-    };
+    // The same call id: the same idempotency key the interrupted attempt was sent with.
+    const request = executionRequest(call, tool, params);
     if (tool.definition.idempotent) {
       const outcome = await beforeDeadline(this.deps.executor.execute(request), deadline, {
         ok: false,
