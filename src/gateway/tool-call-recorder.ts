@@ -14,7 +14,7 @@ import type { RegisteredTool } from './tool-registry';
 import type { ToolCallRequest } from './gateway.types';
 import type { RunStatus } from '../runs/agent-run.entity';
 import { awaitApproval } from '../runs/run-state';
-import { initialCallStatus, settleCall } from './tool-call-state';
+import { failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
 
 /**
  * The gateway's writes. Each function runs inside one transaction of the caller and
@@ -209,16 +209,11 @@ export async function afterSettled(tx: EntityManager, call: ToolCall, approvalRe
 
 /** An approved call whose params no longer open or match the approval: failed, with its code. */
 export async function recordRefusedApproval(tx: EntityManager, call: ToolCall, approval: ApprovalRequest, code: ErrorCode, nodeId: string): Promise<void> {
-  await settleCall(tx, call, nodeId, {
-    ok: false,
-    outputRedacted: null,
-    durationMs: null,
-    retryCount: 0,
-    vendorStatusCode: null,
-    costCents: 0,
-    errorCode: code,
-    errorText: 'The approved call could not be resumed as approved',
-    metadata: { reason: 'approval_binding_mismatch', errorCode: code, approvalRequestId: approval.id },
-  });
+  await settleCall(
+    tx,
+    call,
+    nodeId,
+    failureSettlement(code, { reason: 'approval_binding_mismatch', approvalRequestId: approval.id }, 'The approved call could not be resumed as approved'),
+  );
   await tx.execute('update approval_requests set sealed_params = null where id = ?', [approval.id]);
 }

@@ -141,6 +141,21 @@ export interface Settlement {
   before?: LedgerEntry[];
 }
 
+/** A failure that never reached a vendor answer: no output, no cost, no vendor status. */
+export function failureSettlement(code: ErrorCode, metadata: Record<string, unknown>, errorText = ERROR_CATALOG[code].modelMessage ?? null): Settlement {
+  return {
+    ok: false,
+    outputRedacted: null,
+    durationMs: null,
+    retryCount: 0,
+    vendorStatusCode: null,
+    costCents: 0,
+    errorCode: code,
+    errorText,
+    metadata: { ...metadata, errorCode: code },
+  };
+}
+
 /**
  * running → succeeded | failed, only while `nodeId` owns the call: a call another node has
  * taken over for reconciliation is settled by that node, never twice. One UPDATE (hot path).

@@ -8,7 +8,7 @@ import { redactOutput } from '../redaction/redact';
 import type { LookupOutcome, ToolExecutor } from '../executor/executor.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
 import { executionRequest, type ToolRegistry } from '../gateway/tool-registry';
-import { settleCall, takeOverCall, type Settlement } from '../gateway/tool-call-state';
+import { failureSettlement, settleCall, takeOverCall, type Settlement } from '../gateway/tool-call-state';
 import { afterSettled } from '../gateway/tool-call-recorder';
 import { enqueueRunStep } from '../runs/run-jobs';
 import type { InFlightCalls } from './in-flight';
@@ -163,17 +163,7 @@ function success(data: unknown, vendorStatusCode: number | null, retryCount: num
 }
 
 function failure(code: ErrorCode, reason: string, how: Reconciliation = 'input_lost'): Settlement {
-  return {
-    ok: false,
-    outputRedacted: null,
-    durationMs: null,
-    retryCount: 0,
-    vendorStatusCode: null,
-    costCents: 0,
-    errorCode: code,
-    errorText: ERROR_CATALOG[code].modelMessage ?? null,
-    metadata: { reconciled: how, reason, errorCode: code },
-  };
+  return failureSettlement(code, { reconciled: how, reason });
 }
 
 /** The action may have happened: failed, and a person must look before anyone repeats it. */

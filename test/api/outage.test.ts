@@ -32,14 +32,9 @@ let origin: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const direct = new URL(db.url);
-  const port = await proxy.start(direct.hostname, Number(direct.port || 5432));
-  const proxied = new URL(db.url);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(port);
   // The app (ORM pool, key lookups, resolvers) reaches its database through the proxy only;
   // the test database itself is made and dropped directly.
-  app = await startTestApp({}, { database: { ...db, url: proxied.toString() }, captureLogs: true });
+  app = await startTestApp({}, { database: await proxy.proxy(db), captureLogs: true });
   owner = await newOrg(app.em(), 'Outage Org');
   origin = new URL(app.url).origin;
 });

@@ -18,12 +18,7 @@ let gw: GatewayClient;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  const direct = new URL(db.url);
-  const port = await proxy.start(direct.hostname, Number(direct.port || 5432));
-  const proxied = new URL(db.url);
-  proxied.hostname = '127.0.0.1';
-  proxied.port = String(port);
-  app = await startTestApp({ VENDOR_RETRY_BASE_MS: '1' }, { database: { ...db, url: proxied.toString() }, sandboxes: true, liveness: true });
+  app = await startTestApp({ VENDOR_RETRY_BASE_MS: '1' }, { database: await proxy.proxy(db), sandboxes: true, liveness: true });
   seed = await seedDemo(app.em(), app.masterKey);
   gw = new GatewayClient(app, seed);
 });

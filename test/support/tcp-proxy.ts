@@ -16,6 +16,18 @@ export class TcpProxy {
   /** Connections reset while paused since start. */
   refused = 0;
 
+  /**
+   * Proxies a test database: the returned copy's URL goes through this proxy (for the app
+   * under test); the original's still goes straight to it (to make and drop it).
+   */
+  async proxy<T extends { url: string }>(db: T): Promise<T> {
+    const direct = new URL(db.url);
+    const proxied = new URL(db.url);
+    proxied.hostname = '127.0.0.1';
+    proxied.port = String(await this.start(direct.hostname, Number(direct.port || 5432)));
+    return { ...db, url: proxied.toString() };
+  }
+
   /** Listens on an ephemeral port of 127.0.0.1; returns the port. */
   async start(targetHost: string, targetPort: number): Promise<number> {
     if (this.server) throw new Error('the proxy is already started');
