@@ -13,7 +13,7 @@ import { DEMO_ORG_SLUG, seedDemo, type SeedResult } from './seed/demo-seed';
 import { Org } from './orgs/org.entity';
 import os from 'node:os';
 import { createAppServices, type AppServices } from './app-services';
-import { startNodeLiveness, workerIdsFor, type NodeLiveness } from './recovery/node-liveness';
+import { startNodeLiveness, type NodeLiveness } from './recovery/node-liveness';
 import { SandboxServer } from './vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from './vendors';
 import { startWorker } from './jobs/worker';
@@ -132,15 +132,14 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
     realtime = await startRealtime(runtime.orm, await createEventBus(config, runtime.databaseUrl, logger), services.runEvents, logger);
     services.realtime = realtime;
     logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');
-    const workerIds = workerIdsFor(services.nodeId, config.node.workerConcurrency);
-    // Registered (with its worker ids) before the workers take a job; the first sweep
-    // recovers a previous incarnation's work at once.
+    // Registered before the worker takes a job (it records the worker's lock owner); the
+    // first sweep recovers a previous incarnation's work at once.
     liveness = await startNodeLiveness({
       orm: runtime.orm,
       nodeId: services.nodeId,
       settings: config.node,
       defaultName: `${os.hostname()}:${config.port}`,
-      workerIds,
+      vendorTimeoutMs: config.vendor.timeoutMs,
       inFlight: services.inFlight,
       reconciler: services.reconciler,
       logger,
@@ -155,7 +154,8 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       events: services.events,
       runtime: services.runtime,
       logger,
-      workerIds,
+      concurrency: config.node.workerConcurrency,
+      onLockOwner: (lockOwner) => liveness?.addLockOwner(lockOwner),
     });
     const server = await startHttpServer(services, await buildToolgateSchema(), { host: config.host, port: config.port });
     let stopping: Promise<ShutdownReport> | null = null;
@@ -182,7 +182,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
         await Promise.all(
           handedOver.map((toolCallId) =>
             services.reconciler
-              .reconcile(toolCallId, services.nodeId, 'shutdown', { deadline: reconcileUntil })
+              .reconcile(toolCallId, services.nodeId, 'shutdown', { deadline: reconcileUntil, inFlight: true })
               .catch((error: unknown) => logger.warn({ err: error, toolCallId }, 'could not settle the call at shutdown; a live node or the next start will')),
           ),
         );

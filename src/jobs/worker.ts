@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { Logger as WorkerLogger, run, type Runner, type RunnerOptions, type TaskList } from 'graphile-worker';
-import { workerIdsFor } from '../recovery/node-liveness';
+import { EventEmitter } from 'node:events';
+import { Logger as WorkerLogger, run, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { Pool } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
@@ -49,53 +48,47 @@ export async function startWorker(options: {
   events: GatewayEvents;
   runtime: AgentRuntime;
   logger: Logger;
+  /** Jobs (run steps) this node runs at once. */
+  concurrency?: number;
   /**
-   * One job worker per id, each taking one job at a time. The ids are this node's
-   * (src/recovery/node-liveness.ts): when the node dies, a live node releases exactly
-   * their locks, so its run steps continue elsewhere at once instead of after hours.
+   * Told the id graphile-worker locks this node's jobs with (its worker pool's), as soon as
+   * the pool exists: node liveness records it, so that when the node dies a live node
+   * releases exactly its locks and its run steps continue elsewhere at once.
    */
-  workerIds?: string[];
+  onLockOwner?: (lockOwner: string) => void;
 }): Promise<Worker> {
-  const workerIds = options.workerIds ?? workerIdsFor(randomUUID(), 2);
+  const concurrency = options.concurrency ?? 2;
   const log = options.logger.child({ component: 'worker' });
   // Our own pool, so shutdown can wait for every worker connection (its LISTEN client
   // included) before the database goes away, and a dropped connection is logged, not fatal.
-  const pgPool = new Pool({ connectionString: options.connectionString, max: workerIds.length * 2 + 2 });
+  const pgPool = new Pool({ connectionString: options.connectionString, max: concurrency + 2 });
   const lost = (error: Error) => log.warn({ err: error }, 'worker database connection lost');
   pgPool.on('error', lost);
   pgPool.on('connect', (client) => client.on('error', lost));
-  const taskList = jobTasks(options.orm, options.events, log, options.runtime);
-  const logger = new WorkerLogger((scope) => (level, message, meta) => {
-    const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
-    log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
-  });
-  // graphile-worker names a worker only when it runs alone: one runner per worker id.
-  const runners: Runner[] = [];
-  try {
-    for (const [index, workerId] of workerIds.entries()) {
-      // `workerId` is honoured by run() with concurrency 1, though RunnerOptions does not declare it.
-      const runnerOptions: RunnerOptions & { workerId: string } = {
-        pgPool,
-        workerId,
-        concurrency: 1,
-        noHandleSignals: true,
-        pollInterval: 2000,
-        taskList,
-        ...(index === 0 ? { crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}` } : {}),
-        logger,
-      };
-      runners.push(await run(runnerOptions));
-    }
-  } catch (error) {
-    await Promise.all(runners.map((r) => r.stop().catch(() => undefined)));
+  const events: WorkerEvents = new EventEmitter();
+  // graphile-worker locks jobs and queues with the pool's id (not a worker's): report it.
+  events.on('pool:create', ({ workerPool }) => options.onLockOwner?.(workerPool.id));
+  const runner = await run({
+    pgPool,
+    concurrency,
+    noHandleSignals: true,
+    pollInterval: 2000,
+    taskList: jobTasks(options.orm, options.events, log, options.runtime),
+    crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
+    events,
+    logger: new WorkerLogger((scope) => (level, message, meta) => {
+      const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+      log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
+    }),
+  }).catch(async (error: unknown) => {
     await pgPool.end();
     throw error;
-  }
+  });
   return {
     stop: async () => {
-      await Promise.all(runners.map((r) => r.stop()));
+      await runner.stop();
       // stop() resolves before the pool's last jobs and the LISTEN client are released.
-      await Promise.all(runners.map((r) => r.promise.catch(() => undefined)));
+      await runner.promise.catch(() => undefined);
       await pgPool.end();
     },
   };

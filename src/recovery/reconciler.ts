@@ -44,8 +44,15 @@ export class Reconciler {
    * The reconciliation made, or null when the call was settled or taken by another node
    * first. With a `deadline` (a shutdown's last seconds) a vendor that has not answered by
    * then leaves an idempotent call failed VENDOR_TIMEOUT and a non-idempotent one unknown.
+   * `inFlight`: the interrupted attempt may still reach the vendor (a shutdown settles its
+   * own calls at once), so a lookup that finds nothing cannot say "not performed".
    */
-  async reconcile(callId: string, fromNodeId: string | null, reason: string, options: { deadline?: number } = {}): Promise<Reconciliation | null> {
+  async reconcile(
+    callId: string,
+    fromNodeId: string | null,
+    reason: string,
+    options: { deadline?: number; inFlight?: boolean } = {},
+  ): Promise<Reconciliation | null> {
     const { nodeId, inFlight } = this.deps;
     const call = await this.deps.orm.em.fork().transactional(async (tx) => {
       const taken = await takeOverCall(tx, callId, fromNodeId, nodeId, reason);
@@ -55,7 +62,7 @@ export class Reconciler {
     if (!call) return null;
     const started = performance.now();
     try {
-      const { settlement, how } = await this.settle(call, options.deadline ?? null);
+      const { settlement, how } = await this.settle(call, options.deadline ?? null, options.inFlight ?? false);
       settlement.durationMs = Math.round(performance.now() - started);
       const settled = await this.deps.orm.em.fork().transactional(async (tx) => {
         const events = await settleCall(tx, call, nodeId, settlement);
@@ -76,7 +83,7 @@ export class Reconciler {
     }
   }
 
-  private async settle(call: ToolCall, deadline: number | null): Promise<{ settlement: Settlement; how: Reconciliation }> {
+  private async settle(call: ToolCall, deadline: number | null, inFlight: boolean): Promise<{ settlement: Settlement; how: Reconciliation }> {
     const tool = await this.deps.tools.find(this.deps.orm.em.fork(), call.toolName, call.action);
     const params = this.openInput(call);
     if (!tool || !params) {
@@ -117,6 +124,7 @@ export class Reconciler {
       case 'performed':
         return { how: 'vendor_confirmed', settlement: success(lookup.data, lookup.vendorStatusCode, 0, tool.definition.costCents, 'vendor_confirmed') };
       case 'not_performed':
+        if (inFlight) return { how: 'vendor_outcome_unknown', settlement: unknown('attempt_in_flight') };
         return { how: 'vendor_not_performed', settlement: failure('VENDOR_NOT_PERFORMED', 'not_performed', 'vendor_not_performed') };
       case 'unknown':
         return { how: 'vendor_outcome_unknown', settlement: unknown(lookup.reason) };

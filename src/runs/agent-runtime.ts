@@ -182,9 +182,10 @@ export class AgentRuntime {
     }
   }
 
-  /** Every tool_use of the turn through the gateway; false when the run must wait for a human. */
+  /** Every tool_use of the turn through the gateway; false when the run must wait (a human, or reconciliation). */
   private async runTools(run: AgentRun, toolUses: StoredBlock[], position: number): Promise<boolean> {
     const results: StoredBlock[] = [];
+    let waits = false;
     for (const use of toolUses) {
       const name = parseModelToolName(String(use.name)) ?? { toolName: String(use.name), action: '' };
       let outcome: ToolCallOutcome;
@@ -202,6 +203,8 @@ export class AgentRuntime {
         throw error;
       }
       results.push(resultBlock(String(use.id), outcome));
+      // An approved call (its approval came before this step) runs next, in fillPending.
+      if (outcome.status === 'waiting_approval' || outcome.status === 'running') waits = true;
     }
     await this.deps.orm.em.fork().transactional(async (tx) => {
       appendMessage(tx, run, position, 'user', results);
@@ -210,7 +213,7 @@ export class AgentRuntime {
         { orgId: run.orgId, type: 'run.message_added', runId: run.id, resourceId: run.id, metadata: { position, role: 'user', toolResults: results.length } },
       ]);
     });
-    return !results.some(isPending);
+    return !waits;
   }
 
   /** Completes tool results that waited for approval; false while any still waits. */

@@ -75,6 +75,9 @@ async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
     gateway,
     /** The node stops heartbeating: dead once NODE_DEAD_AFTER_MS has passed. */
     die: () => app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [nodeId]),
+    /** Time passes: its calls' attempts are older than any vendor timeout (they can no longer land). */
+    attemptsOver: () =>
+      app.em().execute(`update tool_calls set updated_at = now() - interval '3 hours' where node_id = ? and status = 'running'`, [nodeId]),
   };
 }
 
@@ -160,6 +163,9 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(invoicesFor(callId)).toHaveLength(1);
 
     await node.die();
+    // Not before the interrupted attempt's timeout: the request could still land at the vendor.
+    expect(await app.liveness!.sweep()).toEqual({ reaped: [node.nodeId], reconciled: 0 });
+    await node.attemptsOver();
     expect((await app.liveness!.sweep()).reconciled).toBe(1);
 
     const call = await gw.call(callId);
@@ -181,6 +187,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     const node = await dyingNode({ reachVendor: false });
     const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.billsWindsurf);
     await node.die();
+    await node.attemptsOver();
     expect((await app.liveness!.sweep()).reconciled).toBe(1);
 
     const call = await gw.call(callId);
@@ -214,6 +221,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     const clients = feed(seed.keys.client);
 
     await node.die();
+    await node.attemptsOver();
     expect((await app.liveness!.sweep()).reconciled).toBe(1);
 
     const call = await gw.call(callId);
@@ -267,33 +275,47 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     }
   });
 
-  test('the job locks of a dead node\'s workers are released, so its run steps continue on a live node', async () => {
+  test('job locks of dead nodes are released (so their run steps continue on a live node); a live lock is not', async () => {
     const nodeId = randomUUID();
-    const workerId = `toolgate-${nodeId}-0`;
+    const owner = `pool-${nodeId.slice(0, 8)}`; // graphile-worker locks with its pool's id
     await app.em().execute(
       `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at)
        values (?, ?, 'elsewhere', 1, ?, now(), now() - interval '3 hours')`,
-      [nodeId, `dead-${nodeId}`, `{${workerId}}`],
+      [nodeId, `dead-${nodeId}`, `{${owner}}`],
     );
-    const [job] = await app.em().execute<{ id: string }[]>(
-      `select id from graphile_worker.add_job('run_agent', json_build_object('runId', 'none'), queue_name := ?)`,
-      [`run:${nodeId}`],
-    );
-    // The dead node's worker had taken the job (and its queue) when it died.
-    await app.em().execute('update graphile_worker._private_jobs set locked_by = ?, locked_at = now() where id = ?', [workerId, job.id]);
-    await app.em().execute(
-      'update graphile_worker._private_job_queues set locked_by = ?, locked_at = now() where queue_name = ?',
-      [workerId, `run:${nodeId}`],
-    );
+    /** A run step job (and its queue) held by `lockedBy` since `lockedAt`. */
+    const heldJob = async (lockedBy: string, lockedAt: string) => {
+      const queue = `run:${randomUUID()}`;
+      const [job] = await app.em().execute<{ id: string }[]>(
+        `select id from graphile_worker.add_job('run_agent', json_build_object('runId', 'none'), queue_name := ?)`,
+        [queue],
+      );
+      await app.em().execute(`update graphile_worker._private_jobs set locked_by = ?, locked_at = ${lockedAt} where id = ?`, [lockedBy, job.id]);
+      await app.em().execute(`update graphile_worker._private_job_queues set locked_by = ?, locked_at = ${lockedAt} where queue_name = ?`, [
+        lockedBy,
+        queue,
+      ]);
+      return { id: job.id, queue };
+    };
+    const lockOf = async (job: { id: string; queue: string }) => {
+      const [row] = await app.em().execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_jobs where id = ?', [job.id]);
+      const [queue] = await app.em().execute<{ locked_by: string | null }[]>(
+        'select locked_by from graphile_worker._private_job_queues where queue_name = ?',
+        [job.queue],
+      );
+      return [row.locked_by, queue.locked_by];
+    };
+    const ofDeadNode = await heldJob(owner, 'now()');
+    // A node that died before it could record its lock owner: its lock is older than NODE_DEAD_AFTER_MS.
+    const unclaimedOld = await heldJob('pool-unrecorded', "now() - interval '3 hours'");
+    // A live worker's lock (a node recording its owner right now) is left alone.
+    const fresh = await heldJob('pool-just-started', 'now()');
 
     expect((await app.liveness!.sweep()).reaped).toContain(nodeId);
-    const [after] = await app.em().execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_jobs where id = ?', [job.id]);
-    const [queue] = await app.em().execute<{ locked_by: string | null }[]>(
-      'select locked_by from graphile_worker._private_job_queues where queue_name = ?',
-      [`run:${nodeId}`],
-    );
-    expect([after.locked_by, queue.locked_by]).toEqual([null, null]);
-    await app.em().execute('delete from graphile_worker._private_jobs where id = ?', [job.id]);
+    expect(await lockOf(ofDeadNode)).toEqual([null, null]);
+    expect(await lockOf(unclaimedOld)).toEqual([null, null]);
+    expect(await lockOf(fresh)).toEqual(['pool-just-started', 'pool-just-started']);
+    await app.em().execute('delete from graphile_worker._private_jobs where id in (?, ?, ?)', [ofDeadNode.id, unclaimedOld.id, fresh.id]);
   });
 
   test('a node declared dead while alive learns it at its next heartbeat and is fenced', async () => {

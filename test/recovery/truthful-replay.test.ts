@@ -60,3 +60,41 @@ test('a succeeded call missing from the messages is replayed to the model as suc
   expect(runs.vendorRequests('shopify')).toBe(shopifyCalls);
   expect(run.toolCalls).toHaveLength(1);
 });
+
+test('a call approved before the run stored its pending result is executed by the next step, once (no hang)', async () => {
+  const { id } = await runs.start('Please send an invoice for $120.50 to customer 1');
+  const toolUseId = 'toolu_interrupted_2';
+  // A node recorded the call (waiting for an expert) and died before storing the pending result.
+  await app.em().transactional(async (tx) => {
+    await startRun(tx, { id, orgId: seed.orgId });
+    appendMessage(tx, { id, orgId: seed.orgId }, 1, 'assistant', [
+      { type: 'tool_use', id: toolUseId, name: modelToolName('invoice', 'send'), input: { customerId: '1', amount: 120.5 } },
+    ]);
+    await tx.flush();
+  });
+  const waiting = await app.services.gateway.execute({
+    runId: id,
+    toolName: 'invoice',
+    action: 'send',
+    params: { customerId: '1', amount: 120.5 },
+    correlationId: 'c-2',
+    toolUseId,
+    caller: runtimeCaller(seed.orgId),
+  });
+  expect(waiting.status).toBe('waiting_approval');
+  // The expert approves before any step of the run ran again.
+  const approved = await app.gql('mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE) { status } }', {
+    key: seed.keys.expert,
+    variables: { id: waiting.approvalRequestId },
+  });
+  expect(approved.body.data?.resolveApproval.status).toBe('approved');
+  const invoicesBefore = app.sandbox!.requests.filter((r) => r.method === 'POST' && /\/invoice$/.test(r.path)).length;
+
+  await app.services.runtime.step(id);
+
+  const run = await runs.get(id);
+  expect(run.status).toBe('completed');
+  expect(run.toolCalls.map((c) => c.status)).toEqual(['succeeded']);
+  expect(app.sandbox!.requests.filter((r) => r.method === 'POST' && /\/invoice$/.test(r.path)).length).toBe(invoicesBefore + 1);
+  expect(run.reply).toMatch(/Invoice \d+/);
+});

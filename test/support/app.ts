@@ -11,7 +11,7 @@ import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { createVendorSandboxes } from '../../src/vendors';
 import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
 import { startWorker, type Worker } from '../../src/jobs/worker';
-import { startNodeLiveness, workerIdsFor, type NodeLiveness } from '../../src/recovery/node-liveness';
+import { startNodeLiveness, type NodeLiveness } from '../../src/recovery/node-liveness';
 import { startRealtime } from '../../src/events/realtime';
 import type { EventBus } from '../../src/events/event-bus';
 import { InProcessBus } from '../../src/events/in-process-bus';
@@ -128,14 +128,13 @@ export async function startTestApp(
     eventBus === 'postgres' ? new PostgresBus(db.url, logger) : eventBus === 'redis' ? await RedisBus.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger) : new InProcessBus();
   services.realtime = await startRealtime(orm, bus, services.runEvents, logger);
   try {
-    const workerIds = workerIdsFor(services.nodeId, config.node.workerConcurrency);
     if (options.liveness) {
       liveness = await startNodeLiveness({
         orm,
         nodeId: services.nodeId,
         settings: config.node,
         defaultName: `test-${services.nodeId}`,
-        workerIds,
+        vendorTimeoutMs: config.vendor.timeoutMs,
         inFlight: services.inFlight,
         reconciler: services.reconciler,
         logger,
@@ -143,7 +142,7 @@ export async function startTestApp(
       });
     }
     if (options.worker) {
-      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger, workerIds });
+      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger, onLockOwner: (owner) => liveness?.addLockOwner(owner) });
     }
     server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
   } catch (error) {
