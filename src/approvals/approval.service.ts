@@ -25,8 +25,6 @@ export async function resolveApproval(
   approvalId: string,
   decision: ApprovalDecision,
   reason: string | null,
-  /** Told about an approval this call found expired and expired (it is signalled like the job's). */
-  onExpired?: (approval: ApprovalRequest) => void,
 ): Promise<ApprovalRequest> {
   if (reason !== null && (reason.length > 2000 || reason.includes('\u0000'))) {
     throw new AppError('BAD_USER_INPUT', 'reason must be at most 2000 characters', { field: 'reason' });
@@ -66,7 +64,6 @@ export async function resolveApproval(
     return resolved;
   });
   if ('expired' in outcome) {
-    onExpired?.(outcome.expired);
     throw new AppError('APPROVAL_EXPIRED', 'The approval request expired before it was resolved');
   }
   return outcome;

@@ -18,6 +18,7 @@ import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vend
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
 import type { RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
+import { toolKey } from '../catalog/tool-key';
 
 export interface VendorExecutorDeps {
   orm: MikroORM;
@@ -58,9 +59,10 @@ export class VendorExecutor implements ToolExecutor {
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     const retries: RetryRecord[] = [];
-    const registered = this.find(request);
+    const tool = toolKey(request.tool.toolName, request.tool.action);
+    const registered = this.deps.registry.find(tool);
     if (!registered) {
-      this.deps.logger.error({ tool: `${request.tool.toolName}.${request.tool.action}` }, 'no vendor handler for a catalog tool');
+      this.deps.logger.error({ tool }, 'no vendor handler for a catalog tool');
       return fail('VENDOR_ERROR', 'no_handler', null, retries);
     }
     const prepared = await this.prepare(request, registered);
@@ -69,12 +71,13 @@ export class VendorExecutor implements ToolExecutor {
     const attempt = this.attempt(request, prepared, (ctx) => action.execute(request.params, ctx));
 
     try {
-      const data = request.tool.idempotent && action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
+      // The action's own flag: the catalog's `idempotent` is derived from it, not a second opinion.
+      const data = action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
       return { ok: true, data, vendorStatusCode: 200, retries };
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.reason === 'handler_error') {
-        this.deps.logger.error({ err: error, tool: `${request.tool.toolName}.${request.tool.action}` }, 'vendor handler failed');
+        this.deps.logger.error({ err: error, tool }, 'vendor handler failed');
       }
       return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
     }
@@ -87,9 +90,9 @@ export class VendorExecutor implements ToolExecutor {
    * idempotent action's. Never throws: any failure is `unknown` with its reason.
    */
   async lookup(request: ExecutionRequest): Promise<LookupOutcome> {
-    const tool = `${request.tool.toolName}.${request.tool.action}`;
+    const tool = toolKey(request.tool.toolName, request.tool.action);
     try {
-      const registered = this.find(request);
+      const registered = this.deps.registry.find(tool);
       const lookup = registered?.action.lookup;
       if (!registered || !lookup) return { kind: 'unknown', reason: 'no_lookup' };
       const prepared = await this.prepare(request, registered);
@@ -109,12 +112,6 @@ export class VendorExecutor implements ToolExecutor {
       if (failure.reason === 'handler_error') this.deps.logger.error({ err: error, tool }, 'vendor lookup failed');
       return { kind: 'unknown', reason: failure.reason };
     }
-  }
-
-  /** The handler and action of a catalog tool, when its vendor matches. */
-  private find(request: ExecutionRequest): RegisteredAction | null {
-    const registered = this.deps.registry.find(request.tool.toolName, request.tool.action);
-    return registered && registered.handler.vendor === request.tool.vendor ? registered : null;
   }
 
   /** What every attempt needs: the org's credential (checked), the endpoint URLs, the timeout. */

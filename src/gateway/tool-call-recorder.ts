@@ -15,6 +15,7 @@ import type { ToolCallRequest } from './gateway.types';
 import type { RunStatus } from '../runs/agent-run.entity';
 import { awaitApproval } from '../runs/run-state';
 import { failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
+import { toolKey } from '../catalog/tool-key';
 
 /**
  * The gateway's writes. Each function runs inside one transaction of the caller and
@@ -56,7 +57,7 @@ function callEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'], me
     runId: call.runId,
     resourceId: call.id,
     actor: base.request.caller,
-    metadata: { tool: `${call.toolName}.${call.action}`, correlationId: call.correlationId, ...metadata },
+    metadata: { tool: toolKey(call.toolName, call.action), correlationId: call.correlationId, ...metadata },
   };
 }
 
@@ -175,7 +176,7 @@ export async function recordOutcome(
   outcome: ExecutionOutcome,
   extra: { durationMs: number; costCents: number; approvalRequestId: string | null; nodeId: string },
 ): Promise<ToolCall | null> {
-  const tool = `${call.toolName}.${call.action}`;
+  const tool = toolKey(call.toolName, call.action);
   const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id };
   const settled = await settleCall(tx, call, extra.nodeId, {
     ok: outcome.ok,

@@ -12,6 +12,7 @@ import { failureSettlement, settleCall, takeOverCall, type Settlement } from '..
 import { afterSettled } from '../gateway/tool-call-recorder';
 import { enqueueRunStep } from '../runs/run-jobs';
 import type { InFlightCalls } from './in-flight';
+import { toolKey } from '../catalog/tool-key';
 
 export interface ReconcilerDeps {
   orm: MikroORM;
@@ -76,7 +77,7 @@ export class Reconciler {
       });
       if (!settled) return null;
       const log = how === 'vendor_outcome_unknown' || how === 'input_lost' ? 'warn' : 'info';
-      this.deps.logger[log]({ toolCallId: call.id, runId: call.runId, tool: `${call.toolName}.${call.action}`, reconciled: how, reason }, 'interrupted tool call reconciled');
+      this.deps.logger[log]({ toolCallId: call.id, runId: call.runId, tool: toolKey(call.toolName, call.action), reconciled: how, reason }, 'interrupted tool call reconciled');
       return how;
     } finally {
       inFlight.delete(call.id);

@@ -6,7 +6,7 @@ import type { Logger } from '../logger';
 import type { ToolGateway } from '../gateway/gateway.service';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import { ToolCall } from '../gateway/tool-call.entity';
-import { ToolDefinition } from '../catalog/tool-definition.entity';
+import type { ToolRegistry } from '../gateway/tool-registry';
 import { Specialist } from '../orgs/specialist.entity';
 import { runtimeCaller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
@@ -29,6 +29,8 @@ export interface AgentRuntimeDeps {
   events: RunEvents;
   logger: Logger;
   failpoints: Failpoints;
+  /** The gateway's catalog: the model is offered exactly the tools the gateway validates against. */
+  tools: ToolRegistry;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -45,9 +47,10 @@ const DEFAULT_SYSTEM =
 export class AgentRuntime {
   /** Streams in flight on this node, so a cancel here stops the model at once. */
   private readonly active = new Map<string, AbortController>();
-  private catalog: ToolDefinition[] | null = null;
+  private readonly tools: ToolRegistry;
 
   constructor(private readonly deps: AgentRuntimeDeps) {
+    this.tools = deps.tools;
     deps.events.on('status', (event) => {
       if (event.status === 'cancelled') this.active.get(event.runId)?.abort();
     });
@@ -107,7 +110,8 @@ export class AgentRuntime {
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>): Promise<boolean> {
     const em = this.deps.orm.em.fork();
     const specialist = await em.findOneOrFail(Specialist, { id: run.specialistId });
-    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, await this.loadCatalog(em));
+    const catalog = (await this.tools.list(em)).map((tool) => tool.definition);
+    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, catalog);
     let offset = assistantTextLength(messages);
     const controller = new AbortController();
     this.active.set(run.id, controller);
@@ -271,10 +275,6 @@ export class AgentRuntime {
   private async stopped(runId: string): Promise<boolean> {
     const [row] = await this.deps.orm.em.fork().execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
     return !row || row.status !== 'running';
-  }
-
-  private async loadCatalog(em: EntityManager): Promise<ToolDefinition[]> {
-    return (this.catalog ??= await em.find(ToolDefinition, {}, { orderBy: { toolName: 'asc', action: 'asc' } }));
   }
 }
 

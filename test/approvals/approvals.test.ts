@@ -1,4 +1,3 @@
-import type { ApprovalRequest } from '../../src/approvals/approval-request.entity';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import {
   CLIENT_AMOUNT,
@@ -289,21 +288,3 @@ describe('reject', () => {
   });
 });
 
-describe('the resolution is signalled', () => {
-  test("events emit 'approvalResolved' with the resolved approval, once", async () => {
-    const { approvalId } = await waitingCall(flow, 'expert');
-    const seen: ApprovalRequest[] = [];
-    const listener = (approval: ApprovalRequest) => void seen.push(approval);
-    flow.app.services.events.on('approvalResolved', listener);
-    try {
-      expect((await resolve(flow, flow.keys.expert, approvalId, 'REJECT', 'no')).body.errors).toBeUndefined();
-      // A refused second resolution signals nothing.
-      expect(errorCode(await resolve(flow, flow.keys.expert, approvalId, 'APPROVE'))).toBe('APPROVAL_ALREADY_RESOLVED');
-    } finally {
-      flow.app.services.events.off('approvalResolved', listener);
-    }
-    const mine = seen.filter((a) => a.id === approvalId);
-    expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ id: approvalId, status: 'rejected', resolvedBy: flow.keyIds.expert, reason: 'no', kind: 'expert' });
-  });
-});

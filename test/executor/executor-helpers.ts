@@ -6,6 +6,7 @@ import { SANDBOX_CREDENTIALS } from '../../src/vendors';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import type { Role } from '../../src/auth/roles';
 import type { RecordedRequest } from '../../src/vendors/sandbox/sandbox-server';
+import { toolKey } from '../../src/catalog/tool-key';
 
 /**
  * Helpers of the executor integration tests: an org ready to call tools (flag, permissions,
@@ -88,7 +89,7 @@ export async function newTenant(
     dataOf(await app.gql(query, { key: admin, variables }));
 
   await gqlOk('mutation { setFeatureFlag(key: "tool_calling_enabled", enabled: true) { key enabled } }', {});
-  const wanted = TOOL_CATALOG.filter((t) => vendors.includes(t.vendor) && (!only || only.includes(`${t.toolName}.${t.action}`)));
+  const wanted = TOOL_CATALOG.filter((t) => vendors.includes(t.vendor) && (!only || only.includes(toolKey(t.toolName, t.action))));
   for (const tool of wanted) {
     const variables = { toolName: tool.toolName, action: tool.action };
     await gqlOk(

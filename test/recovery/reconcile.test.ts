@@ -3,7 +3,6 @@ import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { GatewayClient } from '../gateway/gateway-helpers';
 import { ToolGateway } from '../../src/gateway/gateway.service';
-import { GatewayEvents } from '../../src/gateway/gateway-events';
 import { OrgConfigCache } from '../../src/gateway/org-config-cache';
 import { ToolRegistry } from '../../src/gateway/tool-registry';
 import { InFlightCalls } from '../../src/recovery/in-flight';
@@ -64,7 +63,6 @@ async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
     settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
     orgConfig: new OrgConfigCache(),
     tools: new ToolRegistry(),
-    events: new GatewayEvents(),
     logger: app.services.logger,
     nodeId,
     inFlight: new InFlightCalls(),

@@ -39,7 +39,7 @@ const step = (runId: string) => app.services.runtime.step(runId);
 /** A real worker of this server until `work` is done (it also takes older jobs: steps of finished runs, no-ops). */
 async function withWorker(work: () => Promise<void>): Promise<void> {
   const { db, orm, services } = app;
-  const worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger: services.logger });
+  const worker = await startWorker({ connectionString: db.url, orm, runtime: services.runtime, logger: services.logger });
   try {
     await work();
   } finally {

@@ -9,6 +9,7 @@ import { requestedQueryCost } from '../../src/vendors/shopify/shopify.sandbox-co
 import { SHOPIFY_SANDBOX_SDL } from '../../src/vendors/shopify/shopify.sandbox-data';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { buildSchema } from 'graphql';
+import { toolKey } from '../../src/catalog/tool-key';
 
 const GRAPHQL_PATH = `/admin/api/${SHOPIFY_API_VERSION}/graphql.json`;
 let server: SandboxServer;
@@ -73,7 +74,7 @@ describe('shopify handler', () => {
       const entry = TOOL_CATALOG.find((t) => t.toolName === action.toolName && t.action === action.action);
       expect(entry?.vendor).toBe('shopify');
     }
-    expect(shopifyHandler.actions.map((a) => `${a.toolName}.${a.action}`).sort()).toEqual(['order_lookup.lookup', 'shopify_query.get_product']);
+    expect(shopifyHandler.actions.map((a) => toolKey(a.toolName, a.action)).sort()).toEqual(['order_lookup.lookup', 'shopify_query.get_product']);
   });
 });
 

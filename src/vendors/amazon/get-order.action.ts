@@ -1,4 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { spApiGet } from './amazon.transport';
 
 export interface GetOrderInput {
@@ -54,6 +55,15 @@ interface WireOrderItems { OrderItems?: WireOrderItem[]; NextToken?: unknown }
 export const getOrderAction: VendorAction<GetOrderInput, GetOrderResult> = {
   toolName: 'amazon_query',
   action: 'get_order',
+  description: 'Get an Amazon marketplace order and its items (SP-API Orders).',
+  inputSchema: {
+    type: 'object',
+    properties: { orderId: idString('The Amazon order id, e.g. 902-3159896-1390916') },
+    required: ['orderId'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'low',
+  costCents: 0,
   idempotent: true,
   describeResult:
     '{ orderId, status (SP-API OrderStatus: Pending, Unshipped, PartiallyShipped, Shipped, Canceled, …), purchaseDate, ' +

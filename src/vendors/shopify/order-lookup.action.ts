@@ -1,4 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { shopifyGraphql, toGid } from './shopify.transport';
 
 export interface OrderLookupInput {
@@ -94,6 +95,15 @@ const quoted = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"
 export const orderLookupAction: VendorAction<OrderLookupInput, OrderLookupResult> = {
   toolName: 'order_lookup',
   action: 'lookup',
+  description: 'Look up a Shopify order: status, fulfillment status, tracking numbers and items.',
+  inputSchema: {
+    type: 'object',
+    properties: { orderId: idString('The order number, e.g. 12345') },
+    required: ['orderId'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'low',
+  costCents: 0,
   idempotent: true,
   describeResult:
     '{ orderId, orderNumber ("#12345"), status: open|closed|cancelled, financialStatus (paid, pending, refunded, …), ' +
