@@ -14,7 +14,7 @@ import { countByKeyVersion, rotateCredentials } from './credentials/credential-r
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
-import { OfflineModelServer } from './llm/offline-model/offline-model.server';
+import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
 

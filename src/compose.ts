@@ -17,7 +17,7 @@ import { newId } from './db/columns';
 import { RunEvents } from './runs/run-events';
 import { SandboxServer } from './vendors/sandbox/sandbox-server';
 import { VENDORS, createVendorSandboxes, type VendorRegistration } from './vendors';
-import { OfflineModelServer } from './llm/offline-model/offline-model.server';
+import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { needsOfflineModel } from './llm/model-client';
 
 /** What the process edge may replace; each default is what `toolgate start` runs. */

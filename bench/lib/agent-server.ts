@@ -1,6 +1,6 @@
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
-import { respond } from '../../src/llm/offline-model/offline-model.brain';
-import type { MessagesRequest } from '../../src/llm/offline-model/offline-model.types';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
+import { respond } from '../../src/llm/dev-double/offline-model.brain';
+import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { startBenchServer, VENDOR_RESULT, type BenchServer } from './app';

@@ -6,7 +6,7 @@ import { GraphQLClient } from '../lib/http-client';
 import { figure, type BenchContext, type Figure } from '../lib/measure';
 import { median, summarize, type RunStats } from '../lib/stats';
 import { bounded, envInt, fmtMs, RunMeter, until, wallNow } from '../lib/timing';
-import type { MessagesRequest } from '../../src/llm/offline-model/offline-model.types';
+import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
 
 /**
  * 6. Approval resume: a run whose invoice.send (high risk → require_expert_approval in the

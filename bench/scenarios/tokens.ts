@@ -9,7 +9,7 @@ import { GraphQLClient } from '../lib/http-client';
 import { figure, type BenchContext, type Figure, type Goal } from '../lib/measure';
 import { latencyStats, median, summarize, type RunStats } from '../lib/stats';
 import { bounded, envInt, fmtMs, RunMeter, until } from '../lib/timing';
-import type { MessagesRequest } from '../../src/llm/offline-model/offline-model.types';
+import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
 import type { TokenEvent } from '../../src/runs/run-events';
 
 /**

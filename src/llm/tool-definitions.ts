@@ -1,3 +1,4 @@
+import type Anthropic from '@anthropic-ai/sdk';
 import type { CatalogEntry } from '../catalog/tool-catalog';
 import { toolKey } from '../catalog/tool-key';
 
@@ -7,11 +8,8 @@ import { toolKey } from '../catalog/tool-key';
  */
 const SEPARATOR = '__';
 
-export interface ModelTool {
-  name: string;
-  description: string;
-  input_schema: { type: 'object'; [key: string]: unknown };
-}
+/** A tool as the Messages API takes it. */
+export type ModelTool = Anthropic.Tool;
 
 export const modelToolName = (toolName: string, action: string) => `${toolName}${SEPARATOR}${action}`;
 

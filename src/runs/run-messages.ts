@@ -22,14 +22,6 @@ export function appendMessage(em: EntityManager, run: { id: string; orgId: strin
   return em.create(RunMessage, { orgId: run.orgId, runId: run.id, position, role, content });
 }
 
-/** The conversation as the Messages API takes it. */
-export function toModelMessages(messages: RunMessage[]): { role: MessageRole; content: Record<string, unknown>[] }[] {
-  return messages.map((m) => ({
-    role: m.role,
-    content: (m.content as StoredBlock[]).map(({ toolgate: _note, ...block }) => block),
-  }));
-}
-
 export const isPending = (block: StoredBlock): boolean => block.type === 'tool_result' && block.toolgate?.pending === true;
 
 /** The run's assistant text so far: the text blocks of its assistant messages, in order. */

@@ -1,7 +1,7 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
-import { OFFLINE_TOOLS } from '../../src/llm/offline-model/offline-model.brain';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
+import { OFFLINE_TOOLS } from '../../src/llm/dev-double/offline-model.brain';
 
 type Tool = Anthropic.Tool;
 type MessageParam = Anthropic.MessageParam;

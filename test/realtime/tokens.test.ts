@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import { RunClient, assistantTexts } from '../runs/run-helpers';
 import { closeSockets, connect, gaps, joined, reaches, runEvents, tokens, type TokenItem } from './realtime-helpers';
 

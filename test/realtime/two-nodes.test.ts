@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import { GatewayClient } from '../gateway/gateway-helpers';
 import { RunClient, assistantTexts } from '../runs/run-helpers';
 import {

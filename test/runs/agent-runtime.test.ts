@@ -3,7 +3,7 @@ import { newOrg } from '../support/factories';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { putIntegrationCredential } from '../../src/credentials/credential.service';
 import { SANDBOX_CREDENTIALS } from '../../src/vendors';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
 import { RunClient, assistantTexts, errorCode, messageEvents, recordTokens, types, type RunView } from './run-helpers';
 
 /**

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { enqueueRunStep } from '../../src/runs/run-jobs';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
 import { RunClient, errorCode, isInvoiceCreate, types, type RunView } from './run-helpers';
 
 /**

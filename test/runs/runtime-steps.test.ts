@@ -4,8 +4,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { startWorker } from '../../src/jobs/worker';
 import { appendMessage, type StoredBlock } from '../../src/runs/run-messages';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
-import type { ModelFault } from '../../src/llm/offline-model/offline-model.types';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
+import type { ModelFault } from '../../src/llm/dev-double/offline-model.types';
 import { RunClient, errorCode, isInvoiceCreate, types, until } from './run-helpers';
 
 /**

@@ -9,7 +9,7 @@ import type { ToolExecutor } from '../../src/executor/executor.types';
 import type { VendorRegistration } from '../../src/vendors';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import type { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
-import type { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
+import type { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import type { NodeLiveness } from '../../src/recovery/node-liveness';
 import type { EventBus } from '../../src/events/event-bus';
 import { InProcessBus } from '../../src/events/in-process-bus';
