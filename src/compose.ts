@@ -136,9 +136,14 @@ export async function composeToolgate(
           });
     if (worker) started.push(worker);
     const schema = await buildToolgateSchema();
-    const server = await startHttpServer(services, schema, { host: config.host, port: config.port }, {
-      persistedDocuments: overrides.persistedDocuments,
-    });
+    const server = await startHttpServer(
+      services,
+      schema,
+      { host: config.host, port: config.port },
+      {
+        persistedDocuments: overrides.persistedDocuments,
+      },
+    );
 
     let stopping: Promise<ShutdownReport> | null = null;
     return {
@@ -148,8 +153,7 @@ export async function composeToolgate(
       sandboxes: sandboxes.server,
       offlineModel,
       liveness,
-      stop: () =>
-        (stopping ??= shutdown({ config, logger, services, server, worker, liveness, realtime, edges: [sandboxes.server, offlineModel] })),
+      stop: () => (stopping ??= shutdown({ config, logger, services, server, worker, liveness, realtime, edges: [sandboxes.server, offlineModel] })),
     };
   } catch (error) {
     await undo();
@@ -211,7 +215,9 @@ async function shutdown(parts: {
     handedOver.map((toolCallId) =>
       services.reconciler
         .reconcile(toolCallId, services.nodeId, 'shutdown', { deadline: reconcileUntil, inFlight: true })
-        .catch((error: unknown) => logger.warn({ err: error, toolCallId }, 'could not settle the call at shutdown; a live node or the next start will')),
+        .catch((error: unknown) =>
+          logger.warn({ err: error, toolCallId }, 'could not settle the call at shutdown; a live node or the next start will'),
+        ),
     ),
   );
   await parts.liveness?.stop(drained && idle);

@@ -188,9 +188,7 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
     maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 10, 0, 10_000),
     maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 100_000_000),
     trustedDocumentRoles: roleList(env, 'TRUSTED_DOCUMENT_ROLES', ['partner']),
-    persistedDocumentsFile: nonEmpty(env.PERSISTED_DOCUMENTS_FILE)
-      ? path.resolve(nonEmpty(env.PERSISTED_DOCUMENTS_FILE)!)
-      : undefined,
+    persistedDocumentsFile: nonEmpty(env.PERSISTED_DOCUMENTS_FILE) ? path.resolve(nonEmpty(env.PERSISTED_DOCUMENTS_FILE)!) : undefined,
     rateLimit: {
       enabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
       points: integer(env, 'RATE_LIMIT_POINTS', 60_000, 1, 1_000_000_000),

@@ -49,10 +49,7 @@ export const instantAgentExecutor: ToolExecutor = {
   }),
 };
 
-export async function startAgentServer(
-  db: BenchDatabase,
-  options: { deltaDelayMs?: number; wordsPerDelta?: number } = {},
-): Promise<AgentServer> {
+export async function startAgentServer(db: BenchDatabase, options: { deltaDelayMs?: number; wordsPerDelta?: number } = {}): Promise<AgentServer> {
   let agent: AgentServer | null = null;
   const model = new OfflineModelServer({
     deltaDelayMs: options.deltaDelayMs,

@@ -58,7 +58,7 @@ export async function resolveApproval(
             note: reason,
           });
     // The approval was pending, so its call waited: anything else is a broken invariant.
-    if (!event) throw new AppError('CONFLICT', 'The approval\'s tool call is no longer waiting for it');
+    if (!event) throw new AppError('CONFLICT', "The approval's tool call is no longer waiting for it");
     const run = { id: resolved.runId, orgId: resolved.orgId };
     await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller))]);
     return resolved;

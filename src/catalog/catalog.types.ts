@@ -5,7 +5,7 @@ import type { RiskLevel } from './risk';
 import type { ToolDefinition } from './tool-definition.entity';
 import { toolKey } from './tool-key';
 
-@ObjectType('ToolCatalogEntry', { description: 'A catalog tool action and whether the caller\'s org enabled it' })
+@ObjectType('ToolCatalogEntry', { description: "A catalog tool action and whether the caller's org enabled it" })
 export class ToolCatalogEntryType {
   @Field(() => ID)
   id!: string;
@@ -37,7 +37,7 @@ export class ToolCatalogEntryType {
   @Field(() => Int)
   costCents!: number;
 
-  @Field({ description: 'Enabled for the caller\'s org (tool permission)' })
+  @Field({ description: "Enabled for the caller's org (tool permission)" })
   enabled!: boolean;
 }
 

@@ -37,6 +37,7 @@ type Prepared =
   | {
       ok: true;
       handler: VendorHandler;
+      // biome-ignore lint/suspicious/noExplicitAny: one handler's actions take different inputs and results
       action: VendorAction<any, any>;
       credentials: Record<string, unknown>;
       urls: Record<string, string>;
@@ -146,21 +147,28 @@ export class VendorExecutor implements ToolExecutor {
    * answer that says nothing about the vendor's health (a 404, a 401, a 429) passes
    * through the breaker as a success, so it resets the count of consecutive failures.
    */
-  private attempt<T>(request: ExecutionRequest, prepared: Extract<Prepared, { ok: true }>, call: (ctx: VendorContext) => Promise<T>): () => Promise<T> {
+  private attempt<T>(
+    request: ExecutionRequest,
+    prepared: Extract<Prepared, { ok: true }>,
+    call: (ctx: VendorContext) => Promise<T>,
+  ): () => Promise<T> {
     const { handler, credentials, urls, timeoutMs } = prepared;
     const breaker = this.breakerFor(request.orgId, handler.vendor);
     return async () => {
       const result = await breaker.execute(async () => {
         try {
-          return { ok: true as const, value: await withTimeout(timeoutMs, (signal) =>
-            call({
-              credentials,
-              urls,
-              signal,
-              idempotencyKey: `toolgate-${request.toolCallId}`,
-              cache: this.cacheFor(handler.vendor),
-            }),
-          ) };
+          return {
+            ok: true as const,
+            value: await withTimeout(timeoutMs, (signal) =>
+              call({
+                credentials,
+                urls,
+                signal,
+                idempotencyKey: `toolgate-${request.toolCallId}`,
+                cache: this.cacheFor(handler.vendor),
+              }),
+            ),
+          };
         } catch (error) {
           if (classifyFailure(error).vendorUnhealthy) throw error;
           return { ok: false as const, error };
@@ -211,8 +219,7 @@ export class VendorExecutor implements ToolExecutor {
   private urlsFor(handler: VendorHandler, credentials: Record<string, unknown>): Record<string, string> {
     const urls: Record<string, string> = {};
     for (const [name, endpoint] of Object.entries(handler.endpoints)) {
-      urls[name] =
-        this.deps.urlOverrides[endpoint.env] ?? this.deps.sandboxUrls?.[handler.vendor] ?? endpoint.production(credentials);
+      urls[name] = this.deps.urlOverrides[endpoint.env] ?? this.deps.sandboxUrls?.[handler.vendor] ?? endpoint.production(credentials);
     }
     return urls;
   }
@@ -249,6 +256,11 @@ async function withTimeout<T>(timeoutMs: number, run: (signal: AbortSignal) => P
   }
 }
 
-function fail(code: Extract<ExecutionOutcome, { ok: false }>['code'], reason: string, vendorStatusCode: number | null, retries: RetryRecord[]): ExecutionOutcome {
+function fail(
+  code: Extract<ExecutionOutcome, { ok: false }>['code'],
+  reason: string,
+  vendorStatusCode: number | null,
+  retries: RetryRecord[],
+): ExecutionOutcome {
   return { ok: false, code, errorText: sanitizedText(code), reason, vendorStatusCode, retries };
 }

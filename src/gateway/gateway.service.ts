@@ -144,7 +144,10 @@ export class ToolGateway {
         await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
         this.deps.inFlight.delete(call.id);
         tx.clear(); // the settlement mutated the managed call: nothing more to flush
-        return { kind: 'refused', error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed') } as const;
+        return {
+          kind: 'refused',
+          error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed'),
+        } as const;
       }
     });
     if (claimed.kind === 'replay') return replay(em, claimed.call);
@@ -351,7 +354,7 @@ async function replay(em: EntityManager, call: ToolCall): Promise<ToolCallOutcom
 /** Toolgate's own runtime drives internal runs: an API caller must not act on them. */
 function assertDriver(driver: string, caller: Caller): void {
   if (driver === 'internal' && caller.keyId !== null) {
-    throw new AppError('FORBIDDEN', 'This run is driven by Toolgate\'s agent runtime; its tool calls cannot be made through the API');
+    throw new AppError('FORBIDDEN', "This run is driven by Toolgate's agent runtime; its tool calls cannot be made through the API");
   }
 }
 

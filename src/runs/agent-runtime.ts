@@ -61,7 +61,7 @@ export class AgentRuntime {
   async step(runId: string): Promise<void> {
     const em = this.deps.orm.em.fork();
     const run = await em.findOne(AgentRun, { id: runId });
-    if (!run || run.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
+    if (run?.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
     // A queued run's first model request does not wait for the run.started transaction:
     // both go out together, and the reply is stored only once the run is running (it is
     // dropped, and the stream aborted, if the run was cancelled meanwhile).
@@ -211,7 +211,13 @@ export class AgentRuntime {
       appendMessage(tx, run, position, 'user', results);
       await tx.flush();
       await appendLedgerEvents(tx, [
-        { orgId: run.orgId, type: 'run.message_added', runId: run.id, resourceId: run.id, metadata: { position, role: 'user', toolResults: results.length } },
+        {
+          orgId: run.orgId,
+          type: 'run.message_added',
+          runId: run.id,
+          resourceId: run.id,
+          metadata: { position, role: 'user', toolResults: results.length },
+        },
       ]);
     });
     return !waits;
@@ -232,7 +238,7 @@ export class AgentRuntime {
     // Only a message still holding pending results is filled in: a concurrent step's work stands.
     return this.deps.orm.em.fork().transactional(async (tx) => {
       const [current] = await tx.execute<{ content: StoredBlock[] }[]>('select content from run_messages where id = ? for update', [message.id]);
-      if (!current || !current.content.some(isPending)) return true;
+      if (!current?.content.some(isPending)) return true;
       await tx.nativeUpdate('RunMessage', { id: message.id }, { content });
       return true;
     });
@@ -240,9 +246,7 @@ export class AgentRuntime {
 
   /** True when this step made the transition (false: the run was no longer in the expected status). */
   private async transition(run: AgentRun, status: 'running' | 'completed'): Promise<boolean> {
-    const changed = await this.deps.orm.em
-      .fork()
-      .transactional((tx) => (status === 'running' ? startRunState(tx, run) : completeRun(tx, run)));
+    const changed = await this.deps.orm.em.fork().transactional((tx) => (status === 'running' ? startRunState(tx, run) : completeRun(tx, run)));
     // The loaded entity is not touched: only run-state writes a status.
     if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
     return changed;
@@ -261,7 +265,7 @@ export class AgentRuntime {
 
   private async stopped(runId: string): Promise<boolean> {
     const [row] = await this.deps.orm.em.fork().execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
-    return !row || row.status !== 'running';
+    return row?.status !== 'running';
   }
 }
 

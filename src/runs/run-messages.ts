@@ -18,7 +18,13 @@ export async function loadMessages(em: EntityManager, runId: string): Promise<Ru
   return em.find(RunMessage, { runId }, { orderBy: { position: 'asc' } });
 }
 
-export function appendMessage(em: EntityManager, run: { id: string; orgId: string }, position: number, role: MessageRole, content: StoredBlock[]): RunMessage {
+export function appendMessage(
+  em: EntityManager,
+  run: { id: string; orgId: string },
+  position: number,
+  role: MessageRole,
+  content: StoredBlock[],
+): RunMessage {
   return em.create(RunMessage, { orgId: run.orgId, runId: run.id, position, role, content });
 }
 

@@ -68,6 +68,7 @@ export interface VendorHandler {
   vendor: string;
   credentialSpec: CredentialSpec;
   endpoints: Record<string, VendorEndpoint>;
+  // biome-ignore lint/suspicious/noExplicitAny: one handler's actions take different inputs and results
   actions: VendorAction<any, any>[];
 }
 

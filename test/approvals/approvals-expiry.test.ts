@@ -170,11 +170,10 @@ describe('binding: the approval runs only the exact call that was approved', () 
     const victim = await approvedCall();
     const { runId } = await waitingCall(flow, 'expert');
     const donor = await requestInvoice(flow, runId, { customerId: QBO_DEMO_CUSTOMERS.coolCars, amount: 9999 });
-    await sql(
-      flow.app,
-      `update approval_requests set sealed_params = (select sealed_params from approval_requests where id = ?) where id = ?`,
-      [donor.approvalRequestId, victim.approvalId],
-    );
+    await sql(flow.app, `update approval_requests set sealed_params = (select sealed_params from approval_requests where id = ?) where id = ?`, [
+      donor.approvalRequestId,
+      victim.approvalId,
+    ]);
     const requestsBefore = nangoRequests(flow.app);
     const res = await executeApproved(flow, victim.toolCallId);
     expect(errorCode(res)).toBe('CREDENTIALS_UNREADABLE');

@@ -69,10 +69,11 @@ describe('a high-risk call waits for approval', () => {
     // The approval keeps the unredacted params only sealed: no plaintext in the row.
     expect(JSON.stringify(approval!.sealedParams)).not.toContain(String(EXPERT_AMOUNT));
 
-    const listed = await flow.app.gql<{ approvalRequests: { edges: { node: { id: string; status: string; kind: string; toolCall: { id: string; status: string } } }[] } }>(
-      `{ approvalRequests(filter: { status: pending, kind: expert }, first: 100) { edges { node { id status kind toolCall { id status } } } } }`,
-      { key: flow.keys.expert },
-    );
+    const listed = await flow.app.gql<{
+      approvalRequests: { edges: { node: { id: string; status: string; kind: string; toolCall: { id: string; status: string } } }[] };
+    }>(`{ approvalRequests(filter: { status: pending, kind: expert }, first: 100) { edges { node { id status kind toolCall { id status } } } } }`, {
+      key: flow.keys.expert,
+    });
     expect(listed.body.errors).toBeUndefined();
     const node = listed.body.data!.approvalRequests.edges.map((e) => e.node).find((n) => n.id === approvalId);
     expect(node).toEqual({ id: approvalId, status: 'pending', kind: 'expert', toolCall: { id: toolCallId, status: 'waiting_approval' } });
@@ -126,7 +127,12 @@ describe('approve, then execute once', () => {
     expect(approved.resourceId).toBe(toolCallId);
     expect(approved.actorRole).toBe('expert');
     expect(approved.actorKeyId).toBe(flow.keyIds.expert);
-    expect(approved.metadata).toMatchObject({ tool: 'invoice.send', approvalRequestId: approvalId, kind: 'expert', reason: 'Customer confirmed by phone' });
+    expect(approved.metadata).toMatchObject({
+      tool: 'invoice.send',
+      approvalRequestId: approvalId,
+      kind: 'expert',
+      reason: 'Customer confirmed by phone',
+    });
   });
 
   test('executeApprovedToolCall runs it once: one invoice; again → replayed, no second invoice', async () => {
@@ -287,4 +293,3 @@ describe('reject', () => {
     expect(invoicePosts(flow.app)).toBe(invoicesBefore + 1);
   });
 });
-

@@ -35,10 +35,7 @@ let app: TestApp;
 let demo: Tenant;
 
 beforeAll(async () => {
-  app = await startTestApp(
-    { VENDOR_TIMEOUT_MS: String(DEFAULT_TIMEOUT_MS), VENDOR_MAX_RETRIES: '0' },
-    { sandboxes: true, captureLogs: true },
-  );
+  app = await startTestApp({ VENDOR_TIMEOUT_MS: String(DEFAULT_TIMEOUT_MS), VENDOR_MAX_RETRIES: '0' }, { sandboxes: true, captureLogs: true });
   demo = await demoTenant(app);
   await sql(app, "update tool_definitions set timeout_ms = ? where tool_name = 'order_lookup' and action = 'lookup'", [LOOKUP_TIMEOUT_MS]);
   await sql(app, "update tool_definitions set timeout_ms = ? where tool_name = 'shopify_query' and action = 'get_product'", [PRODUCT_TIMEOUT_MS]);

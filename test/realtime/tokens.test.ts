@@ -40,7 +40,7 @@ async function finishedText(runId: string): Promise<{ text: string; reply: strin
 const received = (items: TokenItem[]) => items.reduce((n, i) => n + i.text.length, 0);
 
 describe('runTokens', () => {
-  test('a subscriber from the start: deltas in offset order, without gaps, adding up to the run\'s text', async () => {
+  test("a subscriber from the start: deltas in offset order, without gaps, adding up to the run's text", async () => {
     const { id } = await runs.start(ORDER_QUESTION);
     const feed = tokens(connect(app.wsUrl, seed.keys.client).client, id);
     const { text, reply } = await finishedText(id);

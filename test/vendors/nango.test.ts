@@ -252,12 +252,7 @@ describe('invoice.send through the Nango proxy', () => {
 });
 
 /** A QuickBooks call straight through the sandbox's Nango proxy (no action code). */
-async function qbo(
-  method: 'GET' | 'POST',
-  path: string,
-  query: Record<string, string> = {},
-  json?: unknown,
-): Promise<{ status: number; body: any }> {
+async function qbo(method: 'GET' | 'POST', path: string, query: Record<string, string> = {}, json?: unknown): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${nangoDemoCredentials.secretKey}`,
     'connection-id': 'demo-quickbooks',
@@ -321,7 +316,12 @@ describe('the QuickBooks sandbox honours requestid', () => {
   });
 
   test("select * from Invoice where CustomerRef = '<id>': that customer's invoices, paged", async () => {
-    for (const [customer, note] of [['1', 'a'], ['2', 'b'], ['1', 'c'], ['1', 'd']]) {
+    for (const [customer, note] of [
+      ['1', 'a'],
+      ['2', 'b'],
+      ['1', 'c'],
+      ['1', 'd'],
+    ]) {
       await qbo('POST', '/invoice', {}, invoiceJson(customer, 5, { PrivateNote: note }));
     }
     const all = await qbo('GET', '/query', { query: "select * from Invoice where CustomerRef = '1'" });

@@ -16,13 +16,20 @@ export interface GetCatalogItemResult {
 const ASIN = /^[0-9A-Z]{10}$/;
 const CATALOG_VERSION = '2022-04-01';
 
-interface WireSummary { marketplaceId?: unknown; itemName?: unknown; brand?: unknown }
-interface WireItem { asin?: unknown; summaries?: WireSummary[] }
+interface WireSummary {
+  marketplaceId?: unknown;
+  itemName?: unknown;
+  brand?: unknown;
+}
+interface WireItem {
+  asin?: unknown;
+  summaries?: WireSummary[];
+}
 
 export const getCatalogItemAction: VendorAction<GetCatalogItemInput, GetCatalogItemResult> = {
   toolName: 'amazon_query',
   action: 'get_catalog_item',
-  description: 'Get an Amazon catalog item (title, brand) by ASIN in the seller\'s marketplace (SP-API Catalog Items).',
+  description: "Get an Amazon catalog item (title, brand) by ASIN in the seller's marketplace (SP-API Catalog Items).",
   inputSchema: {
     type: 'object',
     properties: {
@@ -36,7 +43,9 @@ export const getCatalogItemAction: VendorAction<GetCatalogItemInput, GetCatalogI
   idempotent: true,
   describeResult: '{ asin, title, brand, marketplaceId } (title and brand null when the marketplace has no summary)',
   async execute(input, ctx) {
-    const asin = String(input.asin ?? '').trim().toUpperCase();
+    const asin = String(input.asin ?? '')
+      .trim()
+      .toUpperCase();
     if (!ASIN.test(asin)) throw new VendorHttpError(404);
     const marketplaceId = ctx.credentials.marketplaceId;
     if (typeof marketplaceId !== 'string' || marketplaceId === '') throw new Error('amazon credential marketplaceId is missing');

@@ -35,12 +35,22 @@ export interface GetOrderResult {
 const ORDER_ID = /^[0-9A-Z]{3}-\d{7}-\d{7}$/;
 /** The OrderStatus values of Orders API v0. */
 const ORDER_STATUSES = new Set([
-  'PendingAvailability', 'Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed', 'Canceled', 'Unfulfillable',
+  'PendingAvailability',
+  'Pending',
+  'Unshipped',
+  'PartiallyShipped',
+  'Shipped',
+  'InvoiceUnconfirmed',
+  'Canceled',
+  'Unfulfillable',
 ]);
 /** Order items come in pages (NextToken); a bound on how many are followed. */
 const MAX_ITEM_PAGES = 10;
 
-interface WireMoney { CurrencyCode?: unknown; Amount?: unknown }
+interface WireMoney {
+  CurrencyCode?: unknown;
+  Amount?: unknown;
+}
 interface WireOrder {
   AmazonOrderId?: unknown;
   PurchaseDate?: unknown;
@@ -49,8 +59,17 @@ interface WireOrder {
   OrderTotal?: WireMoney;
   ShippingAddress?: Record<string, unknown>;
 }
-interface WireOrderItem { ASIN?: unknown; SellerSKU?: unknown; Title?: unknown; QuantityOrdered?: unknown; QuantityShipped?: unknown }
-interface WireOrderItems { OrderItems?: WireOrderItem[]; NextToken?: unknown }
+interface WireOrderItem {
+  ASIN?: unknown;
+  SellerSKU?: unknown;
+  Title?: unknown;
+  QuantityOrdered?: unknown;
+  QuantityShipped?: unknown;
+}
+interface WireOrderItems {
+  OrderItems?: WireOrderItem[];
+  NextToken?: unknown;
+}
 
 export const getOrderAction: VendorAction<GetOrderInput, GetOrderResult> = {
   toolName: 'amazon_query',
@@ -71,7 +90,9 @@ export const getOrderAction: VendorAction<GetOrderInput, GetOrderResult> = {
     'quantityOrdered, quantityShipped }], shippingAddress { name, addressLine1, addressLine2, city, stateOrRegion, ' +
     'postalCode, countryCode } | null (name and street need a Restricted Data Token and are usually null) }',
   async execute(input, ctx) {
-    const orderId = String(input.orderId ?? '').trim().toUpperCase();
+    const orderId = String(input.orderId ?? '')
+      .trim()
+      .toUpperCase();
     if (!ORDER_ID.test(orderId)) throw new VendorHttpError(404);
     const base = `/orders/v0/orders/${encodeURIComponent(orderId)}`;
 

@@ -157,13 +157,13 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
     properties: {
       customerId: idString('The QuickBooks customer id'),
       amount: { type: 'number', exclusiveMinimum: 0, description: 'Invoice total' },
-      currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217; the customer\'s currency when absent' },
+      currency: { type: 'string', pattern: '^[A-Z]{3}$', description: "ISO 4217; the customer's currency when absent" },
       description: { type: 'string', maxLength: 500 },
       email: {
         type: 'string',
         maxLength: 254,
         pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
-        description: 'Where to send the invoice; the customer\'s primary email when absent',
+        description: "Where to send the invoice; the customer's primary email when absent",
       },
     },
     required: ['customerId', 'amount'],

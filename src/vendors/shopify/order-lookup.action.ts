@@ -68,15 +68,28 @@ interface WireOrder {
 
 /** OrderDisplayFinancialStatus → the REST-style lower-case value agents know. */
 const FINANCIAL: Record<string, string> = {
-  AUTHORIZED: 'authorized', EXPIRED: 'expired', PAID: 'paid', PARTIALLY_PAID: 'partially_paid',
-  PARTIALLY_REFUNDED: 'partially_refunded', PENDING: 'pending', REFUNDED: 'refunded', VOIDED: 'voided',
+  AUTHORIZED: 'authorized',
+  EXPIRED: 'expired',
+  PAID: 'paid',
+  PARTIALLY_PAID: 'partially_paid',
+  PARTIALLY_REFUNDED: 'partially_refunded',
+  PENDING: 'pending',
+  REFUNDED: 'refunded',
+  VOIDED: 'voided',
 };
 
 /** OrderDisplayFulfillmentStatus (OPEN is the legacy spelling of UNFULFILLED). */
 const FULFILLMENT: Record<string, string> = {
-  FULFILLED: 'fulfilled', IN_PROGRESS: 'in_progress', ON_HOLD: 'on_hold', OPEN: 'unfulfilled',
-  PARTIALLY_FULFILLED: 'partially_fulfilled', PENDING_FULFILLMENT: 'pending_fulfillment',
-  REQUEST_DECLINED: 'request_declined', RESTOCKED: 'restocked', SCHEDULED: 'scheduled', UNFULFILLED: 'unfulfilled',
+  FULFILLED: 'fulfilled',
+  IN_PROGRESS: 'in_progress',
+  ON_HOLD: 'on_hold',
+  OPEN: 'unfulfilled',
+  PARTIALLY_FULFILLED: 'partially_fulfilled',
+  PENDING_FULFILLMENT: 'pending_fulfillment',
+  REQUEST_DECLINED: 'request_declined',
+  RESTOCKED: 'restocked',
+  SCHEDULED: 'scheduled',
+  UNFULFILLED: 'unfulfilled',
 };
 
 /** What the caller typed: `12345`, `#12345`, a custom name (`SO-1001`), a long id or a gid. */
