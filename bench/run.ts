@@ -52,7 +52,11 @@ function gitRevision(): string {
   try {
     const root = projectRoot();
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     // What of the measured code (src/) differs from the commit, untracked files included.
     const src = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
       .split('\n')
@@ -68,7 +72,12 @@ function gitRevision(): string {
 async function main(): Promise<void> {
   process.env.NODE_ENV = 'production';
   const settings = settingsFromEnv();
-  const only = new Set((process.env.BENCH_ONLY ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()).filter(Boolean));
+  const only = new Set(
+    (process.env.BENCH_ONLY ?? SCENARIOS.join(','))
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  );
   const unknown = [...only].filter((name) => !SCENARIOS.includes(name));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
   const sqlScenarios = only.has('gateway') || only.has('orm') || only.has('reads');
@@ -181,20 +190,26 @@ async function main(): Promise<void> {
         ...(sqlScenarios
           ? [
               `Gateway baseline: raw pg sends the gateway's statements (see the list above) in the same two transactions, pool of ${POOL_MAX} like the ORM.`,
-              'Realtime bus as in production without REDIS_URL: after each commit that appended to the ledger the server publishes `select pg_notify(...)` on the bus\'s own pool of 2 (not awaited by the call); the raw baselines do the same. These 2 notices per call are not in the statement counts.',
+              "Realtime bus as in production without REDIS_URL: after each commit that appended to the ledger the server publishes `select pg_notify(...)` on the bus's own pool of 2 (not awaited by the call); the raw baselines do the same. These 2 notices per call are not in the statement counts.",
             ]
           : ['Realtime bus as in production without REDIS_URL: PostgreSQL LISTEN/NOTIFY (ledger notices after commit, token deltas).']),
         'Rate limiter: on, with a bucket that never empties (RATE_LIMIT_POINTS and RATE_LIMIT_POINTS_PER_SECOND = 1e9); the bench measures capacity, not the limiter policy.',
         'The HTTP load generator runs in the bench process (node:http, keep-alive, one socket per caller) and competes with the server for the same CPUs.',
         'PostgreSQL runs on the same machine and shares its cores.',
         ...(only.has('tokens') || only.has('approval-resume')
-          ? ['Tokens and approval resume: "CPU ms/op" is all of this process\'s CPU per run (per resume): server, worker, offline model, SDK and subscriber together.']
+          ? [
+              'Tokens and approval resume: "CPU ms/op" is all of this process\'s CPU per run (per resume): server, worker, offline model, SDK and subscriber together.',
+            ]
           : []),
         ...(only.has('subscriptions')
-          ? ['Subscriptions: the websocket clients (graphql-ws and raw) run in a child process (child_process.fork), so the server CPU and RSS are the bench process\'s alone (Toolgate server plus the raw baseline\'s WebSocketServer); latencies are computed on the child\'s clock after an offset check (wall clock via performance.timeOrigin + performance.now()).']
+          ? [
+              "Subscriptions: the websocket clients (graphql-ws and raw) run in a child process (child_process.fork), so the server CPU and RSS are the bench process's alone (Toolgate server plus the raw baseline's WebSocketServer); latencies are computed on the child's clock after an offset check (wall clock via performance.timeOrigin + performance.now()).",
+            ]
           : []),
         ...(only.has('tokens') || only.has('approval-resume')
-          ? ['Tokens and approval resume: a second Toolgate server on the same database with the job worker (src/jobs/worker.ts: concurrency 2, LISTEN/NOTIFY, poll 2 s), the offline model served in-process and the instant vendor; the agent runtime streams with the real @anthropic-ai/sdk.']
+          ? [
+              'Tokens and approval resume: a second Toolgate server on the same database with the job worker (src/jobs/worker.ts: concurrency 2, LISTEN/NOTIFY, poll 2 s), the offline model served in-process and the instant vendor; the agent runtime streams with the real @anthropic-ai/sdk.',
+            ]
           : []),
         ...failed,
       ],
@@ -232,11 +247,13 @@ function attachStatements(figures: Figure[], perOp: Record<string, number>): voi
   for (const f of figures) {
     if (!/^(Gateway|ORM|Reads)/.test(f.section)) continue;
     f.statements = perOp[subjects[f.name]];
-    const baseline =
-      f.section.startsWith('Gateway') ? 'gateway.raw'
-      : f.section.startsWith('ORM') ? 'orm.raw'
-      : f.baselineName === 'graphql-js execute()' ? 'reads.bare'
-      : 'reads.sql';
+    const baseline = f.section.startsWith('Gateway')
+      ? 'gateway.raw'
+      : f.section.startsWith('ORM')
+        ? 'orm.raw'
+        : f.baselineName === 'graphql-js execute()'
+          ? 'reads.bare'
+          : 'reads.sql';
     f.baselineStatements = perOp[baseline];
   }
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261129230515_gateway extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`alter table "orgs" add column "config_version" int not null default 1;`);
 
@@ -19,5 +18,4 @@ export class Migration20261129230515_gateway extends Migration {
 
     this.addSql(`alter table "orgs" drop column "config_version";`);
   }
-
 }

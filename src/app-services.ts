@@ -4,17 +4,15 @@ import type { Logger } from './logger';
 import type { ToolExecutor } from './executor/executor.types';
 import type { MasterKeyring } from './credentials/keyring';
 import { ToolGateway } from './gateway/gateway.service';
-import { GatewayEvents } from './gateway/gateway-events';
 import { OrgConfigCache } from './gateway/org-config-cache';
 import { ToolRegistry } from './gateway/tool-registry';
 import { VendorExecutor } from './executor/vendor-executor';
 import { createVendorRegistry } from './executor/vendor-registry';
-import { VENDOR_HANDLERS } from './vendors';
-import { RunEvents } from './runs/run-events';
+import { VENDORS, handlersOf, type VendorRegistration } from './vendors';
+import type { RunEvents } from './runs/run-events';
 import { AgentRuntime } from './runs/agent-runtime';
 import { createModelClient } from './llm/model-client';
 import type { Realtime } from './events/realtime';
-import { newId } from './db/columns';
 import { InFlightCalls } from './recovery/in-flight';
 import { Failpoints } from './recovery/failpoints';
 import { Reconciler } from './recovery/reconciler';
@@ -27,7 +25,6 @@ export interface AppServices {
   keyring: MasterKeyring;
   executor: ToolExecutor;
   gateway: ToolGateway;
-  events: GatewayEvents;
   runEvents: RunEvents;
   runtime: AgentRuntime;
   /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
@@ -37,8 +34,8 @@ export interface AppServices {
   failpoints: Failpoints;
   /** Settles calls interrupted by a dead node, a shutdown or a lost outcome write (src/recovery). */
   reconciler: Reconciler;
-  /** Cross-node events for subscriptions; set by startRealtime once the bus is connected. */
-  realtime: Realtime | null;
+  /** Cross-node events for subscriptions. */
+  realtime: Realtime;
 }
 
 export interface ServiceOptions {
@@ -48,13 +45,17 @@ export interface ServiceOptions {
   sandboxUrls?: Record<string, string> | null;
   /** Base URL of the offline model, when it serves instead of Claude. */
   offlineModelUrl?: string | null;
-  /** This node's id (default: a new one). */
-  nodeId?: string;
+  nodeId: string;
+  /** The vendors (default: VENDORS of src/vendors/index.ts; a test may add its own). */
+  vendors?: readonly VendorRegistration[];
+  /** In-process run signals (tokens, status), shared with the realtime relay. */
+  runEvents: RunEvents;
+  realtime: Realtime;
 }
 
 export function createAppServices(
   base: { config: Config; logger: Logger; orm: MikroORM; keyring: MasterKeyring },
-  options: ServiceOptions = {},
+  options: ServiceOptions,
 ): AppServices {
   const { config, logger, orm, keyring } = base;
   const executor =
@@ -62,14 +63,13 @@ export function createAppServices(
     new VendorExecutor({
       orm,
       keyring,
-      registry: createVendorRegistry(VENDOR_HANDLERS),
+      registry: createVendorRegistry(handlersOf(options.vendors ?? VENDORS)),
       settings: config.vendor,
       urlOverrides: config.vendorUrls,
       sandboxUrls: options.sandboxUrls ?? null,
       logger,
     });
-  const events = new GatewayEvents();
-  const nodeId = options.nodeId ?? newId();
+  const { nodeId, runEvents, realtime } = options;
   const inFlight = new InFlightCalls();
   const failpoints = new Failpoints(config);
   const tools = new ToolRegistry();
@@ -83,10 +83,8 @@ export function createAppServices(
     settings: { toolCallingKillSwitch: config.toolCallingKillSwitch, approvalTtlMs: config.approvalTtlMs },
     orgConfig: new OrgConfigCache(),
     tools,
-    events,
     logger,
   });
-  const runEvents = new RunEvents();
   const runtime = new AgentRuntime({
     orm,
     gateway,
@@ -95,7 +93,8 @@ export function createAppServices(
     events: runEvents,
     logger: logger.child({ component: 'runtime' }),
     failpoints,
+    tools,
   });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
-  return { ...base, executor, gateway, events, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime: null };
+  return { ...base, executor, gateway, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime };
 }

@@ -14,7 +14,7 @@ import { countByKeyVersion, rotateCredentials } from './credentials/credential-r
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
 import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
-import { OfflineModelServer } from './llm/offline-model/offline-model.server';
+import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
 
@@ -120,24 +120,34 @@ async function main(argv: string[]): Promise<number> {
       });
     case 'org create': {
       const name = requireFlag(flags, 'name');
-      return withRuntime(config, logger, async (runtime) => {
-        const { org, adminKey } = await createOrg(runtime.orm.em.fork(), { name });
-        const out = { orgId: org.id, name: org.name, adminKey: adminKey.secret };
-        process.stdout.write(
-          flags.json ? `${JSON.stringify(out)}\n` : `Created org ${org.name} (${org.id}).\nAdmin key (shown once): ${adminKey.secret}\n`,
-        );
-      }, { migrate: false });
+      return withRuntime(
+        config,
+        logger,
+        async (runtime) => {
+          const { org, adminKey } = await createOrg(runtime.orm.em.fork(), { name });
+          const out = { orgId: org.id, name: org.name, adminKey: adminKey.secret };
+          process.stdout.write(
+            flags.json ? `${JSON.stringify(out)}\n` : `Created org ${org.name} (${org.id}).\nAdmin key (shown once): ${adminKey.secret}\n`,
+          );
+        },
+        { migrate: false },
+      );
     }
     case 'keys create': {
       const orgId = requireFlag(flags, 'org');
       const role = requireFlag(flags, 'role');
       if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-      return withRuntime(config, logger, async (runtime) => {
-        const key = await createKey(runtime.orm.em.fork(), orgId, role);
-        process.stdout.write(
-          flags.json ? `${JSON.stringify({ id: key.id, orgId, role, key: key.secret })}\n` : `${role} key (shown once): ${key.secret}\n`,
-        );
-      }, { migrate: false });
+      return withRuntime(
+        config,
+        logger,
+        async (runtime) => {
+          const key = await createKey(runtime.orm.em.fork(), orgId, role);
+          process.stdout.write(
+            flags.json ? `${JSON.stringify({ id: key.id, orgId, role, key: key.secret })}\n` : `${role} key (shown once): ${key.secret}\n`,
+          );
+        },
+        { migrate: false },
+      );
     }
     case 'ledger verify':
       return verifyLedgers(config, logger, typeof flags.org === 'string' ? flags.org : null, Boolean(flags.json));

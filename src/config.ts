@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { MasterKey } from './credentials/keyring';
 import { ROLES, type Role } from './auth/roles';
+import { VENDOR_URL_VARIABLES } from './vendors';
 
 /**
  * Configuration is read from the environment once, validated, and passed around as
@@ -115,7 +116,11 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * `vendorUrlVariables`: the endpoint overrides accepted (each registered handler's
+ * `VendorEndpoint.env`, src/vendors/index.ts); a test may pass those of its own vendors.
+ */
+export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly string[] = VENDOR_URL_VARIABLES): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'production', 'test'] as const, 'development');
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   const masterKeys = parseMasterKeys(env);
@@ -139,7 +144,7 @@ export function loadConfig(env: Env = process.env): Config {
     toolCallingKillSwitch: boolean(env, 'TOOL_CALLING_KILL_SWITCH', false),
     approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
     vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined),
-    vendorUrls: vendorUrls(env),
+    vendorUrls: vendorUrls(env, vendorUrlVariables),
     vendorSandboxUrl: httpUrl(env, 'VENDOR_SANDBOX_URL'),
     node: nodeConfig(env),
     failpoints: failpoints(env),
@@ -183,9 +188,7 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
     maxDirectives: integer(env, 'GRAPHQL_MAX_DIRECTIVES', 10, 0, 10_000),
     maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 100_000_000),
     trustedDocumentRoles: roleList(env, 'TRUSTED_DOCUMENT_ROLES', ['partner']),
-    persistedDocumentsFile: nonEmpty(env.PERSISTED_DOCUMENTS_FILE)
-      ? path.resolve(nonEmpty(env.PERSISTED_DOCUMENTS_FILE)!)
-      : undefined,
+    persistedDocumentsFile: nonEmpty(env.PERSISTED_DOCUMENTS_FILE) ? path.resolve(nonEmpty(env.PERSISTED_DOCUMENTS_FILE)!) : undefined,
     rateLimit: {
       enabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
       points: integer(env, 'RATE_LIMIT_POINTS', 60_000, 1, 1_000_000_000),
@@ -256,19 +259,19 @@ function httpUrl(env: Env, name: string): string | undefined {
   return value.replace(/\/+$/, '');
 }
 
-const VENDOR_URL = /^(SHOPIFY|AMAZON|JUMIO|NANGO)_[A-Z0-9_]*URL$/;
-
-function vendorUrls(env: Env): Record<string, string> {
+/** The vendor endpoint overrides that are set, each checked to be an http(s) URL. */
+function vendorUrls(env: Env, variables: readonly string[]): Record<string, string> {
   const urls: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (!VENDOR_URL.test(name) || !nonEmpty(value)) continue;
+  for (const name of variables) {
+    const value = nonEmpty(env[name]);
+    if (value === undefined) continue;
     try {
-      const url = new URL(value!.trim());
+      const url = new URL(value);
       if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error();
     } catch {
       throw new ConfigError(`${name} must be an http(s) URL`);
     }
-    urls[name] = value!.trim().replace(/\/+$/, '');
+    urls[name] = value.replace(/\/+$/, '');
   }
   return urls;
 }

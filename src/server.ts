@@ -44,8 +44,7 @@ export async function startHttpServer(
   const { config, logger, orm } = services;
   // Loaded and checked against the schema at boot: a missing or stale manifest stops the start.
   const manifest =
-    options.persistedDocuments ??
-    PersistedDocuments.load(config.api.persistedDocumentsFile ?? defaultPersistedDocumentsFile(), schema);
+    options.persistedDocuments ?? PersistedDocuments.load(config.api.persistedDocumentsFile ?? defaultPersistedDocumentsFile(), schema);
   const guard = new OperationGuard(manifest, config.api);
   const format = createClientErrorFormatter(config);
 
@@ -166,7 +165,7 @@ function correlationIdMiddleware(req: Request, res: Response, next: NextFunction
  * unreachable database is the retryable 503 SERVICE_UNAVAILABLE with Retry-After.
  */
 function internalErrorHandler(services: AppServices) {
-  return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
+  return (error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
     if (isDatabaseUnavailable(error)) {
       services.logger.warn(

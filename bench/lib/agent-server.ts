@@ -1,6 +1,6 @@
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
-import { respond } from '../../src/llm/offline-model/offline-model.brain';
-import type { MessagesRequest } from '../../src/llm/offline-model/offline-model.types';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
+import { respond } from '../../src/llm/dev-double/offline-model.brain';
+import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { startBenchServer, VENDOR_RESULT, type BenchServer } from './app';
@@ -49,10 +49,7 @@ export const instantAgentExecutor: ToolExecutor = {
   }),
 };
 
-export async function startAgentServer(
-  db: BenchDatabase,
-  options: { deltaDelayMs?: number; wordsPerDelta?: number } = {},
-): Promise<AgentServer> {
+export async function startAgentServer(db: BenchDatabase, options: { deltaDelayMs?: number; wordsPerDelta?: number } = {}): Promise<AgentServer> {
   let agent: AgentServer | null = null;
   const model = new OfflineModelServer({
     deltaDelayMs: options.deltaDelayMs,

@@ -5,10 +5,10 @@ import type { GraphQLSchema } from 'graphql';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
+import type { AppServices } from '../../src/app-services';
+import { composeToolgate, type ComposedToolgate } from '../../src/compose';
+import type { ToolgateServer } from '../../src/server';
 import { initOrm } from '../../src/db/orm';
-import { buildToolgateSchema } from '../../src/graphql/schema';
-import { startHttpServer, type ToolgateServer } from '../../src/server';
-import { createAppServices, type AppServices } from '../../src/app-services';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { seedDemo } from '../../src/seed/demo-seed';
@@ -18,8 +18,6 @@ import { bindToolToSpecialist, setToolPermission } from '../../src/catalog/catal
 import { startRun } from '../../src/runs/run-lifecycle.service';
 import { TOOL_CALLING_FLAG } from '../../src/orgs/feature-flag.entity';
 import type { Caller } from '../../src/auth/caller';
-import { createEventBus, startRealtime } from '../../src/events/realtime';
-import { startWorker, type Worker } from '../../src/jobs/worker';
 import type { BenchDatabase } from './database';
 
 /**
@@ -97,38 +95,34 @@ export async function startBenchServer(
   });
   const orm = await initOrm({ clientUrl: db.url, poolMax: config.dbPoolMax, onQuery: options.onQuery });
   const logger = createLogger(config);
-  const services = createAppServices(
-    { config, logger, orm, keyring: new MasterKeyring(config.masterKeys) },
-    { executor: options.executor ?? instantExecutor, offlineModelUrl: options.offlineModelUrl ?? null },
-  );
-  services.realtime = await startRealtime(orm, await createEventBus(config, db.url, logger), services.runEvents, logger);
-  const schema = await buildToolgateSchema();
-  let server: ToolgateServer;
-  let worker: Worker | null = null;
+  let composed: ComposedToolgate;
   try {
-    if (options.worker) {
-      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger });
-    }
-    server = await startHttpServer(services, schema, { host: '127.0.0.1', port: 0 });
+    composed = await composeToolgate(
+      { config, logger, orm, keyring: new MasterKeyring(config.masterKeys), databaseUrl: db.url },
+      {
+        executor: options.executor ?? instantExecutor,
+        sandboxes: false,
+        ...(options.offlineModelUrl ? { offlineModelUrl: options.offlineModelUrl } : { offlineModel: false }),
+        worker: options.worker ?? false,
+        liveness: false,
+      },
+    );
   } catch (error) {
-    await worker?.stop();
-    await services.realtime.stop();
     await orm.close(true);
     throw error;
   }
+  const { services, server } = composed;
   return {
     config,
     orm,
     services,
-    schema,
+    schema: composed.schema,
     server,
     url: `http://127.0.0.1:${server.port}/graphql`,
     em: () => orm.em.fork(),
     wsUrl: `ws://127.0.0.1:${server.port}/graphql`,
     async close() {
-      await server.stop();
-      await worker?.stop();
-      await services.realtime?.stop();
+      await composed.stop();
       await orm.close(true);
     },
   };

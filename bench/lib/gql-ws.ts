@@ -31,7 +31,13 @@ export class GqlSocket {
   }
 
   /** Subscribes; `next` gets each item of `field`; returns the unsubscribe function. */
-  subscribe<T>(query: string, variables: Record<string, unknown>, field: string, next: (item: T) => void, onError: (error: unknown) => void): () => void {
+  subscribe<T>(
+    query: string,
+    variables: Record<string, unknown>,
+    field: string,
+    next: (item: T) => void,
+    onError: (error: unknown) => void,
+  ): () => void {
     return this.client.subscribe<Record<string, T>>(
       { query, variables },
       {

@@ -77,11 +77,7 @@ function notify(notifier: Notifier | null, orgId: string, sequence: bigint): voi
   notifier.pool.query('select pg_notify($1, $2)', ['toolgate_ledger', `${orgId}:${sequence}`]).catch(() => undefined);
 }
 
-export async function rawToolCall(
-  pool: pg.Pool,
-  call: RawCall,
-  options: { reads: boolean; notifier: Notifier | null },
-): Promise<void> {
+export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads: boolean; notifier: Notifier | null }): Promise<void> {
   const started = performance.now();
   const callId = randomUUID();
   const tool = `${call.toolName}.${call.action}`;
@@ -95,13 +91,45 @@ export async function rawToolCall(
     const decisionId = randomUUID();
     const now = new Date();
     await client.query(INSERT_DECISION, [
-      decisionId, call.orgId, call.runId, call.toolName, call.action, 'allow', null, 'low',
-      null, call.policyVersion, call.caller.role, call.caller.keyId, REASON, now,
+      decisionId,
+      call.orgId,
+      call.runId,
+      call.toolName,
+      call.action,
+      'allow',
+      null,
+      'low',
+      null,
+      call.policyVersion,
+      call.caller.role,
+      call.caller.keyId,
+      REASON,
+      now,
     ]);
     await client.query(INSERT_CALL, [
-      callId, call.orgId, call.runId, call.toolName, call.action, call.correlationId, call.toolUseId, 'running',
-      JSON.stringify(call.params), null, decisionId, 'low', false, null, null,
-      null, NODE_ID, SEALED_INPUT_JSON, 0, null, 0, now, now,
+      callId,
+      call.orgId,
+      call.runId,
+      call.toolName,
+      call.action,
+      call.correlationId,
+      call.toolUseId,
+      'running',
+      JSON.stringify(call.params),
+      null,
+      decisionId,
+      'low',
+      false,
+      null,
+      null,
+      null,
+      NODE_ID,
+      SEALED_INPUT_JSON,
+      0,
+      null,
+      0,
+      now,
+      now,
     ]);
     return appendEvents(client, call.orgId, [
       {
@@ -181,8 +209,17 @@ async function appendEvents(client: pg.PoolClient, orgId: string, entries: RawEv
     const at = values.length;
     tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
     values.push(
-      event.sequence, orgId, event.runId, event.resourceId, event.type, event.actorRole, event.actorKeyId,
-      JSON.stringify(event.metadata), event.prevHash, hash, createdAt,
+      event.sequence,
+      orgId,
+      event.runId,
+      event.resourceId,
+      event.type,
+      event.actorRole,
+      event.actorKeyId,
+      JSON.stringify(event.metadata),
+      event.prevHash,
+      hash,
+      createdAt,
     );
   }
   await client.query(

@@ -104,7 +104,11 @@ export function renderMarkdown(report: Report): string {
   lines.push(`| OS | ${m.os} |`);
   lines.push(`| Node | ${m.node} |`);
   lines.push(`| PostgreSQL | ${m.postgres} |`);
-  lines.push(`| PostgreSQL settings | ${Object.entries(m.postgresSettings).map(([k, v]) => `${k}=${v}`).join(', ')} |`);
+  lines.push(
+    `| PostgreSQL settings | ${Object.entries(m.postgresSettings)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')} |`,
+  );
   lines.push(`| database | ${m.database} |`);
   lines.push(
     `| load average (1 min) during the runs | min ${m.loadAverage.min.toFixed(1)}, median ${m.loadAverage.median.toFixed(1)}, max ${m.loadAverage.max.toFixed(1)} (this process and PostgreSQL included) |`,
@@ -133,9 +137,15 @@ export function renderMarkdown(report: Report): string {
       '',
     );
     lines.push('| connection | KB RSS each | KB heap each | KB external each | open time (all) ms |', '| --- | ---: | ---: | ---: | ---: |');
-    lines.push(`| graphql-ws + 1 subscription | ${c.gql.rssKb.toFixed(1)} | ${c.gql.heapKb.toFixed(1)} | ${c.gql.externalKb.toFixed(1)} | ${c.gql.openMs.toFixed(0)} |`);
-    lines.push(`| of which the connection (acknowledged) | ${c.connection.rssKb.toFixed(1)} | ${c.connection.heapKb.toFixed(1)} | ${c.connection.externalKb.toFixed(1)} | ${c.connection.openMs.toFixed(0)} |`);
-    lines.push(`| of which the runEvents subscription | ${c.subscription.rssKb.toFixed(1)} | ${c.subscription.heapKb.toFixed(1)} | ${c.subscription.externalKb.toFixed(1)} | ${c.subscription.openMs.toFixed(0)} |`);
+    lines.push(
+      `| graphql-ws + 1 subscription | ${c.gql.rssKb.toFixed(1)} | ${c.gql.heapKb.toFixed(1)} | ${c.gql.externalKb.toFixed(1)} | ${c.gql.openMs.toFixed(0)} |`,
+    );
+    lines.push(
+      `| of which the connection (acknowledged) | ${c.connection.rssKb.toFixed(1)} | ${c.connection.heapKb.toFixed(1)} | ${c.connection.externalKb.toFixed(1)} | ${c.connection.openMs.toFixed(0)} |`,
+    );
+    lines.push(
+      `| of which the runEvents subscription | ${c.subscription.rssKb.toFixed(1)} | ${c.subscription.heapKb.toFixed(1)} | ${c.subscription.externalKb.toFixed(1)} | ${c.subscription.openMs.toFixed(0)} |`,
+    );
     lines.push(`| raw ws | ${c.raw.rssKb.toFixed(1)} | ${c.raw.heapKb.toFixed(1)} | ${c.raw.externalKb.toFixed(1)} | ${c.raw.openMs.toFixed(0)} |`);
     lines.push(
       '',
@@ -149,7 +159,12 @@ export function renderMarkdown(report: Report): string {
   lines.push(...(missed.length ? missed.map((m) => `- ${m}`) : ['- none']), '');
   const stretch = report.figures.filter((f) => f.goals.some((g) => g.stretch && !g.pass));
   if (stretch.length) {
-    lines.push('Stretch goal (≥ 65 %) not reached: ' + stretch.map((f) => `${f.name} c=${f.concurrency}${f.id.endsWith('.spread') ? ' (spread)' : ''} (${pct(f.ratio)})`).join(', ') + '.', '');
+    lines.push(
+      'Stretch goal (≥ 65 %) not reached: ' +
+        stretch.map((f) => `${f.name} c=${f.concurrency}${f.id.endsWith('.spread') ? ' (spread)' : ''} (${pct(f.ratio)})`).join(', ') +
+        '.',
+      '',
+    );
   }
 
   if (Object.keys(report.statements.perOp).length > 0) {
@@ -168,7 +183,7 @@ export function renderMarkdown(report: Report): string {
   lines.push(
     'The server runs inside the bench process, so this is the RSS of server + load generator + raw `pg` pool together, ' +
       'sampled every 20 ms; "at start" is the RSS when the load began (after a forced GC). In the subscriptions scenario the ' +
-      'clients run in a child process: its rows are the server\'s (and the raw baseline\'s WebSocketServer). Tokens and approval ' +
+      "clients run in a child process: its rows are the server's (and the raw baseline's WebSocketServer). Tokens and approval " +
       'resume run a second server with the job worker and the offline model in this process.',
     '',
   );
@@ -209,7 +224,7 @@ export function renderSummary(report: Report): string {
   }
   const missed = misses(report.figures);
   if (report.statements.baselineDiff.length) {
-    lines.push('', 'WARNING: the raw baseline no longer sends the gateway\'s statements (see the report); update bench/lib/raw-tool-call.ts');
+    lines.push('', "WARNING: the raw baseline no longer sends the gateway's statements (see the report); update bench/lib/raw-tool-call.ts");
   }
   lines.push('', missed.length ? `Goals missed (${missed.length}):` : 'Goals missed: none');
   for (const m of missed) lines.push(`  - ${m.replace(/\*\*/g, '')}`);

@@ -72,7 +72,10 @@ async function openGql(url: string, key: string, count: number): Promise<OpenRep
       onNonLazyError: (error) => failed('connection', error),
     });
     gqlClients.push({ client, closed });
-    await Promise.race([connected, closed.then(() => Promise.reject(new Error(`connection closed before its ack${firstError ? ` (${firstError})` : ''}`)))]);
+    await Promise.race([
+      connected,
+      closed.then(() => Promise.reject(new Error(`connection closed before its ack${firstError ? ` (${firstError})` : ''}`))),
+    ]);
   });
   return { opened: count, ms: performance.now() - started, frameBytes: 0 };
 }

@@ -6,7 +6,7 @@ import { GraphQLClient } from '../lib/http-client';
 import { figure, type BenchContext, type Figure } from '../lib/measure';
 import { median, summarize, type RunStats } from '../lib/stats';
 import { bounded, envInt, fmtMs, RunMeter, until, wallNow } from '../lib/timing';
-import type { MessagesRequest } from '../../src/llm/offline-model/offline-model.types';
+import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
 
 /**
  * 6. Approval resume: a run whose invoice.send (high risk → require_expert_approval in the
@@ -36,7 +36,11 @@ export interface ApprovalResumeEnv {
 /** The resumed request: its last message carries the filled-in tool result. */
 function isResumeRequest(request: MessagesRequest): boolean {
   const last = request.messages[request.messages.length - 1];
-  return last?.role === 'user' && Array.isArray(last.content) && last.content.some((b) => b.type === 'tool_result' && (b as { content?: unknown }).content !== '');
+  return (
+    last?.role === 'user' &&
+    Array.isArray(last.content) &&
+    last.content.some((b) => b.type === 'tool_result' && (b as { content?: unknown }).content !== '')
+  );
 }
 
 export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalResumeEnv): Promise<Figure[]> {
@@ -100,7 +104,8 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
       logger: new WorkerLogger(() => () => undefined),
     });
 
-    const status = async (runId: string) => (await polls.query<{ status: string }>('select status from agent_runs where id = $1', [runId])).rows[0]?.status;
+    const status = async (runId: string) =>
+      (await polls.query<{ status: string }>('select status from agent_runs where id = $1', [runId])).rows[0]?.status;
     const jobsLeft = async (queue: string) =>
       Number((await polls.query<{ n: string }>('select count(*) as n from graphile_worker.jobs where queue_name = $1', [queue])).rows[0].n);
     const bareJobsLeft = async (queue: string) =>
@@ -110,15 +115,24 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
     const prepare = async (count: number): Promise<{ runId: string; approvalId: string }[]> => {
       const runIds: string[] = [];
       for (let i = 0; i < count; i++) {
-        const data = await http!.request<{ startAgentRun: { id: string } }>(START, { input: { specialistId: seed.specialistId, message: INVOICE_REQUEST } }, seed.keys.client);
+        const data = await http!.request<{ startAgentRun: { id: string } }>(
+          START,
+          { input: { specialistId: seed.specialistId, message: INVOICE_REQUEST } },
+          seed.keys.client,
+        );
         runIds.push(data.startAgentRun.id);
       }
       for (const runId of runIds) {
-        await until(async () => {
-          const s = await status(runId);
-          if (s !== 'queued' && s !== 'running' && s !== 'waiting_approval') throw new Error(`run ${runId} is ${s}, not waiting for its approval`);
-          return s === 'waiting_approval' && (await jobsLeft(`run:${runId}`)) === 0;
-        }, `run ${runId} to wait for its approval`, 30_000, 20);
+        await until(
+          async () => {
+            const s = await status(runId);
+            if (s !== 'queued' && s !== 'running' && s !== 'waiting_approval') throw new Error(`run ${runId} is ${s}, not waiting for its approval`);
+            return s === 'waiting_approval' && (await jobsLeft(`run:${runId}`)) === 0;
+          },
+          `run ${runId} to wait for its approval`,
+          30_000,
+          20,
+        );
       }
       const { rows } = await polls.query<{ id: string; run_id: string }>(
         `select id, run_id from approval_requests where status = 'pending' and run_id = any($1::uuid[])`,
@@ -170,7 +184,10 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
       const client = await enqueuePool!.connect();
       try {
         await client.query('begin');
-        await client.query(`select graphile_worker.add_job($1, json_build_object('n', $2::int), queue_name := $3, job_key := $3, max_attempts := 5)`, [BENCH_TASK, n, queue]);
+        await client.query(
+          `select graphile_worker.add_job($1, json_build_object('n', $2::int), queue_name := $3, job_key := $3, max_attempts := 5)`,
+          [BENCH_TASK, n, queue],
+        );
         await client.query('commit');
       } finally {
         client.release();
@@ -235,7 +252,7 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
     const f = figure(
       {
         id: 'approval.resume',
-        section: 'Approval resume — resolveApproval → the resumed run\'s next model request',
+        section: "Approval resume — resolveApproval → the resumed run's next model request",
         name: 'resolveApproval → model request',
         concurrency: 1,
         unit: 'ops/s',
@@ -264,7 +281,9 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
         `(the tool result stored, the messages reloaded and the request built in between).`,
       `The baseline is the job-queue hop alone: the resume's HTTP request, its transaction and the step's database work are not in it.`,
       ...(statements.length
-        ? [`SQL statements through the ORM from resolveApproval to the model request (BENCH_COUNT_STATEMENTS=1; graphile-worker's own not counted): median ${median(statements)}, of which ${median(mutationStatements)} before the mutation answered.`]
+        ? [
+            `SQL statements through the ORM from resolveApproval to the model request (BENCH_COUNT_STATEMENTS=1; graphile-worker's own not counted): median ${median(statements)}, of which ${median(mutationStatements)} before the mutation answered.`,
+          ]
         : []),
     ];
     return [f];

@@ -60,7 +60,9 @@ export function ormPersist(server: BenchServer, tool: RegisteredTool) {
       }),
     );
     const durationMs = Math.round(performance.now() - started);
-    await em.transactional((tx) => recordOutcome(tx, decided.call, OUTCOME, { durationMs, costCents: 0, approvalRequestId: null, nodeId: server.services.nodeId }));
+    await em.transactional((tx) =>
+      recordOutcome(tx, decided.call, OUTCOME, { durationMs, costCents: 0, approvalRequestId: null, nodeId: server.services.nodeId }),
+    );
   };
 }
 

@@ -207,9 +207,30 @@ export async function readsScenario(ctx: BenchContext, env: ReadsEnv): Promise<F
       const section = 'Reads — runs(first: 50) with toolCalls';
       const base = { section, concurrency, note: '50 runs, 200 tool calls per answer' };
       figures.push(
-        figure({ ...base, id: `reads.http-vs-bare.c${concurrency}`, name: 'over HTTP', subject: m.http, baselineName: 'graphql-js execute()', baseline: m.bare }),
-        figure({ ...base, id: `reads.http-vs-sql.c${concurrency}`, name: 'over HTTP', subject: m.http, baselineName: 'hand-written batched SQL', baseline: m.sql }),
-        figure({ ...base, id: `reads.bare-vs-sql.c${concurrency}`, name: 'graphql-js execute()', subject: m.bare, baselineName: 'hand-written batched SQL', baseline: m.sql }),
+        figure({
+          ...base,
+          id: `reads.http-vs-bare.c${concurrency}`,
+          name: 'over HTTP',
+          subject: m.http,
+          baselineName: 'graphql-js execute()',
+          baseline: m.bare,
+        }),
+        figure({
+          ...base,
+          id: `reads.http-vs-sql.c${concurrency}`,
+          name: 'over HTTP',
+          subject: m.http,
+          baselineName: 'hand-written batched SQL',
+          baseline: m.sql,
+        }),
+        figure({
+          ...base,
+          id: `reads.bare-vs-sql.c${concurrency}`,
+          name: 'graphql-js execute()',
+          subject: m.bare,
+          baselineName: 'hand-written batched SQL',
+          baseline: m.sql,
+        }),
       );
     } finally {
       client.close();

@@ -24,11 +24,7 @@ export interface StatementCounts {
 
 const ROUNDS = 10;
 
-export async function countStatements(
-  ctx: BenchContext,
-  db: BenchDatabase,
-  orgs: { demo: BenchOrg; reads: BenchOrg },
-): Promise<StatementCounts> {
+export async function countStatements(ctx: BenchContext, db: BenchDatabase, orgs: { demo: BenchOrg; reads: BenchOrg }): Promise<StatementCounts> {
   ctx.log('counting SQL statements per operation (a separate, counting server)');
   const seen: string[] = [];
   const server = await startBenchServer(db, { onQuery: (sql) => seen.push(sql) });
@@ -45,9 +41,20 @@ export async function countStatements(
     const ops: Record<string, () => Promise<unknown>> = {
       'gateway.raw': () => rawToolCall(pool, { ...raw, ...nextCallIds() }, { reads: true, notifier: null }),
       'gateway.inproc': () =>
-        server.services.gateway.execute({ runId, toolName: tool.toolName, action: tool.action, params: tool.params, ...nextCallIds(), caller: demo.agent }),
+        server.services.gateway.execute({
+          runId,
+          toolName: tool.toolName,
+          action: tool.action,
+          params: tool.params,
+          ...nextCallIds(),
+          caller: demo.agent,
+        }),
       'gateway.http': () =>
-        client.request(EXECUTE, { input: { runId, toolName: tool.toolName, action: tool.action, params: tool.params, ...nextCallIds() } }, demo.agentKey),
+        client.request(
+          EXECUTE,
+          { input: { runId, toolName: tool.toolName, action: tool.action, params: tool.params, ...nextCallIds() } },
+          demo.agentKey,
+        ),
       'orm.raw': () => rawToolCall(pool, { ...raw, ...nextCallIds() }, { reads: false, notifier: null }),
       'orm.orm': () => persist(demo, runId),
       'reads.sql': () => sql(),
@@ -75,7 +82,7 @@ export async function countStatements(
     }
     const baselineDiff = diff(gatewayCall, rawCall);
     if (baselineDiff.length) {
-      ctx.log('  WARNING: the raw baseline no longer sends the gateway\'s statements:');
+      ctx.log("  WARNING: the raw baseline no longer sends the gateway's statements:");
       for (const line of baselineDiff) ctx.log(`    ${line}`);
     } else {
       ctx.log(`  the raw baseline sends the gateway's ${gatewayCall.length} statements, in order`);

@@ -78,12 +78,16 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
   const duration = settings.durationMs;
   const server = env.server;
 
-  ctx.log(`subscriptions: ${clients} graphql-ws subscribers vs ${clients} raw ws clients (child process); ${rate} events/s steady, bursts of ${burst}`);
+  ctx.log(
+    `subscriptions: ${clients} graphql-ws subscribers vs ${clients} raw ws clients (child process); ${rate} events/s steady, bursts of ${burst}`,
+  );
   const org = await newOrg(server, 'Subscriptions Org');
   // An expert's dashboard: audit roles get each event's metadata (other roles get `{}`).
   const expertKey = (await createKey(server.em(), org.orgId, 'expert')).secret;
   const runId = await newRun(server, org);
-  const [head] = await server.em().execute<{ sequence: string }[]>('select max(sequence) as sequence from ledger_events where org_id = ?', [org.orgId]);
+  const [head] = await server
+    .em()
+    .execute<{ sequence: string }[]>('select max(sequence) as sequence from ledger_events where org_id = ?', [org.orgId]);
 
   const rawHttp = http.createServer((_req, res) => res.writeHead(404).end());
   const wss = new WebSocketServer({ server: rawHttp, path: '/raw' });
@@ -100,7 +104,14 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
       type: 'next',
       payload: {
         data: {
-          runEvents: { sequence: String(id), type: 'run.message_added', runId, resourceId: runId, metadata: metadata(id), createdAt: new Date().toISOString() },
+          runEvents: {
+            sequence: String(id),
+            type: 'run.message_added',
+            runId,
+            resourceId: runId,
+            metadata: metadata(id),
+            createdAt: new Date().toISOString(),
+          },
         },
       },
     });
@@ -116,7 +127,9 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
     }
     const [event] = await server
       .em()
-      .transactional((tx) => appendLedgerEvents(tx, [{ orgId: org.orgId, type: 'run.message_added', runId, resourceId: runId, metadata: metadata(position) }]));
+      .transactional((tx) =>
+        appendLedgerEvents(tx, [{ orgId: org.orgId, type: 'run.message_added', runId, resourceId: runId, metadata: metadata(position) }]),
+      );
     return [Number(event.sequence), wallNow()];
   };
 
@@ -188,7 +201,9 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
       await until(() => wss.clients.size === clients, `${clients} raw connections on the server`);
       return reply;
     });
-    ctx.log(`  ${clients} raw ws connections open in ${raw.openMs.toFixed(0)} ms: ${raw.rssKb.toFixed(1)} KB RSS, ${raw.heapKb.toFixed(1)} KB heap, ${raw.externalKb.toFixed(1)} KB external each`);
+    ctx.log(
+      `  ${clients} raw ws connections open in ${raw.openMs.toFixed(0)} ms: ${raw.rssKb.toFixed(1)} KB RSS, ${raw.heapKb.toFixed(1)} KB heap, ${raw.externalKb.toFixed(1)} KB external each`,
+    );
     const connections = await memoryOf(() => fleet!.openGql(server.wsUrl, expertKey, clients));
     ctx.log(
       `  ${clients} graphql-ws connections acknowledged in ${connections.openMs.toFixed(0)} ms: ${connections.rssKb.toFixed(1)} KB RSS, ` +
@@ -211,8 +226,18 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
       { key: 'gql', label: 'graphql-ws runEvents' },
     ];
     const loads = [
-      { key: 'steady', title: `subscriptions ${rate}/s`, load: (v: FleetVariant) => () => steady(v, duration), warm: (v: FleetVariant) => () => steady(v, settings.warmupMs) },
-      { key: 'burst', title: `subscriptions burst ${burst}`, load: (v: FleetVariant) => () => back2back(v), warm: (v: FleetVariant) => () => back2back(v) },
+      {
+        key: 'steady',
+        title: `subscriptions ${rate}/s`,
+        load: (v: FleetVariant) => () => steady(v, duration),
+        warm: (v: FleetVariant) => () => steady(v, settings.warmupMs),
+      },
+      {
+        key: 'burst',
+        title: `subscriptions burst ${burst}`,
+        load: (v: FleetVariant) => () => back2back(v),
+        warm: (v: FleetVariant) => () => back2back(v),
+      },
     ] as const;
     const results: Record<string, Record<FleetVariant, RunResult[]>> = {};
     for (const load of loads) {
@@ -243,8 +268,17 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
     };
     const section = `Subscriptions — ${clients} graphql-ws subscribers of one run`;
     const note = `clients in a child process; server CPU and RSS are the bench process's (server + raw baseline server); frames of ${frameBytes('gql')} bytes (graphql-ws) and ${frameBytes('raw')} bytes (raw)`;
-    const common = { section, concurrency: clients, unit: 'frames/s', concurrencyLabel: 'clients', baselineName: 'raw ws broadcast, same JSON', note };
-    const latencyGoal = ({ subject }: { subject: { p99: number } }): Goal[] => [{ label: 'p99 ≤ 50 ms', short: 'p99 ≤ 50 ms', pass: subject.p99 <= 50 }];
+    const common = {
+      section,
+      concurrency: clients,
+      unit: 'frames/s',
+      concurrencyLabel: 'clients',
+      baselineName: 'raw ws broadcast, same JSON',
+      note,
+    };
+    const latencyGoal = ({ subject }: { subject: { p99: number } }): Goal[] => [
+      { label: 'p99 ≤ 50 ms', short: 'p99 ≤ 50 ms', pass: subject.p99 <= 50 },
+    ];
     const figures = [
       figure(
         {
@@ -280,7 +314,16 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
     ];
     return {
       figures,
-      memory: { clients, gql, connection: connections, subscription: subscriptions, raw, frameBytes: frameBytes('gql'), clockOffsetMs: fleet.offsetMs, clockRttMs: fleet.rttMs },
+      memory: {
+        clients,
+        gql,
+        connection: connections,
+        subscription: subscriptions,
+        raw,
+        frameBytes: frameBytes('gql'),
+        clockOffsetMs: fleet.offsetMs,
+        clockRttMs: fleet.rttMs,
+      },
     };
   } finally {
     await fleet?.close();
@@ -289,4 +332,3 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
     await new Promise<void>((resolve) => rawHttp.close(() => resolve()));
   }
 }
-

@@ -9,7 +9,7 @@ import { GraphQLClient } from '../lib/http-client';
 import { figure, type BenchContext, type Figure, type Goal } from '../lib/measure';
 import { latencyStats, median, summarize, type RunStats } from '../lib/stats';
 import { bounded, envInt, fmtMs, RunMeter, until } from '../lib/timing';
-import type { MessagesRequest } from '../../src/llm/offline-model/offline-model.types';
+import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
 import type { TokenEvent } from '../../src/runs/run-events';
 
 /**
@@ -76,7 +76,9 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
   // The model's pace: one word per text delta, a delta every 20 ms (≈ 50 deltas/s).
   const DELTA_DELAY_MS = envInt('BENCH_TOKEN_DELAY_MS', 20);
   const WORDS_PER_DELTA = envInt('BENCH_TOKEN_WORDS', 1);
-  ctx.log(`tokens: ${perRound} agent runs per round through runTokens vs the SDK streaming the same requests (${WORDS_PER_DELTA} word per delta, a delta every ${DELTA_DELAY_MS} ms)`);
+  ctx.log(
+    `tokens: ${perRound} agent runs per round through runTokens vs the SDK streaming the same requests (${WORDS_PER_DELTA} word per delta, a delta every ${DELTA_DELAY_MS} ms)`,
+  );
   let agent: AgentServer | null = null;
   let socket: GqlSocket | null = null;
   let http: GraphQLClient | null = null;
@@ -127,7 +129,11 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       const received: { end: number; at: number }[] = [];
       let failure: unknown = null;
       const t0 = performance.now();
-      const { startAgentRun } = await http!.request<{ startAgentRun: { id: string } }>(START, { input: { specialistId: seed.specialistId, message: QUESTION } }, seed.keys.client);
+      const { startAgentRun } = await http!.request<{ startAgentRun: { id: string } }>(
+        START,
+        { input: { specialistId: seed.specialistId, message: QUESTION } },
+        seed.keys.client,
+      );
       const runId = startAgentRun.id;
       const stop = socket!.subscribe<TokenItem>(
         TOKENS,
@@ -137,16 +143,26 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
         (error) => (failure = error),
       );
       try {
-        await until(async () => {
-          if (failure) throw new Error(`runTokens failed: ${JSON.stringify(failure)}`);
-          const { rows } = await polls.query<{ status: string }>('select status from agent_runs where id = $1', [runId]);
-          return rows[0].status !== 'queued' && rows[0].status !== 'running';
-        }, `run ${runId} to finish`, 30_000, 5);
-        const [row] = (await polls.query<{ status: string; error_code: string | null }>('select status, error_code from agent_runs where id = $1', [runId])).rows;
+        await until(
+          async () => {
+            if (failure) throw new Error(`runTokens failed: ${JSON.stringify(failure)}`);
+            const { rows } = await polls.query<{ status: string }>('select status from agent_runs where id = $1', [runId]);
+            return rows[0].status !== 'queued' && rows[0].status !== 'running';
+          },
+          `run ${runId} to finish`,
+          30_000,
+          5,
+        );
+        const [row] = (
+          await polls.query<{ status: string; error_code: string | null }>('select status, error_code from agent_runs where id = $1', [runId])
+        ).rows;
         if (row.status !== 'completed') throw new Error(`run ${runId} ended ${row.status} (${row.error_code})`);
         const mine = emitted.filter((e) => e.runId === runId);
         const textEnd = Math.max(...mine.map((e) => e.end));
-        await bounded(until(() => received.some((r) => r.end >= textEnd), 'the whole text at the subscriber', 10_000, 2), 'tokens');
+        await bounded(
+          until(() => received.some((r) => r.end >= textEnd), 'the whole text at the subscriber', 10_000, 2),
+          'tokens',
+        );
       } finally {
         stop();
       }
@@ -241,7 +257,12 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
             }
           });
           const ttft = meter.finish(ttfts, { throughput: Number.NaN, cpuOps: perRound });
-          const delta: RunStats = { ...ttft, ...latencyStats(latencies), ops: latencies.length, cpuMsPerOp: (ttft.cpuMsPerOp * perRound) / Math.max(1, deltas) };
+          const delta: RunStats = {
+            ...ttft,
+            ...latencyStats(latencies),
+            ops: latencies.length,
+            cpuMsPerOp: (ttft.cpuMsPerOp * perRound) / Math.max(1, deltas),
+          };
           rounds.push({ ttft, delta, runtimeTtft, stepStart, firstRelay, early, itemsPerRun: items / perRound, deltasPerRun: deltas / perRound });
           ctx.log(
             `  tokens run ${round + 1}/${settings.runs} runTokens (${perRound} runs)       TTFT p50 ${fmtMs(ttft.p50)} p99 ${fmtMs(ttft.p99)} ms ` +

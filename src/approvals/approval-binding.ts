@@ -13,9 +13,7 @@ export interface ApprovalBinding {
 /** Binds an approval to one exact call: the same tool with other params is another call. */
 export function approvalBindingHash(binding: ApprovalBinding): string {
   return createHash('sha256')
-    .update(
-      canonicalJson([binding.orgId, binding.runId, binding.toolName, binding.action, binding.params, binding.policyVersion]),
-    )
+    .update(canonicalJson([binding.orgId, binding.runId, binding.toolName, binding.action, binding.params, binding.policyVersion]))
     .digest('hex');
 }
 

@@ -31,10 +31,7 @@ export class ApprovalResolver {
     @Arg('reason', () => String, { nullable: true }) reason: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ApprovalRequestType> {
-    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, (expired) =>
-      ctx.services.events.emitApprovalResolved(expired),
-    );
-    ctx.services.events.emitApprovalResolved(approval);
+    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null);
     // Chaos harness: a node killed right after the approval committed (its run step is queued).
     ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);

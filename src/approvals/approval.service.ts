@@ -25,8 +25,6 @@ export async function resolveApproval(
   approvalId: string,
   decision: ApprovalDecision,
   reason: string | null,
-  /** Told about an approval this call found expired and expired (it is signalled like the job's). */
-  onExpired?: (approval: ApprovalRequest) => void,
 ): Promise<ApprovalRequest> {
   if (reason !== null && (reason.length > 2000 || reason.includes('\u0000'))) {
     throw new AppError('BAD_USER_INPUT', 'reason must be at most 2000 characters', { field: 'reason' });
@@ -60,13 +58,12 @@ export async function resolveApproval(
             note: reason,
           });
     // The approval was pending, so its call waited: anything else is a broken invariant.
-    if (!event) throw new AppError('CONFLICT', 'The approval\'s tool call is no longer waiting for it');
+    if (!event) throw new AppError('CONFLICT', "The approval's tool call is no longer waiting for it");
     const run = { id: resolved.runId, orgId: resolved.orgId };
     await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller))]);
     return resolved;
   });
   if ('expired' in outcome) {
-    onExpired?.(outcome.expired);
     throw new AppError('APPROVAL_EXPIRED', 'The approval request expired before it was resolved');
   }
   return outcome;

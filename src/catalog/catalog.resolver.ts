@@ -2,19 +2,13 @@ import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { ACCESS } from '../auth/access';
-import {
-  BindToolInput,
-  ToolCatalogEntryType,
-  ToolPermissionType,
-  ToolSpecialistBindingType,
-  toCatalogEntryType,
-} from './catalog.types';
+import { BindToolInput, ToolCatalogEntryType, ToolPermissionType, ToolSpecialistBindingType, toCatalogEntryType } from './catalog.types';
 import { bindToolToSpecialist, listCatalog, setToolPermission } from './catalog.service';
 
 @Resolver()
 export class CatalogResolver {
   @Authorized(...ACCESS.anyRole)
-  @Query(() => [ToolCatalogEntryType], { description: 'Every catalog tool action, with the org\'s permission' })
+  @Query(() => [ToolCatalogEntryType], { description: "Every catalog tool action, with the org's permission" })
   async toolCatalog(@Ctx() ctx: RequestContext): Promise<ToolCatalogEntryType[]> {
     const caller = requireCaller(ctx);
     return (await listCatalog(ctx.em, caller.orgId)).map(({ tool, enabled }) => toCatalogEntryType(tool, enabled));
@@ -38,14 +32,7 @@ export class CatalogResolver {
     @Arg('input', () => BindToolInput) input: BindToolInput,
     @Ctx() ctx: RequestContext,
   ): Promise<ToolSpecialistBindingType> {
-    const result = await bindToolToSpecialist(
-      ctx.em,
-      requireCaller(ctx),
-      input.specialistId,
-      input.toolName,
-      input.action,
-      input.bound,
-    );
+    const result = await bindToolToSpecialist(ctx.em, requireCaller(ctx), input.specialistId, input.toolName, input.action, input.bound);
     return { specialistId: result.specialistId, toolName: input.toolName, action: input.action, bound: result.bound };
   }
 }

@@ -2,20 +2,24 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ToolDefinition } from './tool-definition.entity';
 import { ToolPermission } from './tool-permission.entity';
 import { ToolSpecialistBinding } from './tool-specialist-binding.entity';
-import { TOOL_CATALOG } from './tool-catalog';
+import { TOOL_CATALOG, type CatalogEntry } from './tool-catalog';
+import { toolKey, type ToolKey } from './tool-key';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { AppError } from '../errors/app-error';
 import type { Caller } from '../auth/caller';
 import { findSpecialist } from '../orgs/org.service';
 import { bumpConfigVersion } from '../orgs/config-version';
 
-/** Writes the built-in catalog into tool_definitions (insert or update by tool.action). */
-export async function ensureCatalog(em: EntityManager): Promise<void> {
+/**
+ * Writes the catalog (by default the registered vendors', src/vendors/index.ts) into
+ * tool_definitions: insert or update by tool.action.
+ */
+export async function ensureCatalog(em: EntityManager, catalog: readonly CatalogEntry[] = TOOL_CATALOG): Promise<void> {
   await em.transactional(async (tx) => {
     const existing = await tx.find(ToolDefinition, {});
-    const byKey = new Map(existing.map((d) => [`${d.toolName}.${d.action}`, d]));
-    for (const entry of TOOL_CATALOG) {
-      const row = byKey.get(`${entry.toolName}.${entry.action}`) ?? tx.create(ToolDefinition, { ...entry });
+    const byKey = new Map(existing.map((d) => [toolKey(d.toolName, d.action), d]));
+    for (const entry of catalog) {
+      const row = byKey.get(toolKey(entry.toolName, entry.action)) ?? tx.create(ToolDefinition, { ...entry });
       tx.assign(row, { ...entry });
     }
   });
@@ -23,7 +27,7 @@ export async function ensureCatalog(em: EntityManager): Promise<void> {
 
 export async function findTool(em: EntityManager, toolName: string, action: string): Promise<ToolDefinition> {
   const tool = await em.findOne(ToolDefinition, { toolName, action });
-  if (!tool) throw new AppError('NOT_FOUND', `Tool ${toolName}.${action} is not in the catalog`);
+  if (!tool) throw new AppError('NOT_FOUND', `Tool ${toolKey(toolName, action)} is not in the catalog`);
   return tool;
 }
 
@@ -65,7 +69,7 @@ export async function setToolPermission(
       type: 'permission.changed',
       resourceId: permission.id,
       actor: caller,
-      metadata: { scope: 'org', tool: `${toolName}.${action}`, enabled, previous },
+      metadata: { scope: 'org', tool: toolKey(toolName, action), enabled, previous },
     });
     return { permission, tool };
   });
@@ -96,7 +100,7 @@ export async function bindToolToSpecialist(
         type: 'permission.changed',
         resourceId: specialistId,
         actor: caller,
-        metadata: { scope: 'specialist', specialistId, tool: `${toolName}.${action}`, bound },
+        metadata: { scope: 'specialist', specialistId, tool: toolKey(toolName, action), bound },
       });
     }
     return { specialistId, tool, bound };
@@ -104,7 +108,7 @@ export async function bindToolToSpecialist(
 }
 
 /** `tool.action` names a specialist may use in a new run: enabled permissions ∩ bindings. */
-export async function allowedToolsFor(em: EntityManager, orgId: string, specialistId: string): Promise<string[]> {
+export async function allowedToolsFor(em: EntityManager, orgId: string, specialistId: string): Promise<ToolKey[]> {
   const rows = await em.execute<{ tool_name: string; action: string }[]>(
     `select d.tool_name, d.action
        from tool_permissions p
@@ -114,5 +118,5 @@ export async function allowedToolsFor(em: EntityManager, orgId: string, speciali
       order by d.tool_name, d.action`,
     [orgId, specialistId],
   );
-  return rows.map((r) => `${r.tool_name}.${r.action}`);
+  return rows.map((r) => toolKey(r.tool_name, r.action));
 }

@@ -3,8 +3,9 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { RiskLevelEnum } from '../graphql/enums';
 import type { RiskLevel } from './risk';
 import type { ToolDefinition } from './tool-definition.entity';
+import { toolKey } from './tool-key';
 
-@ObjectType('ToolCatalogEntry', { description: 'A catalog tool action and whether the caller\'s org enabled it' })
+@ObjectType('ToolCatalogEntry', { description: "A catalog tool action and whether the caller's org enabled it" })
 export class ToolCatalogEntryType {
   @Field(() => ID)
   id!: string;
@@ -36,7 +37,7 @@ export class ToolCatalogEntryType {
   @Field(() => Int)
   costCents!: number;
 
-  @Field({ description: 'Enabled for the caller\'s org (tool permission)' })
+  @Field({ description: "Enabled for the caller's org (tool permission)" })
   enabled!: boolean;
 }
 
@@ -87,7 +88,7 @@ export class BindToolInput {
 
 export const toCatalogEntryType = (tool: ToolDefinition, enabled: boolean): ToolCatalogEntryType => ({
   id: tool.id,
-  name: `${tool.toolName}.${tool.action}`,
+  name: toolKey(tool.toolName, tool.action),
   toolName: tool.toolName,
   action: tool.action,
   vendor: tool.vendor,

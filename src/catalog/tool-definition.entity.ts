@@ -2,7 +2,10 @@ import { Entity, Enum, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm
 import { newId, TIMESTAMPTZ } from '../db/columns';
 import { RISK_LEVELS, type RiskLevel } from './risk';
 
-/** The global tool catalog: one row per `tool.action`. Not tenant data. */
+/**
+ * The global tool catalog: one row per `tool.action`. Not tenant data. Written from the
+ * vendor handlers' actions at start (ensureCatalog); edit the action, not the row.
+ */
 @Entity({ tableName: 'tool_definitions' })
 @Unique({ properties: ['toolName', 'action'] })
 export class ToolDefinition {
@@ -15,7 +18,7 @@ export class ToolDefinition {
   @Property({ type: 'text' })
   action!: string;
 
-  /** Key of the vendor handler that executes it (shopify, amazon, jumio, nango). */
+  /** Key of the vendor handler that executes it (its handler's `vendor`). */
   @Property({ type: 'text' })
   vendor!: string;
 

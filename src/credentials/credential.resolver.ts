@@ -17,13 +17,7 @@ export class CredentialResolver {
     @Arg('config', () => GraphQLJSONObject) config: Record<string, unknown>,
     @Ctx() ctx: RequestContext,
   ): Promise<IntegrationCredentialType> {
-    const credential = await putIntegrationCredential(
-      ctx.em,
-      ctx.services.keyring,
-      requireCaller(ctx),
-      integrationType,
-      config,
-    );
+    const credential = await putIntegrationCredential(ctx.em, ctx.services.keyring, requireCaller(ctx), integrationType, config);
     return toCredentialType(credential);
   }
 }

@@ -16,5 +16,4 @@ export class AppError extends GraphQLError {
 }
 
 export const notFound = (what: string) => new AppError('NOT_FOUND', `${what} not found`);
-export const badInput = (message: string, details?: Record<string, unknown>) =>
-  new AppError('BAD_USER_INPUT', message, details);
+export const badInput = (message: string, details?: Record<string, unknown>) => new AppError('BAD_USER_INPUT', message, details);

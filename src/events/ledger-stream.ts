@@ -22,7 +22,6 @@ function sequenceOf(event: LedgerEvent): bigint {
 }
 
 export function realtimeOf(ctx: RequestContext): Realtime {
-  if (!ctx.services.realtime) throw new Error('realtime is not started');
   return ctx.services.realtime;
 }
 

@@ -91,11 +91,13 @@ export class LedgerTail {
 
   /** Events of an org after a sequence, up to another, for replay. */
   async read(orgId: string, after: bigint, upTo: bigint | null, limit = BATCH): Promise<LedgerEvent[]> {
-    return this.orm.em.fork().find(
-      LedgerEvent,
-      { orgId, sequence: upTo === null ? { $gt: String(after) } : { $gt: String(after), $lte: String(upTo) } },
-      { orderBy: { sequence: 'asc' }, limit },
-    );
+    return this.orm.em
+      .fork()
+      .find(
+        LedgerEvent,
+        { orgId, sequence: upTo === null ? { $gt: String(after) } : { $gt: String(after), $lte: String(upTo) } },
+        { orderBy: { sequence: 'asc' }, limit },
+      );
   }
 
   private onNotice(message: string): void {

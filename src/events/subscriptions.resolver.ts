@@ -4,7 +4,6 @@ import { approvalChangeOf } from '../approvals/approval-state';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
-import { requireCaller } from '../graphql/auth-checker';
 import { ACCESS } from '../auth/access';
 import { badInput } from '../errors/app-error';
 import { ToolCallStatusEnum } from '../graphql/enums';
@@ -22,19 +21,19 @@ import { deferred } from './cancellable';
 
 const SEQUENCE = /^\d{1,19}$/;
 
-@ObjectType('TokenDelta', { description: 'Model text as it streams; offset orders and places it in the run\'s text' })
+@ObjectType('TokenDelta', { description: "Model text as it streams; offset orders and places it in the run's text" })
 export class TokenDeltaType {
   @Field(() => ID)
   runId!: string;
 
-  @Field({ description: 'Position of the first character in the run\'s assistant text (a decimal integer)' })
+  @Field({ description: "Position of the first character in the run's assistant text (a decimal integer)" })
   offset!: string;
 
   @Field()
   text!: string;
 }
 
-@ObjectType('RunEvent', { description: 'A run\'s status transitions, messages and tool calls, from its ledger' })
+@ObjectType('RunEvent', { description: "A run's status transitions, messages and tool calls, from its ledger" })
 export class RunEventType {
   @Field({ description: 'The ledger sequence: resume with afterSequence' })
   sequence!: string;
@@ -48,7 +47,7 @@ export class RunEventType {
   @Field(() => String, { nullable: true })
   resourceId!: string | null;
 
-  @Field(() => GraphQLJSONObject, { description: 'The ledger event\'s (redacted) metadata; empty for roles that may not read the audit ledger' })
+  @Field(() => GraphQLJSONObject, { description: "The ledger event's (redacted) metadata; empty for roles that may not read the audit ledger" })
   metadata!: Record<string, unknown>;
 
   @Field()
@@ -96,12 +95,13 @@ type Data = SubscribeResolverData<unknown, Record<string, unknown>, RequestConte
 @Resolver()
 export class SubscriptionResolver {
   @Subscription(() => TokenDeltaType, {
-    description: 'The run\'s model text: first what exists so far (after afterOffset), then live deltas',
-    subscribe: ({ context, args }: Data) => deferred(() => {
-      authorize(context, ACCESS.runs);
-      const after = parseSequence(args.afterOffset, 'afterOffset');
-      return tokenStream(context, String(args.runId), after === null ? null : Number(after));
-    }),
+    description: "The run's model text: first what exists so far (after afterOffset), then live deltas",
+    subscribe: ({ context, args }: Data) =>
+      deferred(() => {
+        authorize(context, ACCESS.runs);
+        const after = parseSequence(args.afterOffset, 'afterOffset');
+        return tokenStream(context, String(args.runId), after === null ? null : Number(after));
+      }),
   })
   runTokens(
     @Root() delta: TokenDeltaType,
@@ -113,14 +113,15 @@ export class SubscriptionResolver {
 
   @Subscription(() => RunEventType, {
     description: 'Status transitions, messages and tool-call events of a run, in ledger order',
-    subscribe: ({ context, args }: Data) => deferred(() => {
-      const caller = authorize(context, ACCESS.runs);
-      const seesMetadata = (ACCESS.audit as readonly string[]).includes(caller.role);
-      return ledgerStream(context, parseSequence(args.afterSequence), async () => {
-        const run = await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId));
-        return (event) => (event.runId === run.id && /^(run|tool_call)\./.test(event.type) ? toRunEvent(event, seesMetadata) : null);
-      });
-    }),
+    subscribe: ({ context, args }: Data) =>
+      deferred(() => {
+        const caller = authorize(context, ACCESS.runs);
+        const seesMetadata = (ACCESS.audit as readonly string[]).includes(caller.role);
+        return ledgerStream(context, parseSequence(args.afterSequence), async () => {
+          const run = await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId));
+          return (event) => (event.runId === run.id && /^(run|tool_call)\./.test(event.type) ? toRunEvent(event, seesMetadata) : null);
+        });
+      }),
   })
   runEvents(
     @Root() event: RunEventType,
@@ -132,17 +133,18 @@ export class SubscriptionResolver {
 
   @Subscription(() => ToolCallStatusChangeType, {
     description: 'Tool-call transitions of one run, or of the whole org when runId is omitted',
-    subscribe: ({ context, args }: Data) => deferred(() => {
-      const caller = authorize(context, ACCESS.runs);
-      return ledgerStream(context, parseSequence(args.afterSequence), async () => {
-        const runId = args.runId ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id : null;
-        return (event) => {
-          const status = toolCallStatusOf(event);
-          if (!status || (runId && event.runId !== runId)) return null;
-          return { sequence: event.sequence, status, toolCallId: event.resourceId, orgId: event.orgId };
-        };
-      });
-    }),
+    subscribe: ({ context, args }: Data) =>
+      deferred(() => {
+        const caller = authorize(context, ACCESS.runs);
+        return ledgerStream(context, parseSequence(args.afterSequence), async () => {
+          const runId = args.runId ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id : null;
+          return (event) => {
+            const status = toolCallStatusOf(event);
+            if (!status || (runId && event.runId !== runId)) return null;
+            return { sequence: event.sequence, status, toolCallId: event.resourceId, orgId: event.orgId };
+          };
+        });
+      }),
   })
   async toolCallStatusChanged(
     @Root() change: { sequence: string; status: ToolCallStatus; toolCallId: string; orgId: string },
@@ -159,18 +161,24 @@ export class SubscriptionResolver {
   @Subscription(() => ApprovalRequestEventType, {
     name: 'approvalRequests',
     description: 'The approval queue: new waiting_approval requests and their resolutions',
-    subscribe: ({ context, args }: Data) => deferred(() => {
-      const caller = authorize(context, ACCESS.approvals);
-      const kind = (args.kind as ApprovalKind | null | undefined) ?? null;
-      // Review items are for experts (and admins), whichever approval kind their call had.
-      const seesReviews = caller.role !== 'client' && (kind === null || kind === 'expert');
-      return ledgerStream(context, parseSequence(args.afterSequence), async () => async (event) => {
-        const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
-        if (!change) return null;
-        if (change !== 'review_required' && kind && (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence)))?.kind !== kind) return null;
-        return { sequence: event.sequence, change, toolCallId: event.resourceId, orgId: event.orgId };
-      });
-    }),
+    subscribe: ({ context, args }: Data) =>
+      deferred(() => {
+        const caller = authorize(context, ACCESS.approvals);
+        const kind = (args.kind as ApprovalKind | null | undefined) ?? null;
+        // Review items are for experts (and admins), whichever approval kind their call had.
+        const seesReviews = caller.role !== 'client' && (kind === null || kind === 'expert');
+        return ledgerStream(context, parseSequence(args.afterSequence), async () => async (event) => {
+          const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
+          if (!change) return null;
+          if (
+            change !== 'review_required' &&
+            kind &&
+            (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence)))?.kind !== kind
+          )
+            return null;
+          return { sequence: event.sequence, change, toolCallId: event.resourceId, orgId: event.orgId };
+        });
+      }),
   })
   async approvalRequestEvents(
     @Root() change: { sequence: string; change: string; toolCallId: string; orgId: string },

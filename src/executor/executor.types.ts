@@ -14,12 +14,14 @@ export interface ExecutionRequest {
   orgId: string;
   runId: string;
   toolCallId: string;
+  /**
+   * Which catalog tool action; its vendor handler and idempotency are the registered
+   * action's own (src/vendors), never a copy carried here.
+   */
   tool: {
     toolName: string;
     action: string;
-    vendor: string;
-    idempotent: boolean;
-    /** null: the executor default (10 s). */
+    /** The catalog's per-attempt timeout; null: the executor default (VENDOR_TIMEOUT_MS). */
     timeoutMs: number | null;
   };
   /** Validated against the tool's input schema; unredacted. */

@@ -51,7 +51,14 @@ export function classifyFailure(error: unknown): Failure {
     return { ...base, code: 'VENDOR_ERROR', reason: 'connection_failed', transient: true, vendorUnhealthy: true, cause: 'connection_reset' };
   }
   if (error instanceof VendorProtocolError) {
-    return { ...base, code: 'VENDOR_ERROR', reason: 'vendor_malformed_response', vendorStatusCode: error.status, vendorUnhealthy: true, cause: 'malformed_response' };
+    return {
+      ...base,
+      code: 'VENDOR_ERROR',
+      reason: 'vendor_malformed_response',
+      vendorStatusCode: error.status,
+      vendorUnhealthy: true,
+      cause: 'malformed_response',
+    };
   }
   if (error instanceof BrokenCircuitError) {
     return { ...base, code: 'CIRCUIT_OPEN', reason: 'circuit_open', cause: 'circuit_open' };

@@ -18,6 +18,7 @@ import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vend
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
 import type { RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
+import { toolKey } from '../catalog/tool-key';
 
 export interface VendorExecutorDeps {
   orm: MikroORM;
@@ -36,6 +37,7 @@ type Prepared =
   | {
       ok: true;
       handler: VendorHandler;
+      // biome-ignore lint/suspicious/noExplicitAny: one handler's actions take different inputs and results
       action: VendorAction<any, any>;
       credentials: Record<string, unknown>;
       urls: Record<string, string>;
@@ -58,9 +60,10 @@ export class VendorExecutor implements ToolExecutor {
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     const retries: RetryRecord[] = [];
-    const registered = this.find(request);
+    const tool = toolKey(request.tool.toolName, request.tool.action);
+    const registered = this.deps.registry.find(tool);
     if (!registered) {
-      this.deps.logger.error({ tool: `${request.tool.toolName}.${request.tool.action}` }, 'no vendor handler for a catalog tool');
+      this.deps.logger.error({ tool }, 'no vendor handler for a catalog tool');
       return fail('VENDOR_ERROR', 'no_handler', null, retries);
     }
     const prepared = await this.prepare(request, registered);
@@ -69,12 +72,13 @@ export class VendorExecutor implements ToolExecutor {
     const attempt = this.attempt(request, prepared, (ctx) => action.execute(request.params, ctx));
 
     try {
-      const data = request.tool.idempotent && action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
+      // The action's own flag: the catalog's `idempotent` is derived from it, not a second opinion.
+      const data = action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
       return { ok: true, data, vendorStatusCode: 200, retries };
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.reason === 'handler_error') {
-        this.deps.logger.error({ err: error, tool: `${request.tool.toolName}.${request.tool.action}` }, 'vendor handler failed');
+        this.deps.logger.error({ err: error, tool }, 'vendor handler failed');
       }
       return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
     }
@@ -87,9 +91,9 @@ export class VendorExecutor implements ToolExecutor {
    * idempotent action's. Never throws: any failure is `unknown` with its reason.
    */
   async lookup(request: ExecutionRequest): Promise<LookupOutcome> {
-    const tool = `${request.tool.toolName}.${request.tool.action}`;
+    const tool = toolKey(request.tool.toolName, request.tool.action);
     try {
-      const registered = this.find(request);
+      const registered = this.deps.registry.find(tool);
       const lookup = registered?.action.lookup;
       if (!registered || !lookup) return { kind: 'unknown', reason: 'no_lookup' };
       const prepared = await this.prepare(request, registered);
@@ -109,12 +113,6 @@ export class VendorExecutor implements ToolExecutor {
       if (failure.reason === 'handler_error') this.deps.logger.error({ err: error, tool }, 'vendor lookup failed');
       return { kind: 'unknown', reason: failure.reason };
     }
-  }
-
-  /** The handler and action of a catalog tool, when its vendor matches. */
-  private find(request: ExecutionRequest): RegisteredAction | null {
-    const registered = this.deps.registry.find(request.tool.toolName, request.tool.action);
-    return registered && registered.handler.vendor === request.tool.vendor ? registered : null;
   }
 
   /** What every attempt needs: the org's credential (checked), the endpoint URLs, the timeout. */
@@ -149,21 +147,28 @@ export class VendorExecutor implements ToolExecutor {
    * answer that says nothing about the vendor's health (a 404, a 401, a 429) passes
    * through the breaker as a success, so it resets the count of consecutive failures.
    */
-  private attempt<T>(request: ExecutionRequest, prepared: Extract<Prepared, { ok: true }>, call: (ctx: VendorContext) => Promise<T>): () => Promise<T> {
+  private attempt<T>(
+    request: ExecutionRequest,
+    prepared: Extract<Prepared, { ok: true }>,
+    call: (ctx: VendorContext) => Promise<T>,
+  ): () => Promise<T> {
     const { handler, credentials, urls, timeoutMs } = prepared;
     const breaker = this.breakerFor(request.orgId, handler.vendor);
     return async () => {
       const result = await breaker.execute(async () => {
         try {
-          return { ok: true as const, value: await withTimeout(timeoutMs, (signal) =>
-            call({
-              credentials,
-              urls,
-              signal,
-              idempotencyKey: `toolgate-${request.toolCallId}`,
-              cache: this.cacheFor(handler.vendor),
-            }),
-          ) };
+          return {
+            ok: true as const,
+            value: await withTimeout(timeoutMs, (signal) =>
+              call({
+                credentials,
+                urls,
+                signal,
+                idempotencyKey: `toolgate-${request.toolCallId}`,
+                cache: this.cacheFor(handler.vendor),
+              }),
+            ),
+          };
         } catch (error) {
           if (classifyFailure(error).vendorUnhealthy) throw error;
           return { ok: false as const, error };
@@ -214,8 +219,7 @@ export class VendorExecutor implements ToolExecutor {
   private urlsFor(handler: VendorHandler, credentials: Record<string, unknown>): Record<string, string> {
     const urls: Record<string, string> = {};
     for (const [name, endpoint] of Object.entries(handler.endpoints)) {
-      urls[name] =
-        this.deps.urlOverrides[endpoint.env] ?? this.deps.sandboxUrls?.[handler.vendor] ?? endpoint.production(credentials);
+      urls[name] = this.deps.urlOverrides[endpoint.env] ?? this.deps.sandboxUrls?.[handler.vendor] ?? endpoint.production(credentials);
     }
     return urls;
   }
@@ -252,6 +256,11 @@ async function withTimeout<T>(timeoutMs: number, run: (signal: AbortSignal) => P
   }
 }
 
-function fail(code: Extract<ExecutionOutcome, { ok: false }>['code'], reason: string, vendorStatusCode: number | null, retries: RetryRecord[]): ExecutionOutcome {
+function fail(
+  code: Extract<ExecutionOutcome, { ok: false }>['code'],
+  reason: string,
+  vendorStatusCode: number | null,
+  retries: RetryRecord[],
+): ExecutionOutcome {
   return { ok: false, code, errorText: sanitizedText(code), reason, vendorStatusCode, retries };
 }

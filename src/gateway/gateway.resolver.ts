@@ -21,13 +21,13 @@ export class ExecuteToolCallInput {
   @Field()
   action!: string;
 
-  @Field(() => GraphQLJSON, { description: 'Checked against the tool\'s input schema' })
+  @Field(() => GraphQLJSON, { description: "Checked against the tool's input schema" })
   params!: unknown;
 
   @Field({ description: 'Traces the call across systems (1-128 of A-Z a-z 0-9 . _ : -)' })
   correlationId!: string;
 
-  @Field(() => String, { nullable: true, description: 'The model\'s tool_use id; repeating it never runs the call twice' })
+  @Field(() => String, { nullable: true, description: "The model's tool_use id; repeating it never runs the call twice" })
   toolUseId?: string | null;
 }
 
@@ -75,7 +75,8 @@ export class GatewayResolver {
     if (input.toolUseId !== undefined && input.toolUseId !== null && !/^[A-Za-z0-9_-]{1,128}$/.test(input.toolUseId)) {
       throw badInput('toolUseId must be 1-128 of A-Z a-z 0-9 _ -', { field: 'toolUseId' });
     }
-    if (input.toolName.length > 200 || input.action.length > 200) throw badInput('toolName and action must be at most 200 characters', { field: 'toolName' });
+    if (input.toolName.length > 200 || input.action.length > 200)
+      throw badInput('toolName and action must be at most 200 characters', { field: 'toolName' });
     if (!isStorable(input.toolName) || !isStorable(input.action) || !isStorable(input.params)) {
       throw badInput('toolName, action and params must not contain NUL characters', { field: 'params' });
     }

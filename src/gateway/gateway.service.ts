@@ -19,10 +19,10 @@ import type { OrgConfigCache } from './org-config-cache';
 import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRegistry } from './tool-registry';
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
 import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
-import type { GatewayEvents } from './gateway-events';
 import { startApprovedCall } from './tool-call-state';
 import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
+import { toolKey } from '../catalog/tool-key';
 
 export interface GatewayDeps {
   orm: MikroORM;
@@ -31,7 +31,6 @@ export interface GatewayDeps {
   settings: { toolCallingKillSwitch: boolean; approvalTtlMs: number };
   orgConfig: OrgConfigCache;
   tools: ToolRegistry;
-  events: GatewayEvents;
   logger: Logger;
   /** This node (src/recovery): it owns the calls it runs until they settle. */
   nodeId: string;
@@ -145,7 +144,10 @@ export class ToolGateway {
         await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
         this.deps.inFlight.delete(call.id);
         tx.clear(); // the settlement mutated the managed call: nothing more to flush
-        return { kind: 'refused', error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed') } as const;
+        return {
+          kind: 'refused',
+          error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed'),
+        } as const;
       }
     });
     if (claimed.kind === 'replay') return replay(em, claimed.call);
@@ -181,7 +183,7 @@ export class ToolGateway {
       if (existing) return replay(tx, existing);
     }
     const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
-    const key = `${request.toolName}.${request.action}`;
+    const key = toolKey(request.toolName, request.action);
     // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.
     const stored = { ...request, toolName: storable(request.toolName).slice(0, 200), action: storable(request.action).slice(0, 200) };
     const base = { run, request: stored, inputRedacted: storable(redactInput(request.params)) };
@@ -278,7 +280,6 @@ export class ToolGateway {
         const em = this.deps.orm.em.fork();
         return replay(em, await em.findOneOrFail(ToolCall, { id: call.id }));
       }
-      this.deps.events.emitToolCall(finished);
       return outcomeOf(finished, outcome.ok ? outcome.data : null, decided.approvalRequestId ?? null);
     } finally {
       // Still `running` after this (the outcome could not be written) means abandoned: reconciled.
@@ -353,7 +354,7 @@ async function replay(em: EntityManager, call: ToolCall): Promise<ToolCallOutcom
 /** Toolgate's own runtime drives internal runs: an API caller must not act on them. */
 function assertDriver(driver: string, caller: Caller): void {
   if (driver === 'internal' && caller.keyId !== null) {
-    throw new AppError('FORBIDDEN', 'This run is driven by Toolgate\'s agent runtime; its tool calls cannot be made through the API');
+    throw new AppError('FORBIDDEN', "This run is driven by Toolgate's agent runtime; its tool calls cannot be made through the API");
   }
 }
 

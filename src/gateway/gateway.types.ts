@@ -36,8 +36,3 @@ export const BLOCK_REASONS = {
   CLIENT_REJECTED: 'client_rejected',
   APPROVAL_EXPIRED: 'approval_expired',
 } as const satisfies Partial<Record<ErrorCode, string>>;
-
-export const WAITING_APPROVAL_MESSAGE = {
-  expert: 'This action needs an expert\'s approval; the run pauses until a human decides',
-  client: 'This action needs the client\'s approval; the run pauses until a human decides',
-} as const;

@@ -15,6 +15,7 @@ import type { ToolCallRequest } from './gateway.types';
 import type { RunStatus } from '../runs/agent-run.entity';
 import { awaitApproval } from '../runs/run-state';
 import { failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
+import { toolKey } from '../catalog/tool-key';
 
 /**
  * The gateway's writes. Each function runs inside one transaction of the caller and
@@ -37,16 +38,20 @@ export interface DecidedCall {
 }
 
 function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'status'>): ToolCall {
-  return tx.create(ToolCall, {
-    orgId: base.run.orgId,
-    runId: base.run.id,
-    toolName: base.request.toolName,
-    action: base.request.action,
-    correlationId: base.request.correlationId,
-    toolUseId: base.request.toolUseId ?? null,
-    inputRedacted: base.inputRedacted,
-    ...fields,
-  }, DETACHED);
+  return tx.create(
+    ToolCall,
+    {
+      orgId: base.run.orgId,
+      runId: base.run.id,
+      toolName: base.request.toolName,
+      action: base.request.action,
+      correlationId: base.request.correlationId,
+      toolUseId: base.request.toolUseId ?? null,
+      inputRedacted: base.inputRedacted,
+      ...fields,
+    },
+    DETACHED,
+  );
 }
 
 function callEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'], metadata: Record<string, unknown>): LedgerEntry {
@@ -56,7 +61,7 @@ function callEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'], me
     runId: call.runId,
     resourceId: call.id,
     actor: base.request.caller,
-    metadata: { tool: `${call.toolName}.${call.action}`, correlationId: call.correlationId, ...metadata },
+    metadata: { tool: toolKey(call.toolName, call.action), correlationId: call.correlationId, ...metadata },
   };
 }
 
@@ -92,22 +97,25 @@ export async function recordDecidedCall(
   },
 ): Promise<DecidedCall> {
   const { run, request, verdict, tool } = input;
-  const decision = tx.create(PolicyDecision, {
-    orgId: run.orgId,
-    runId: run.id,
-    toolName: request.toolName,
-    action: request.action,
-    outcome: verdict.outcome,
-    shadowOutcome: verdict.shadowOutcome,
-    risk: verdict.risk,
-    matchedRuleId: verdict.matchedRuleId,
-    policyVersion: input.policyVersion,
-    callerRole: request.caller.role,
-    callerKeyId: request.caller.keyId,
-    reason: verdict.reason,
-  }, DETACHED);
-  const approvalKind =
-    verdict.outcome === 'require_expert_approval' ? 'expert' : verdict.outcome === 'require_client_approval' ? 'client' : null;
+  const decision = tx.create(
+    PolicyDecision,
+    {
+      orgId: run.orgId,
+      runId: run.id,
+      toolName: request.toolName,
+      action: request.action,
+      outcome: verdict.outcome,
+      shadowOutcome: verdict.shadowOutcome,
+      risk: verdict.risk,
+      matchedRuleId: verdict.matchedRuleId,
+      policyVersion: input.policyVersion,
+      callerRole: request.caller.role,
+      callerKeyId: request.caller.keyId,
+      reason: verdict.reason,
+    },
+    DETACHED,
+  );
+  const approvalKind = verdict.outcome === 'require_expert_approval' ? 'expert' : verdict.outcome === 'require_client_approval' ? 'client' : null;
   const status = initialCallStatus(verdict.outcome);
   const call = newCall(tx, input, {
     status,
@@ -134,26 +142,38 @@ export async function recordDecidedCall(
   ];
   let approval: ApprovalRequest | null = null;
   if (verdict.outcome === 'block') {
-    events.push(callEvent(call, input, 'tool_call.blocked', { reason: 'policy_blocked', errorCode: 'POLICY_BLOCKED', matchedRuleId: verdict.matchedRuleId }));
+    events.push(
+      callEvent(call, input, 'tool_call.blocked', { reason: 'policy_blocked', errorCode: 'POLICY_BLOCKED', matchedRuleId: verdict.matchedRuleId }),
+    );
   } else if (approvalKind) {
-    approval = tx.create(ApprovalRequest, {
-      orgId: run.orgId,
-      runId: run.id,
-      toolCallId: call.id,
-      kind: approvalKind,
-      bindingHash: approvalBindingHash({
+    approval = tx.create(
+      ApprovalRequest,
+      {
         orgId: run.orgId,
         runId: run.id,
-        toolName: request.toolName,
-        action: request.action,
-        params: input.params,
-        policyVersion: input.policyVersion,
+        toolCallId: call.id,
+        kind: approvalKind,
+        bindingHash: approvalBindingHash({
+          orgId: run.orgId,
+          runId: run.id,
+          toolName: request.toolName,
+          action: request.action,
+          params: input.params,
+          policyVersion: input.policyVersion,
+        }),
+        sealedParams: sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params),
+        requestedBy: request.caller.keyId,
+        expiresAt: new Date(Date.now() + input.approvalTtlMs),
+      },
+      DETACHED,
+    );
+    events.push(
+      callEvent(call, input, 'tool_call.approval_requested', {
+        approvalRequestId: approval.id,
+        kind: approvalKind,
+        expiresAt: approval.expiresAt.toISOString(),
       }),
-      sealedParams: sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params),
-      requestedBy: request.caller.keyId,
-      expiresAt: new Date(Date.now() + input.approvalTtlMs),
-    }, DETACHED);
-    events.push(callEvent(call, input, 'tool_call.approval_requested', { approvalRequestId: approval.id, kind: approvalKind, expiresAt: approval.expiresAt.toISOString() }));
+    );
   }
   await tx.insert(decision);
   await tx.insert(call);
@@ -175,7 +195,7 @@ export async function recordOutcome(
   outcome: ExecutionOutcome,
   extra: { durationMs: number; costCents: number; approvalRequestId: string | null; nodeId: string },
 ): Promise<ToolCall | null> {
-  const tool = `${call.toolName}.${call.action}`;
+  const tool = toolKey(call.toolName, call.action);
   const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id };
   const settled = await settleCall(tx, call, extra.nodeId, {
     ok: outcome.ok,
@@ -189,7 +209,13 @@ export async function recordOutcome(
     before: outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
     metadata: outcome.ok
       ? { durationMs: extra.durationMs, retryCount: outcome.retries.length, costCents: extra.costCents }
-      : { reason: outcome.reason, errorCode: outcome.code, vendorStatusCode: outcome.vendorStatusCode, durationMs: extra.durationMs, retryCount: outcome.retries.length },
+      : {
+          reason: outcome.reason,
+          errorCode: outcome.code,
+          vendorStatusCode: outcome.vendorStatusCode,
+          durationMs: extra.durationMs,
+          retryCount: outcome.retries.length,
+        },
   });
   if (!settled) return null;
   await afterSettled(tx, call, extra.approvalRequestId);
@@ -208,12 +234,22 @@ export async function afterSettled(tx: EntityManager, call: ToolCall, approvalRe
 }
 
 /** An approved call whose params no longer open or match the approval: failed, with its code. */
-export async function recordRefusedApproval(tx: EntityManager, call: ToolCall, approval: ApprovalRequest, code: ErrorCode, nodeId: string): Promise<void> {
+export async function recordRefusedApproval(
+  tx: EntityManager,
+  call: ToolCall,
+  approval: ApprovalRequest,
+  code: ErrorCode,
+  nodeId: string,
+): Promise<void> {
   await settleCall(
     tx,
     call,
     nodeId,
-    failureSettlement(code, { reason: 'approval_binding_mismatch', approvalRequestId: approval.id }, 'The approved call could not be resumed as approved'),
+    failureSettlement(
+      code,
+      { reason: 'approval_binding_mismatch', approvalRequestId: approval.id },
+      'The approved call could not be resumed as approved',
+    ),
   );
   await tx.execute('update approval_requests set sealed_params = null where id = ?', [approval.id]);
 }

@@ -5,6 +5,7 @@ import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { SealedJson } from '../credentials/sealed-json';
 import type { PolicyOutcome } from '../policy/policy-decision-outcome';
 import { ToolCall, type ToolCallStatus } from './tool-call.entity';
+import { toolKey } from '../catalog/tool-key';
 
 /**
  * The ToolCall state machine and its only writer. Every status change is a named
@@ -54,7 +55,14 @@ const RETURNING = 'returning id, org_id, run_id, tool_name, action';
 const refOf = (row: CallRow): CallRef => ({ id: row.id, orgId: row.org_id, runId: row.run_id, toolName: row.tool_name, action: row.action });
 
 export function callEvent(call: CallRef, type: LedgerEntry['type'], metadata: Record<string, unknown>, actor: Actor = null): LedgerEntry {
-  return { orgId: call.orgId, type, runId: call.runId, resourceId: call.id, actor, metadata: { tool: `${call.toolName}.${call.action}`, ...metadata } };
+  return {
+    orgId: call.orgId,
+    type,
+    runId: call.runId,
+    resourceId: call.id,
+    actor,
+    metadata: { tool: toolKey(call.toolName, call.action), ...metadata },
+  };
 }
 
 /** Where a new call enters the machine, from the policy's decision. */
@@ -142,7 +150,11 @@ export interface Settlement {
 }
 
 /** A failure that never reached a vendor answer: no output, no cost, no vendor status. */
-export function failureSettlement(code: ErrorCode, metadata: Record<string, unknown>, errorText = ERROR_CATALOG[code].modelMessage ?? null): Settlement {
+export function failureSettlement(
+  code: ErrorCode,
+  metadata: Record<string, unknown>,
+  errorText = ERROR_CATALOG[code].modelMessage ?? null,
+): Settlement {
   return {
     ok: false,
     outputRedacted: null,

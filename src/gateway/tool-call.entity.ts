@@ -6,14 +6,7 @@ import { PolicyDecision } from '../policy/policy-decision.entity';
 import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
 import type { SealedJson } from '../credentials/sealed-json';
 
-export const TOOL_CALL_STATUSES = [
-  'blocked',
-  'waiting_approval',
-  'approved',
-  'running',
-  'succeeded',
-  'failed',
-] as const;
+export const TOOL_CALL_STATUSES = ['blocked', 'waiting_approval', 'approved', 'running', 'succeeded', 'failed'] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 
 /** The ledger row of one tool invocation. Input and output are stored redacted. */
@@ -24,7 +17,10 @@ export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
 @Index({ properties: ['orgId', 'toolName', 'createdAt'] })
 @Unique({ properties: ['runId', 'toolUseId'] })
 // Reconciliation looks for running calls by the node that runs them.
-@Index({ name: 'tool_calls_running_node_idx', expression: `create index "tool_calls_running_node_idx" on "tool_calls" ("node_id") where status = 'running'` })
+@Index({
+  name: 'tool_calls_running_node_idx',
+  expression: `create index "tool_calls_running_node_idx" on "tool_calls" ("node_id") where status = 'running'`,
+})
 @Check({
   name: 'tool_calls_counters_check',
   expression: 'retry_count >= 0 and (duration_ms is null or duration_ms >= 0) and cost_cents >= 0',

@@ -80,7 +80,8 @@ export class ToolCallFilter {
 
   @Field(() => Boolean, {
     nullable: true,
-    description: 'Calls a person should look at: observed by policy, let through by shadow mode, or with an outcome nobody could confirm (VENDOR_OUTCOME_UNKNOWN)',
+    description:
+      'Calls a person should look at: observed by policy, let through by shadow mode, or with an outcome nobody could confirm (VENDOR_OUTCOME_UNKNOWN)',
   })
   reviewRequired?: boolean | null;
 }

@@ -1,6 +1,7 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ToolDefinition } from '../catalog/tool-definition.entity';
+import { toolKey, type ToolKey } from '../catalog/tool-key';
 import type { ExecutionRequest } from '../executor/executor.types';
 
 export interface RegisteredTool {
@@ -9,29 +10,47 @@ export interface RegisteredTool {
 }
 
 /**
- * The catalog in memory with each input schema compiled once. The catalog is global
- * and written only at start-up (ensureCatalog), so it is loaded once per process.
+ * The catalog in memory, each input schema compiled once: the one copy the gateway (input
+ * validation, default risk, cost), the reconciler and the agent runtime (the model's tool
+ * list) share. The catalog is global and written only at start-up (ensureCatalog, from the
+ * vendor handlers' actions), so it is loaded once per process.
  */
 export class ToolRegistry {
-  private tools: Map<string, RegisteredTool> | null = null;
-  private loading: Promise<Map<string, RegisteredTool>> | null = null;
+  private tools: Map<ToolKey, RegisteredTool> | null = null;
+  private loading: Promise<Map<ToolKey, RegisteredTool>> | null = null;
   private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
 
   async find(em: EntityManager, toolName: string, action: string): Promise<RegisteredTool | undefined> {
-    const tools = this.tools ?? (await (this.loading ??= this.load(em)));
-    return tools.get(`${toolName}.${action}`);
+    return (await this.catalog(em)).get(toolKey(toolName, action));
   }
 
-  private async load(em: EntityManager): Promise<Map<string, RegisteredTool>> {
-    const definitions = await em.find(ToolDefinition, {});
-    const tools = new Map(
-      definitions.map((definition) => [
-        `${definition.toolName}.${definition.action}`,
-        { definition, validate: this.ajv.compile(definition.inputSchema) },
-      ]),
-    );
-    this.tools = tools;
-    return tools;
+  /** Every catalog tool, ordered by tool name and action. */
+  async list(em: EntityManager): Promise<RegisteredTool[]> {
+    return [...(await this.catalog(em)).values()];
+  }
+
+  private async catalog(em: EntityManager): Promise<Map<ToolKey, RegisteredTool>> {
+    if (this.tools) return this.tools;
+    // Concurrent first callers share one load.
+    this.loading ??= this.load(em);
+    return this.loading;
+  }
+
+  private async load(em: EntityManager): Promise<Map<ToolKey, RegisteredTool>> {
+    try {
+      const definitions = await em.find(ToolDefinition, {}, { orderBy: { toolName: 'asc', action: 'asc' } });
+      const tools = new Map(
+        definitions.map((definition) => [
+          toolKey(definition.toolName, definition.action),
+          { definition, validate: this.ajv.compile(definition.inputSchema) },
+        ]),
+      );
+      this.tools = tools;
+      return tools;
+    } finally {
+      // A failed load (e.g. the database was unreachable) is tried again by the next caller.
+      this.loading = null;
+    }
   }
 }
 
@@ -41,12 +60,11 @@ export function executionRequest(
   tool: RegisteredTool,
   params: Record<string, unknown>,
 ): ExecutionRequest {
-  const { vendor, idempotent, timeoutMs } = tool.definition;
   return {
     orgId: call.orgId,
     runId: call.runId,
     toolCallId: call.id,
-    tool: { toolName: call.toolName, action: call.action, vendor, idempotent, timeoutMs },
+    tool: { toolName: call.toolName, action: call.action, timeoutMs: tool.definition.timeoutMs },
     params,
   };
 }

@@ -82,9 +82,7 @@ export function checkOperationLimits(
   limits: OperationLimits,
 ): number {
   const refusals: AppError[] = [];
-  const onReject = (code: ErrorCode, message: string, limit: number) => [
-    () => void refusals.push(limitError(code, message, limit)),
-  ];
+  const onReject = (code: ErrorCode, message: string, limit: number) => [() => void refusals.push(limitError(code, message, limit))];
   const rules: ValidationRule[] = [
     maxDepthRule({
       n: limits.maxDepth,
@@ -102,11 +100,7 @@ export function checkOperationLimits(
     maxDirectivesRule({
       n: limits.maxDirectives,
       propagateOnRejection: false,
-      onReject: onReject(
-        'TOO_MANY_DIRECTIVES',
-        `The query has more than ${limits.maxDirectives} directives`,
-        limits.maxDirectives,
-      ),
+      onReject: onReject('TOO_MANY_DIRECTIVES', `The query has more than ${limits.maxDirectives} directives`, limits.maxDirectives),
     }),
   ];
   validate(schema, document, rules);

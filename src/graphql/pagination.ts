@@ -182,6 +182,7 @@ export function createdWithin(range: TimeRange | null | undefined): Record<strin
 function lazy<T>(start: () => Promise<T>): PromiseLike<T> {
   let promise: Promise<T> | undefined;
   return {
+    // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose (awaiting it starts the work)
     then: (onFulfilled, onRejected) => (promise ??= start()).then(onFulfilled, onRejected),
   };
 }

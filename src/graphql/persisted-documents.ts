@@ -107,12 +107,7 @@ export type ResolvedDocument =
   | { kind: 'apq'; sha256Hash: string; query: string | undefined }
   | { kind: 'none' };
 
-export function resolveDocument(
-  request: DocumentRequest,
-  role: Role,
-  manifest: PersistedDocuments,
-  trustedRoles: readonly Role[],
-): ResolvedDocument {
+export function resolveDocument(request: DocumentRequest, role: Role, manifest: PersistedDocuments, trustedRoles: readonly Role[]): ResolvedDocument {
   const trusted = trustedRoles.includes(role);
   const query = typeof request.query === 'string' && request.query !== '' ? request.query : undefined;
   const documentId = request.documentId;
@@ -140,7 +135,7 @@ export function resolveDocument(
 }
 
 function persistedQueryVersion(extensions: unknown): unknown {
-  return ((extensions as { persistedQuery?: { version?: unknown } }).persistedQuery ?? {}).version;
+  return (extensions as { persistedQuery?: { version?: unknown } }).persistedQuery?.version;
 }
 
 function persistedQueryHash(extensions: unknown): string | undefined {

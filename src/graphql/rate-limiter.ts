@@ -11,9 +11,7 @@ export interface RateLimitSettings {
   pointsPerSecond: number;
 }
 
-export type RateLimitVerdict =
-  | { allowed: true; remaining: number }
-  | { allowed: false; remaining: number; retryAfterSeconds: number };
+export type RateLimitVerdict = { allowed: true; remaining: number } | { allowed: false; remaining: number; retryAfterSeconds: number };
 
 interface Bucket {
   tokens: number;

@@ -1,12 +1,4 @@
-import {
-  Kind,
-  createSourceEventStream,
-  execute,
-  getOperationAST,
-  print,
-  type ExecutionArgs,
-  type ExecutionResult,
-} from 'graphql';
+import { Kind, createSourceEventStream, execute, getOperationAST, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { RequestContext } from './context';
 
 /**

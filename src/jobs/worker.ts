@@ -3,7 +3,6 @@ import { Logger as WorkerLogger, run, type TaskList, type WorkerEvents } from 'g
 import { Pool } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
-import type { GatewayEvents } from '../gateway/gateway-events';
 import { expireDueApprovals } from '../approvals/approval.service';
 import type { AgentRuntime } from '../runs/agent-runtime';
 import { RUN_AGENT_TASK } from '../runs/run-jobs';
@@ -15,7 +14,7 @@ export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
  * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
  * scheduled: approval expiry, every minute.
  */
-export function jobTasks(orm: MikroORM, events: GatewayEvents, logger: Logger, runtime?: AgentRuntime): TaskList {
+export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime): TaskList {
   return {
     ...(runtime
       ? {
@@ -29,7 +28,6 @@ export function jobTasks(orm: MikroORM, events: GatewayEvents, logger: Logger, r
       // Drain in batches so a backlog after downtime is cleared in one run.
       for (;;) {
         const expired = await expireDueApprovals(orm.em.fork());
-        for (const approval of expired) events.emitApprovalResolved(approval);
         if (expired.length > 0) logger.info({ count: expired.length }, 'approval requests expired');
         if (expired.length < 100) return;
       }
@@ -45,7 +43,6 @@ export interface Worker {
 export async function startWorker(options: {
   connectionString: string;
   orm: MikroORM;
-  events: GatewayEvents;
   runtime: AgentRuntime;
   logger: Logger;
   /** Jobs (run steps) this node runs at once. */
@@ -73,7 +70,7 @@ export async function startWorker(options: {
     concurrency,
     noHandleSignals: true,
     pollInterval: 2000,
-    taskList: jobTasks(options.orm, options.events, log, options.runtime),
+    taskList: jobTasks(options.orm, log, options.runtime),
     crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
     events,
     logger: new WorkerLogger((scope) => (level, message, meta) => {

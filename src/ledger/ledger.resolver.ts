@@ -15,7 +15,7 @@ export class LedgerResolver {
   }
 
   @Authorized(...ACCESS.audit)
-  @Query(() => LedgerVerificationType, { description: 'Recompute the org\'s ledger hash chain and name the first bad event' })
+  @Query(() => LedgerVerificationType, { description: "Recompute the org's ledger hash chain and name the first bad event" })
   async verifyLedger(@Ctx() ctx: RequestContext): Promise<LedgerVerificationType> {
     return verifyLedger(ctx.em, requireCaller(ctx).orgId);
   }

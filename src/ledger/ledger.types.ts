@@ -8,7 +8,7 @@ export class LedgerEventType {
   @Field(() => ID)
   id!: string;
 
-  @Field({ description: 'Position in the org\'s ledger: 1, 2, 3, … without gaps (a decimal integer)' })
+  @Field({ description: "Position in the org's ledger: 1, 2, 3, … without gaps (a decimal integer)" })
   sequence!: string;
 
   @Field()
@@ -69,7 +69,7 @@ export const toLedgerEventType = (e: LedgerEvent): LedgerEventType => ({
   createdAt: e.createdAt,
 });
 
-@ObjectType('LedgerVerification', { description: 'The org\'s hash chain recomputed from its first event' })
+@ObjectType('LedgerVerification', { description: "The org's hash chain recomputed from its first event" })
 export class LedgerVerificationType {
   @Field()
   ok!: boolean;

@@ -1,4 +1,6 @@
-import type { ToolDefinition } from '../catalog/tool-definition.entity';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { CatalogEntry } from '../catalog/tool-catalog';
+import { toolKey } from '../catalog/tool-key';
 
 /**
  * Anthropic tool names allow no dots, so `order_lookup.lookup` is offered to the model
@@ -6,11 +8,8 @@ import type { ToolDefinition } from '../catalog/tool-definition.entity';
  */
 const SEPARATOR = '__';
 
-export interface ModelTool {
-  name: string;
-  description: string;
-  input_schema: { type: 'object'; [key: string]: unknown };
-}
+/** A tool as the Messages API takes it. */
+export type ModelTool = Anthropic.Tool;
 
 export const modelToolName = (toolName: string, action: string) => `${toolName}${SEPARATOR}${action}`;
 
@@ -20,11 +19,14 @@ export function parseModelToolName(name: string): { toolName: string; action: st
   return { toolName: name.slice(0, at), action: name.slice(at + SEPARATOR.length) };
 }
 
+/** What the model is told about a catalog tool (a ToolDefinition row or a CatalogEntry). */
+export type CatalogTool = Pick<CatalogEntry, 'toolName' | 'action' | 'description' | 'inputSchema'>;
+
 /** One model tool per `tool.action` of the run's frozen manifest, with its catalog schema. */
-export function toolsForManifest(allowedTools: readonly string[], catalog: readonly ToolDefinition[]): ModelTool[] {
+export function toolsForManifest(allowedTools: readonly string[], catalog: readonly CatalogTool[]): ModelTool[] {
   const allowed = new Set(allowedTools);
   return catalog
-    .filter((tool) => allowed.has(`${tool.toolName}.${tool.action}`))
+    .filter((tool) => allowed.has(toolKey(tool.toolName, tool.action)))
     .map((tool) => ({
       name: modelToolName(tool.toolName, tool.action),
       description: tool.description,

@@ -64,11 +64,7 @@ export class OrgAdminResolver {
 
   @Authorized(...ACCESS.admin)
   @Mutation(() => FeatureFlagType, { description: 'Turn an org feature flag (e.g. tool_calling_enabled) on or off' })
-  async setFeatureFlag(
-    @Arg('key') key: string,
-    @Arg('enabled') enabled: boolean,
-    @Ctx() ctx: RequestContext,
-  ): Promise<FeatureFlagType> {
+  async setFeatureFlag(@Arg('key') key: string, @Arg('enabled') enabled: boolean, @Ctx() ctx: RequestContext): Promise<FeatureFlagType> {
     return toFeatureFlagType(await setFeatureFlag(ctx.em, requireCaller(ctx), key, enabled));
   }
 }

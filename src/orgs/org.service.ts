@@ -19,10 +19,7 @@ export async function findOrg(em: EntityManager, orgId: string): Promise<Org> {
 }
 
 /** A new tenant and its first admin key. */
-export async function createOrg(
-  em: EntityManager,
-  input: { name: string; slug?: string },
-): Promise<{ org: Org; adminKey: IssuedKey }> {
+export async function createOrg(em: EntityManager, input: { name: string; slug?: string }): Promise<{ org: Org; adminKey: IssuedKey }> {
   const name = cleanName(input.name, 'name');
   return em.transactional(async (tx) => {
     const org = tx.create(Org, { name, slug: input.slug ?? null });

@@ -92,7 +92,7 @@ export function conditionHolds(condition: PolicyCondition, params: Record<string
 export function readPath(root: unknown, path: string): { exists: boolean; value: unknown } {
   let current: unknown = root;
   for (const part of path.match(/[^.[\]]+/g) ?? []) {
-    if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, part)) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) {
       return { exists: false, value: undefined };
     }
     current = (current as Record<string, unknown>)[part];

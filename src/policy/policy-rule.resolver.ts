@@ -8,17 +8,14 @@ import { deletePolicyRule, listPolicyRules, setPolicyShadowMode, upsertPolicyRul
 @Resolver()
 export class PolicyRuleResolver {
   @Authorized(...ACCESS.audit)
-  @Query(() => [PolicyRuleType], { description: 'The org\'s policy rules in evaluation order' })
+  @Query(() => [PolicyRuleType], { description: "The org's policy rules in evaluation order" })
   async policyRules(@Ctx() ctx: RequestContext): Promise<PolicyRuleType[]> {
     return (await listPolicyRules(ctx.em, requireCaller(ctx).orgId)).map(toPolicyRuleType);
   }
 
   @Authorized(...ACCESS.admin)
   @Mutation(() => PolicyRuleType, { description: 'Create a rule, or replace the one with `id`; appends policy.changed' })
-  async upsertPolicyRule(
-    @Arg('input', () => PolicyRuleInputType) input: PolicyRuleInputType,
-    @Ctx() ctx: RequestContext,
-  ): Promise<PolicyRuleType> {
+  async upsertPolicyRule(@Arg('input', () => PolicyRuleInputType) input: PolicyRuleInputType, @Ctx() ctx: RequestContext): Promise<PolicyRuleType> {
     const conditions = input.conditions.map((c) => ({ path: c.path, op: c.op, ...(c.value !== undefined ? { value: c.value } : {}) }));
     return toPolicyRuleType(await upsertPolicyRule(ctx.em, requireCaller(ctx), { ...input, conditions }));
   }

@@ -106,7 +106,8 @@ function validateRule(input: PolicyRuleInput): void {
   if (input.conditions.length > 20) throw badInput('at most 20 conditions', { field: 'conditions' });
   input.conditions.forEach((c, i) => {
     const field = `conditions[${i}]`;
-    if (!CONDITION_PATH.test(c.path) || c.path.length > 200) throw badInput(`${field}.path must be a JSON path like amount or customer.country`, { field });
+    if (!CONDITION_PATH.test(c.path) || c.path.length > 200)
+      throw badInput(`${field}.path must be a JSON path like amount or customer.country`, { field });
     if (c.op === 'in' && !Array.isArray(c.value)) throw badInput(`${field}.value must be a list for "in"`, { field });
     if ((c.op === 'lt' || c.op === 'gt') && (typeof c.value !== 'number' || !Number.isFinite(c.value))) {
       throw badInput(`${field}.value must be a number for "${c.op}"`, { field });

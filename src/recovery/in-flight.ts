@@ -35,10 +35,13 @@ export class InFlightCalls {
         clearTimeout(timer);
         resolve(true);
       };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== wake);
-        resolve(false);
-      }, Math.max(0, timeoutMs));
+      const timer = setTimeout(
+        () => {
+          this.waiters = this.waiters.filter((w) => w !== wake);
+          resolve(false);
+        },
+        Math.max(0, timeoutMs),
+      );
       this.waiters.push(wake);
     });
   }

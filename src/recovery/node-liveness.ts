@@ -70,10 +70,12 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
   let stopped = false;
 
   const heartbeat = async (): Promise<void> => {
-    const [row] = await orm.em.fork().execute<{ reaped_at: Date | null }[]>(
-      'update toolgate_nodes set heartbeat_at = now(), worker_ids = ? where id = ? returning reaped_at',
-      [ownersLiteral(), nodeId],
-    );
+    const [row] = await orm.em
+      .fork()
+      .execute<{ reaped_at: Date | null }[]>('update toolgate_nodes set heartbeat_at = now(), worker_ids = ? where id = ? returning reaped_at', [
+        ownersLiteral(),
+        nodeId,
+      ]);
     if (row?.reaped_at) {
       log.fatal('this node was declared dead by another node (heartbeats missed); its work was taken over; stopping');
       stopped = true;
@@ -120,7 +122,11 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
       }
       for (const node of dead) {
         if (node.clean_stop) log.debug({ deadNodeId: node.id, name: node.name }, 'stopped node reaped');
-        else log.warn({ deadNodeId: node.id, name: node.name, lockOwners: node.worker_ids }, 'dead node reaped: its job locks are released and its calls reconciled');
+        else
+          log.warn(
+            { deadNodeId: node.id, name: node.name, lockOwners: node.worker_ids },
+            'dead node reaped: its job locks are released and its calls reconciled',
+          );
       }
       return dead.map((node) => node.id);
     });

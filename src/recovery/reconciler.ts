@@ -12,6 +12,7 @@ import { failureSettlement, settleCall, takeOverCall, type Settlement } from '..
 import { afterSettled } from '../gateway/tool-call-recorder';
 import { enqueueRunStep } from '../runs/run-jobs';
 import type { InFlightCalls } from './in-flight';
+import { toolKey } from '../catalog/tool-key';
 
 export interface ReconcilerDeps {
   orm: MikroORM;
@@ -76,7 +77,10 @@ export class Reconciler {
       });
       if (!settled) return null;
       const log = how === 'vendor_outcome_unknown' || how === 'input_lost' ? 'warn' : 'info';
-      this.deps.logger[log]({ toolCallId: call.id, runId: call.runId, tool: `${call.toolName}.${call.action}`, reconciled: how, reason }, 'interrupted tool call reconciled');
+      this.deps.logger[log](
+        { toolCallId: call.id, runId: call.runId, tool: toolKey(call.toolName, call.action), reconciled: how, reason },
+        'interrupted tool call reconciled',
+      );
       return how;
     } finally {
       inFlight.delete(call.id);
@@ -107,7 +111,11 @@ export class Reconciler {
         how: 're_executed',
         settlement: outcome.ok
           ? success(outcome.data, outcome.vendorStatusCode, outcome.retries.length, tool.definition.costCents, 're_executed')
-          : { ...failure(outcome.code, outcome.reason, 're_executed'), vendorStatusCode: outcome.vendorStatusCode, retryCount: outcome.retries.length },
+          : {
+              ...failure(outcome.code, outcome.reason, 're_executed'),
+              vendorStatusCode: outcome.vendorStatusCode,
+              retryCount: outcome.retries.length,
+            },
       };
     }
     const lookup: LookupOutcome = this.deps.executor.lookup
@@ -122,7 +130,10 @@ export class Reconciler {
       : { kind: 'unknown', reason: 'no_lookup' };
     switch (lookup.kind) {
       case 'performed':
-        return { how: 'vendor_confirmed', settlement: success(lookup.data, lookup.vendorStatusCode, 0, tool.definition.costCents, 'vendor_confirmed') };
+        return {
+          how: 'vendor_confirmed',
+          settlement: success(lookup.data, lookup.vendorStatusCode, 0, tool.definition.costCents, 'vendor_confirmed'),
+        };
       case 'not_performed':
         if (inFlight) return { how: 'vendor_outcome_unknown', settlement: unknown('attempt_in_flight') };
         return { how: 'vendor_not_performed', settlement: failure('VENDOR_NOT_PERFORMED', 'not_performed', 'vendor_not_performed') };

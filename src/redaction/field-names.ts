@@ -208,7 +208,9 @@ export function pairLabel(object: Record<string, unknown>): { valueKey: string; 
 }
 
 const CARD_SUMMARY_MARKERS = set('last4 lastfour last4digits lastdigits');
-const CARD_DETAIL_MARKERS = set('brand cardbrand network expmonth expyear expiry expirymonth expiryyear expirationmonth expirationyear funding cardtype wallet');
+const CARD_DETAIL_MARKERS = set(
+  'brand cardbrand network expmonth expyear expiry expirymonth expiryyear expirationmonth expirationyear funding cardtype wallet',
+);
 
 /** `{ brand: 'visa', last4: '4242', exp_month: 12 }` under any key is a payment method. */
 export function isCardSummary(object: Record<string, unknown>): boolean {

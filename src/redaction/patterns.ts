@@ -23,8 +23,7 @@ const always = () => true;
 
 // An unterminated block (a truncated log line) is redacted to the end of the text: the
 // remainder is key material.
-const PEM_PRIVATE_KEY =
-  /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g;
+const PEM_PRIVATE_KEY = /-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)/g;
 
 // The whole userinfo goes: the user part is often the token itself (x-access-token:…).
 const URL_USERINFO = /(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)([^\s/?#@"'<>]+)@/gi;
@@ -72,8 +71,7 @@ const LABELLED_SECRET = new RegExp(
 
 // Labelled numbers are redacted without the dashes a bare SSN needs. Tax labels accept
 // ITINs (9xx), which the SSN range rule would reject.
-const LABELLED_SSN =
-  /\b(SSN|SS#|social\s+security(?:\s+(?:number|no\.?|#))?)(\s*(?:[:#=]|is)?\s*)(\d{3})[- ]?(\d{2})[- ]?(\d{4})(?!\w|-\d)/gi;
+const LABELLED_SSN = /\b(SSN|SS#|social\s+security(?:\s+(?:number|no\.?|#))?)(\s*(?:[:#=]|is)?\s*)(\d{3})[- ]?(\d{2})[- ]?(\d{4})(?!\w|-\d)/gi;
 const LABELLED_TAX_ID =
   /\b(F?EIN|I?TIN|tax\s*(?:payer\s*)?(?:id|identification)(?:\s*(?:number|no\.?|#))?|employer\s+identification\s+number)(\s*(?:[:#=]|is)?\s*)(\d{2}-\d{7}|\d{3}-\d{2}-\d{4}|\d{9})(?!\w|-\d)/gi;
 const DASHED_SSN = /(?<![\w-])(\d{3})-(\d{2})-(\d{4})(?!\w|-\d)/g;
@@ -144,8 +142,7 @@ const SECRET_DETECTORS: Detector[] = [
   (t) => t.replace(BEARER, (m, word, gap, token) => (looksLikeToken(token) ? word + gap + REDACTED : m)),
   (t) => t.replace(BASIC, (m, word, gap, value) => (isBasicCredential(value) ? word + gap + REDACTED : m)),
   (t) => t.replace(LABELLED_SECRET, (_m, label, sep) => label + sep + REDACTED),
-  (t) =>
-    t.replace(LABELLED_SSN, (m, label, sep, a, g, s) => (isValidSsn(a, g, s) ? label + sep + REDACTED : m)),
+  (t) => t.replace(LABELLED_SSN, (m, label, sep, a, g, s) => (isValidSsn(a, g, s) ? label + sep + REDACTED : m)),
   (t) => t.replace(LABELLED_TAX_ID, (_m, label, sep) => label + sep + REDACTED),
   replaceWhere(DASHED_SSN, (_m, [a, g, s]) => isValidSsn(a, g, s)),
   (t, scope) => (scope.taxScope ? t.replace(DASHED_EIN, REDACTED) : t),

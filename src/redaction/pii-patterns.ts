@@ -9,8 +9,7 @@ import { REDACTED } from './markers';
 // The lookbehind starts a match only at the start of a run, which keeps long runs linear.
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b/g;
 
-const LABELLED_PHONE =
-  /\b(phone|tel|telephone|mobile|cell|fax)(\.?\s*(?:[:#=]|no\.?|number)?\s*)(\+?\(?\d[\d ().-]{5,18}\d)(?!\w)/gi;
+const LABELLED_PHONE = /\b(phone|tel|telephone|mobile|cell|fax)(\.?\s*(?:[:#=]|no\.?|number)?\s*)(\+?\(?\d[\d ().-]{5,18}\d)(?!\w)/gi;
 
 // Must start with "+": a bare run of digits is far more often an id than a phone.
 const INTERNATIONAL_PHONE = /(?<![\w+])\+\(?[1-9][\d ().-]{6,20}\d(?!\d)/g;
@@ -76,9 +75,7 @@ export function hasStreetLine(text: string): boolean {
 
 export function redactPiiInText(text: string): string {
   let out = text.replace(EMAIL, REDACTED);
-  out = out.replace(LABELLED_PHONE, (m, label, sep, number) =>
-    digitCount(number) >= 7 && digitCount(number) <= 15 ? label + sep + REDACTED : m,
-  );
+  out = out.replace(LABELLED_PHONE, (m, label, sep, number) => (digitCount(number) >= 7 && digitCount(number) <= 15 ? label + sep + REDACTED : m));
   out = out.replace(INTERNATIONAL_PHONE, (m) => (isInternationalPhone(m) ? REDACTED : m));
   out = out.replace(NANP_PHONE, (m) => (isNanpPhone(m) ? REDACTED : m));
   out = out.replace(TRUNK_PHONE, (m) => {

@@ -6,20 +6,22 @@ import type { Logger } from '../logger';
 import type { ToolGateway } from '../gateway/gateway.service';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import { ToolCall } from '../gateway/tool-call.entity';
-import { ToolDefinition } from '../catalog/tool-definition.entity';
+import type { ToolRegistry } from '../gateway/tool-registry';
 import { Specialist } from '../orgs/specialist.entity';
 import { runtimeCaller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
-import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import type { ErrorCode } from '../errors/error-codes';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { costMicros } from '../llm/model-client';
 import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
+import { streamTurn, type TurnReply } from '../llm/model-turn';
 import { AgentRun } from './agent-run.entity';
 import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
-import { appendMessage, assistantTextLength, isPending, loadMessages, toModelMessages, type StoredBlock } from './run-messages';
+import { appendMessage, assistantTextLength, isPending, loadMessages, type StoredBlock } from './run-messages';
+import { resultBlock, storedOutcome } from './tool-results';
 
 export interface AgentRuntimeDeps {
   orm: MikroORM;
@@ -29,6 +31,8 @@ export interface AgentRuntimeDeps {
   events: RunEvents;
   logger: Logger;
   failpoints: Failpoints;
+  /** The gateway's catalog: the model is offered exactly the tools the gateway validates against. */
+  tools: ToolRegistry;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -45,9 +49,10 @@ const DEFAULT_SYSTEM =
 export class AgentRuntime {
   /** Streams in flight on this node, so a cancel here stops the model at once. */
   private readonly active = new Map<string, AbortController>();
-  private catalog: ToolDefinition[] | null = null;
+  private readonly tools: ToolRegistry;
 
   constructor(private readonly deps: AgentRuntimeDeps) {
+    this.tools = deps.tools;
     deps.events.on('status', (event) => {
       if (event.status === 'cancelled') this.active.get(event.runId)?.abort();
     });
@@ -56,7 +61,7 @@ export class AgentRuntime {
   async step(runId: string): Promise<void> {
     const em = this.deps.orm.em.fork();
     const run = await em.findOne(AgentRun, { id: runId });
-    if (!run || run.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
+    if (run?.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
     // A queued run's first model request does not wait for the run.started transaction:
     // both go out together, and the reply is stored only once the run is running (it is
     // dropped, and the stream aborted, if the run was cancelled meanwhile).
@@ -107,33 +112,32 @@ export class AgentRuntime {
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>): Promise<boolean> {
     const em = this.deps.orm.em.fork();
     const specialist = await em.findOneOrFail(Specialist, { id: run.specialistId });
-    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, await this.loadCatalog(em));
+    const catalog = (await this.tools.list(em)).map((tool) => tool.definition);
+    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, catalog);
     let offset = assistantTextLength(messages);
     const controller = new AbortController();
     this.active.set(run.id, controller);
-    let reply: Anthropic.Message;
+    let answer: TurnReply;
     try {
-      const stream = this.deps.client.messages.stream(
-        {
-          model: this.deps.settings.name,
-          max_tokens: this.deps.settings.maxTokens,
-          system: specialist.systemPrompt ?? DEFAULT_SYSTEM,
-          tools: tools as never,
-          messages: toModelMessages(messages) as never,
+      const reply = streamTurn(this.deps.client, {
+        model: this.deps.settings.name,
+        maxTokens: this.deps.settings.maxTokens,
+        system: specialist.systemPrompt ?? DEFAULT_SYSTEM,
+        tools,
+        messages: messages.map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
+        signal: controller.signal,
+        onText: (delta) => {
+          this.deps.failpoints.hit('during_model_stream');
+          this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
+          offset += delta.length;
         },
-        { signal: controller.signal },
-      );
-      stream.on('text', (delta: string) => {
-        this.deps.failpoints.hit('during_model_stream');
-        this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
-        offset += delta.length;
       });
       // A run that could not start (cancelled meanwhile) stops its stream at once.
       void started().then(
         (ok) => ok || controller.abort(),
         () => controller.abort(),
       );
-      reply = await stream.finalMessage();
+      answer = await reply;
     } catch (error) {
       if (!(await started()) || controller.signal.aborted || (await this.stopped(run.id))) return false;
       const status = (error as { status?: number }).status;
@@ -148,10 +152,7 @@ export class AgentRuntime {
     } finally {
       this.active.delete(run.id);
     }
-    const answer = reply;
-    const content = answer.content
-        .filter((b) => b.type === 'text' || b.type === 'tool_use')
-        .map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input }));
+    const content = answer.content;
     if (!(await started())) return false;
     try {
       return await this.deps.orm.em.fork().transactional(async (tx) => {
@@ -170,7 +171,7 @@ export class AgentRuntime {
             type: 'run.message_added',
             runId: run.id,
             resourceId: run.id,
-            metadata: { position: messages.length, role: 'assistant', stopReason: answer.stop_reason, outputTokens: answer.usage.output_tokens },
+            metadata: { position: messages.length, role: 'assistant', stopReason: answer.stopReason, outputTokens: answer.usage.output_tokens },
           },
         ]);
         return true;
@@ -210,7 +211,13 @@ export class AgentRuntime {
       appendMessage(tx, run, position, 'user', results);
       await tx.flush();
       await appendLedgerEvents(tx, [
-        { orgId: run.orgId, type: 'run.message_added', runId: run.id, resourceId: run.id, metadata: { position, role: 'user', toolResults: results.length } },
+        {
+          orgId: run.orgId,
+          type: 'run.message_added',
+          runId: run.id,
+          resourceId: run.id,
+          metadata: { position, role: 'user', toolResults: results.length },
+        },
       ]);
     });
     return !waits;
@@ -224,24 +231,14 @@ export class AgentRuntime {
       if (!isPending(block)) continue;
       const call = await em.findOneOrFail(ToolCall, { id: block.toolgate!.toolCallId }, { refresh: true });
       if (call.status === 'waiting_approval' || call.status === 'running') return false;
-      const outcome =
-        call.status === 'approved'
-          ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId))
-          : ({
-              status: call.status,
-              toolCallId: call.id,
-              result: call.status === 'succeeded' ? call.outputRedacted : null,
-              error: call.status === 'succeeded' ? null : errorFor(call.errorCode),
-              approvalRequestId: null,
-              replayed: true,
-            } as ToolCallOutcome);
+      const outcome = call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId)) : storedOutcome(call);
       if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return false;
       content[index] = resultBlock(String(block.tool_use_id), outcome);
     }
     // Only a message still holding pending results is filled in: a concurrent step's work stands.
     return this.deps.orm.em.fork().transactional(async (tx) => {
       const [current] = await tx.execute<{ content: StoredBlock[] }[]>('select content from run_messages where id = ? for update', [message.id]);
-      if (!current || !current.content.some(isPending)) return true;
+      if (!current?.content.some(isPending)) return true;
       await tx.nativeUpdate('RunMessage', { id: message.id }, { content });
       return true;
     });
@@ -249,9 +246,7 @@ export class AgentRuntime {
 
   /** True when this step made the transition (false: the run was no longer in the expected status). */
   private async transition(run: AgentRun, status: 'running' | 'completed'): Promise<boolean> {
-    const changed = await this.deps.orm.em
-      .fork()
-      .transactional((tx) => (status === 'running' ? startRunState(tx, run) : completeRun(tx, run)));
+    const changed = await this.deps.orm.em.fork().transactional((tx) => (status === 'running' ? startRunState(tx, run) : completeRun(tx, run)));
     // The loaded entity is not touched: only run-state writes a status.
     if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
     return changed;
@@ -270,31 +265,8 @@ export class AgentRuntime {
 
   private async stopped(runId: string): Promise<boolean> {
     const [row] = await this.deps.orm.em.fork().execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
-    return !row || row.status !== 'running';
+    return row?.status !== 'running';
   }
-
-  private async loadCatalog(em: EntityManager): Promise<ToolDefinition[]> {
-    return (this.catalog ??= await em.find(ToolDefinition, {}, { orderBy: { toolName: 'asc', action: 'asc' } }));
-  }
-}
-
-/**
- * What the model is told for one tool_use (ADR-029 step 13), or a pending note: a call
- * waiting for a human, or still `running` where a crash left it (reconciliation settles it
- * and queues the run's next step). A replayed success carries the stored (redacted) result.
- */
-function resultBlock(toolUseId: string, outcome: ToolCallOutcome): StoredBlock {
-  const base = { type: 'tool_result', tool_use_id: toolUseId };
-  if (outcome.status === 'waiting_approval' || outcome.status === 'approved' || outcome.status === 'running') {
-    return { ...base, content: '', toolgate: { pending: true, toolCallId: outcome.toolCallId } };
-  }
-  if (outcome.status === 'succeeded') return { ...base, content: JSON.stringify(outcome.result ?? null) };
-  return { ...base, is_error: true, content: outcome.error?.message ?? 'Tool execution failed' };
-}
-
-function errorFor(code: string | null): ToolCallOutcome['error'] {
-  const known = code && code in ERROR_CATALOG ? (code as ErrorCode) : 'VENDOR_ERROR';
-  return { code: known, message: ERROR_CATALOG[known].modelMessage ?? 'Tool execution failed' };
 }
 
 /** Model turns that asked for tools since the user last wrote text. */

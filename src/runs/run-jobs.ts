@@ -8,8 +8,10 @@ export const RUN_AGENT_TASK = 'run_agent';
  * serial on every node; the job key folds duplicate requests into one pending job.
  */
 export async function enqueueRunStep(em: EntityManager, runId: string): Promise<void> {
-  await em.execute(
-    `select graphile_worker.add_job(?, json_build_object('runId', ?::text), queue_name := ?, job_key := ?, max_attempts := 5)`,
-    [RUN_AGENT_TASK, runId, `run:${runId}`, `run:${runId}`],
-  );
+  await em.execute(`select graphile_worker.add_job(?, json_build_object('runId', ?::text), queue_name := ?, job_key := ?, max_attempts := 5)`, [
+    RUN_AGENT_TASK,
+    runId,
+    `run:${runId}`,
+    `run:${runId}`,
+  ]);
 }

@@ -19,7 +19,7 @@ export class StartAgentRunInput {
   @Field(() => RunDriverInput, { defaultValue: RunDriverInput.INTERNAL })
   driver!: RunDriverInput;
 
-  @Field(() => String, { nullable: true, description: 'The customer\'s message; required for INTERNAL runs' })
+  @Field(() => String, { nullable: true, description: "The customer's message; required for INTERNAL runs" })
   message?: string | null;
 
   @Field(() => String, { nullable: true, description: 'Traces the run across systems; generated when absent' })
@@ -30,20 +30,13 @@ export class StartAgentRunInput {
 export class RunLifecycleResolver {
   @Authorized('admin', 'client', 'agent')
   @Mutation(() => AgentRunType, { description: 'Open a run; its tool manifest and policy version are frozen now' })
-  async startAgentRun(
-    @Arg('input', () => StartAgentRunInput) input: StartAgentRunInput,
-    @Ctx() ctx: RequestContext,
-  ): Promise<AgentRunType> {
+  async startAgentRun(@Arg('input', () => StartAgentRunInput) input: StartAgentRunInput, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
     return toRunType(await startRun(ctx.em, requireCaller(ctx), { ...input, driver: input.driver }));
   }
 
   @Authorized('admin', 'client', 'agent')
   @Mutation(() => AgentRunType, { description: 'Continue a finished run with a new message' })
-  async postMessage(
-    @Arg('runId', () => ID) runId: string,
-    @Arg('text') text: string,
-    @Ctx() ctx: RequestContext,
-  ): Promise<AgentRunType> {
+  async postMessage(@Arg('runId', () => ID) runId: string, @Arg('text') text: string, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
     return toRunType(await postMessage(ctx.em, requireCaller(ctx), runId, text));
   }
 

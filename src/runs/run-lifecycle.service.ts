@@ -46,7 +46,11 @@ export async function startRun(
     if (message !== null) await enqueueRunStep(tx, run.id);
     const base = { orgId: caller.orgId, runId: run.id, resourceId: run.id, actor: caller };
     await appendLedgerEvents(tx, [
-      { ...base, type: 'run.created', metadata: { driver: input.driver, specialistId: input.specialistId, allowedTools, policyVersion: org.policyVersion } },
+      {
+        ...base,
+        type: 'run.created',
+        metadata: { driver: input.driver, specialistId: input.specialistId, allowedTools, policyVersion: org.policyVersion },
+      },
       ...(external ? [{ ...base, type: 'run.started' as const, metadata: { driver: input.driver } }] : []),
     ]);
     return run;
@@ -58,13 +62,16 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
   const message = checkMessage(text);
   return em.transactional(async (tx) => {
     const run = await findRun(tx, caller.orgId, runId);
-    if (run.driver !== 'internal') throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
+    if (run.driver !== 'internal')
+      throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
     await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
     await tx.refresh(run);
     if (run.status !== 'completed' && run.status !== 'failed') {
       throw new AppError('RUN_BUSY', `Run is ${run.status}; post when it has answered`, { runStatus: run.status });
     }
-    const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [run.id]);
+    const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [
+      run.id,
+    ]);
     appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
     await tx.flush();
     if (!(await requeueRun(tx, run, caller, next))) throw new AppError('RUN_BUSY', `Run is ${run.status}; post when it has answered`);
@@ -108,7 +115,8 @@ function checkMessage(text: string | null | undefined): string {
 export async function completeExternalRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
   return em.transactional(async (tx) => {
     const run = await findRun(tx, caller.orgId, runId);
-    if (run.driver !== 'external') throw new AppError('BAD_USER_INPUT', 'Only runs driven externally are completed by their caller', { field: 'runId' });
+    if (run.driver !== 'external')
+      throw new AppError('BAD_USER_INPUT', 'Only runs driven externally are completed by their caller', { field: 'runId' });
     if (run.pendingApprovalCount > 0) {
       throw new AppError('APPROVALS_PENDING', `The run has ${run.pendingApprovalCount} pending approval(s)`, {
         pendingApprovalCount: run.pendingApprovalCount,

@@ -18,16 +18,14 @@ export async function loadMessages(em: EntityManager, runId: string): Promise<Ru
   return em.find(RunMessage, { runId }, { orderBy: { position: 'asc' } });
 }
 
-export function appendMessage(em: EntityManager, run: { id: string; orgId: string }, position: number, role: MessageRole, content: StoredBlock[]): RunMessage {
+export function appendMessage(
+  em: EntityManager,
+  run: { id: string; orgId: string },
+  position: number,
+  role: MessageRole,
+  content: StoredBlock[],
+): RunMessage {
   return em.create(RunMessage, { orgId: run.orgId, runId: run.id, position, role, content });
-}
-
-/** The conversation as the Messages API takes it. */
-export function toModelMessages(messages: RunMessage[]): { role: MessageRole; content: Record<string, unknown>[] }[] {
-  return messages.map((m) => ({
-    role: m.role,
-    content: (m.content as StoredBlock[]).map(({ toolgate: _note, ...block }) => block),
-  }));
 }
 
 export const isPending = (block: StoredBlock): boolean => block.type === 'tool_result' && block.toolgate?.pending === true;

@@ -142,20 +142,3 @@ export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Act
   }
   return [];
 }
-
-/** Ledger event → the run status it records. */
-export const RUN_STATUS_BY_EVENT: Partial<Record<LedgerEventType, RunStatus>> = {
-  'run.created': 'queued',
-  'run.started': 'running',
-  'run.waiting_approval': 'waiting_approval',
-  'run.resumed': 'running',
-  'run.completed': 'completed',
-  'run.failed': 'failed',
-  'run.cancelled': 'cancelled',
-  'run.message_posted': 'queued',
-};
-
-export function runStatusOf(event: { type: string; metadata?: Record<string, unknown> }): RunStatus | null {
-  if (event.type === 'run.created') return event.metadata?.driver === 'external' ? 'running' : 'queued';
-  return RUN_STATUS_BY_EVENT[event.type as LedgerEventType] ?? null;
-}

@@ -16,7 +16,7 @@ export class AgentRunType {
   @Field(() => RunStatusEnum)
   status!: RunStatus;
 
-  @Field({ description: 'internal: Toolgate\'s agent runtime drives the loop; external: the caller does' })
+  @Field({ description: "internal: Toolgate's agent runtime drives the loop; external: the caller does" })
   driver!: string;
 
   @Field(() => [String], { description: 'The frozen manifest: `tool.action` names this run may call' })
@@ -86,7 +86,10 @@ export const toRunMessageType = (m: RunMessage): RunMessageType => {
     role: m.role,
     // Toolgate's own notes on pending tool results are internal.
     content: blocks.map(({ toolgate: _note, ...block }) => block),
-    text: blocks.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join(''),
+    text: blocks
+      .filter((b) => b.type === 'text' && typeof b.text === 'string')
+      .map((b) => b.text)
+      .join(''),
     createdAt: m.createdAt,
   };
 };

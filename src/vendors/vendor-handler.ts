@@ -1,8 +1,11 @@
+import type { RiskLevel } from '../catalog/risk';
+
 /**
  * The one interface every vendor handler implements. A vendor is a folder under
  * src/vendors/<vendor>/ holding: the handler (this interface), a transport (the only
  * place that does HTTP for that vendor), one file per action, and a sandbox (a loopback
- * HTTP server speaking the vendor's real paths, auth and response shapes).
+ * HTTP server speaking the vendor's real paths, auth and response shapes). It is
+ * registered by one line in src/vendors/index.ts (docs/architecture.md, "Adding a vendor").
  */
 
 /** What a handler needs from the org's stored credential for its integration. */
@@ -26,11 +29,26 @@ export interface VendorContext {
   cache: Map<string, unknown>;
 }
 
+/**
+ * One catalog tool action, declared here and nowhere else: the tool catalog (and with it
+ * tool_definitions, the gateway's validators and the model's tool list) is derived from
+ * the registered handlers' actions (src/catalog/tool-catalog.ts).
+ */
 export interface VendorAction<Input = Record<string, unknown>, Output = unknown> {
   toolName: string;
   action: string;
-  /** Safe to repeat: the executor may retry it. */
+  /** What the model and the catalog are told the action does. */
+  description: string;
+  /** JSON schema of the input; the gateway refuses a call that does not satisfy it. */
+  inputSchema: Record<string, unknown>;
+  /** The risk policy assumes when no rule matches (low: allow, medium: observe, high: expert approval). */
+  defaultRisk: RiskLevel;
+  /** What one successful call costs, recorded on the call. */
+  costCents: number;
+  /** Safe to repeat: the executor may retry it, and reconciliation re-runs it instead of asking the vendor. */
   idempotent: boolean;
+  /** Per-attempt vendor timeout; absent means the executor default (VENDOR_TIMEOUT_MS). */
+  timeoutMs?: number;
   /** Documented shape of the normalized result. */
   describeResult: string;
   execute(input: Input, ctx: VendorContext): Promise<Output>;
@@ -50,6 +68,7 @@ export interface VendorHandler {
   vendor: string;
   credentialSpec: CredentialSpec;
   endpoints: Record<string, VendorEndpoint>;
+  // biome-ignore lint/suspicious/noExplicitAny: one handler's actions take different inputs and results
   actions: VendorAction<any, any>[];
 }
 

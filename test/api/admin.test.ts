@@ -134,8 +134,7 @@ describe('setFeatureFlag', () => {
     const on = await admin(owner, SET_FLAG, { key: 'tool_calling_enabled', enabled: true });
     expect(on.body.data!.setFeatureFlag).toEqual({ key: 'tool_calling_enabled', enabled: true });
     const flags = async () =>
-      (await app.gql('{ viewer { org { featureFlags { key enabled } } } }', { key: owner.keys.admin })).body.data!.viewer
-        .org.featureFlags;
+      (await app.gql('{ viewer { org { featureFlags { key enabled } } } }', { key: owner.keys.admin })).body.data!.viewer.org.featureFlags;
     expect(await flags()).toEqual([{ key: 'tool_calling_enabled', enabled: true }]);
     expect(await lastEvent(owner)).toMatchObject({
       type: 'feature_flag.changed',
@@ -228,7 +227,7 @@ describe('bindToolToSpecialist', () => {
     expect(await count('ledger_events', owner.org.id)).toBe(events + 1);
   });
 
-  test('unknown specialists (including another org\'s) and unknown tools are NOT_FOUND', async () => {
+  test("unknown specialists (including another org's) and unknown tools are NOT_FOUND", async () => {
     const owner = await newOrg(app.em());
     const other = await newOrg(app.em());
     const base = { toolName: 'order_lookup', action: 'lookup', bound: true };
@@ -299,13 +298,10 @@ describe('integration credentials are write-only', () => {
   });
 
   test('no GraphQL response carries the config', async () => {
-    const integrations = await app.gql(
-      '{ viewer { org { integrations { id integrationType keyVersion createdAt updatedAt } } } }',
-      { key: owner.keys.admin },
-    );
-    expect(integrations.body.data!.viewer.org.integrations).toEqual([
-      expect.objectContaining({ integrationType: 'shopify', keyVersion: 1 }),
-    ]);
+    const integrations = await app.gql('{ viewer { org { integrations { id integrationType keyVersion createdAt updatedAt } } } }', {
+      key: owner.keys.admin,
+    });
+    expect(integrations.body.data!.viewer.org.integrations).toEqual([expect.objectContaining({ integrationType: 'shopify', keyVersion: 1 })]);
     responses.push(integrations, ...(await ledger(owner)).responses);
 
     const type = await app.gql('{ __type(name: "IntegrationCredential") { fields { name } } }', { key: owner.keys.admin });
@@ -338,12 +334,10 @@ describe('integration credentials are write-only', () => {
 
   test('readCredential returns the config', async () => {
     expect(await readCredential(app.em(), app.masterKey, owner.org.id, 'shopify')).toEqual(config);
-    expect(await rejectionCode(readCredential(app.em(), app.masterKey, owner.org.id, 'amazon'))).toBe(
-      'CREDENTIALS_NOT_FOUND',
-    );
+    expect(await rejectionCode(readCredential(app.em(), app.masterKey, owner.org.id, 'amazon'))).toBe('CREDENTIALS_NOT_FOUND');
   });
 
-  test('a ciphertext copied into another org\'s row does not decrypt there', async () => {
+  test("a ciphertext copied into another org's row does not decrypt there", async () => {
     const other = await newOrg(app.em());
     await admin(other, PUT_CREDENTIAL, { type: 'shopify', config: { accessToken: 'other-org-token' } });
     expect(await readCredential(app.em(), app.masterKey, other.org.id, 'shopify')).toEqual({
@@ -355,9 +349,7 @@ describe('integration credentials are write-only', () => {
         where org_id = ? and integration_type = 'shopify'`,
       [owner.org.id, other.org.id],
     );
-    expect(await rejectionCode(readCredential(app.em(), app.masterKey, other.org.id, 'shopify'))).toBe(
-      'CREDENTIALS_UNREADABLE',
-    );
+    expect(await rejectionCode(readCredential(app.em(), app.masterKey, other.org.id, 'shopify'))).toBe('CREDENTIALS_UNREADABLE');
     // The original is untouched.
     expect(await readCredential(app.em(), app.masterKey, owner.org.id, 'shopify')).toEqual(config);
   });
@@ -370,17 +362,13 @@ describe('integration credentials are write-only', () => {
         where org_id = ? and integration_type = 'amazon'`,
       [owner.org.id, owner.org.id],
     );
-    expect(await rejectionCode(readCredential(app.em(), app.masterKey, owner.org.id, 'amazon'))).toBe(
-      'CREDENTIALS_UNREADABLE',
-    );
+    expect(await rejectionCode(readCredential(app.em(), app.masterKey, owner.org.id, 'amazon'))).toBe('CREDENTIALS_UNREADABLE');
   });
 
   test('replacing a credential rotates it', async () => {
     const target = await newOrg(app.em());
-    const first = (await admin(target, PUT_CREDENTIAL, { type: 'shopify', config: { accessToken: 'v1' } })).body.data!
-      .putIntegrationCredential;
-    const second = (await admin(target, PUT_CREDENTIAL, { type: 'shopify', config: { accessToken: 'v2' } })).body.data!
-      .putIntegrationCredential;
+    const first = (await admin(target, PUT_CREDENTIAL, { type: 'shopify', config: { accessToken: 'v1' } })).body.data!.putIntegrationCredential;
+    const second = (await admin(target, PUT_CREDENTIAL, { type: 'shopify', config: { accessToken: 'v2' } })).body.data!.putIntegrationCredential;
     expect(second.id).toBe(first.id);
     expect(second.createdAt).toBe(first.createdAt);
     expect(Date.parse(second.updatedAt)).toBeGreaterThanOrEqual(Date.parse(first.updatedAt));

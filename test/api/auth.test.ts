@@ -19,14 +19,7 @@ const VIEWER = '{ viewer { org { id } role apiKeyId } }';
 
 /** Rows an admin mutation could write, for the org. */
 async function orgWrites(orgId: string): Promise<Record<string, number>> {
-  const tables = [
-    'ledger_events',
-    'specialists',
-    'feature_flags',
-    'tool_permissions',
-    'tool_specialist_bindings',
-    'integration_credentials',
-  ];
+  const tables = ['ledger_events', 'specialists', 'feature_flags', 'tool_permissions', 'tool_specialist_bindings', 'integration_credentials'];
   const counts: Record<string, number> = {};
   for (const table of tables) {
     const [row] = await app.em().execute<{ n: string }[]>(`select count(*) as n from ${table} where org_id = ?`, [orgId]);
@@ -98,9 +91,7 @@ describe('viewer', () => {
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.viewer.org.id).toBe(owner.org.id);
     expect(res.body.data?.viewer.role).toBe(role);
-    const [row] = await app.em().execute<{ role: string }[]>('select role from api_keys where id = ?', [
-      res.body.data?.viewer.apiKeyId,
-    ]);
+    const [row] = await app.em().execute<{ role: string }[]>('select role from api_keys where id = ?', [res.body.data?.viewer.apiKeyId]);
     expect(row.role).toBe(role);
   });
 

@@ -96,7 +96,7 @@ describe.each(ID_FIELDS)('%s', (name, query, vars) => {
     }
   });
 
-  test('B\'s id answers exactly like an unknown uuid and like a malformed id', async () => {
+  test("B's id answers exactly like an unknown uuid and like a malformed id", async () => {
     const foreign = await app.gql(query, { key: a.keys.admin, variables: vars(bIds[B_ID_FOR[name][0]]) });
     const unknown = await app.gql(query, { key: a.keys.admin, variables: vars('00000000-0000-4000-8000-000000000000') });
     const malformed = await app.gql(query, { key: a.keys.admin, variables: vars('not-a-uuid') });
@@ -147,7 +147,7 @@ test("ledgerEvents(filter: resourceId) of B's ids with first: 0 or an after curs
   }
 });
 
-describe('lists without a filter show only A\'s rows', () => {
+describe("lists without a filter show only A's rows", () => {
   const count = async (entity: any, orgId: string) => app.em().count(entity, { orgId });
 
   test.each([
@@ -166,10 +166,7 @@ describe('lists without a filter show only A\'s rows', () => {
   });
 
   test('ledgerEvents', async () => {
-    const res = await app.gql(
-      '{ ledgerEvents(first: 100) { totalCount edges { node { id runId resourceId } } } }',
-      { key: a.keys.admin },
-    );
+    const res = await app.gql('{ ledgerEvents(first: 100) { totalCount edges { node { id runId resourceId } } } }', { key: a.keys.admin });
     expect(res.body.errors).toBeUndefined();
     const ledger = res.body.data!.ledgerEvents;
     const expected = await app.em().find(LedgerEvent, { orgId: a.org.id });
@@ -188,13 +185,15 @@ describe('lists without a filter show only A\'s rows', () => {
     expect(res.body.data!.run).toMatchObject({
       id: aIds.runs[0],
       specialist: { id: a.specialist.id },
-      toolCalls: [{ id: aIds.calls[0], run: { id: aIds.runs[0] }, policyDecision: { id: aIds.decisions[0] }, approvalRequest: { id: aIds.approvals[0] } }],
+      toolCalls: [
+        { id: aIds.calls[0], run: { id: aIds.runs[0] }, policyDecision: { id: aIds.decisions[0] }, approvalRequest: { id: aIds.approvals[0] } },
+      ],
     });
     expectNoTraceOfB(res);
   });
 });
 
-describe('mutation bindToolToSpecialist with B\'s specialist', () => {
+describe("mutation bindToolToSpecialist with B's specialist", () => {
   const BIND = `mutation($specialistId: ID!) {
     bindToolToSpecialist(input: { specialistId: $specialistId, toolName: "order_lookup", action: "lookup" }) { specialistId bound }
   }`;
@@ -209,7 +208,7 @@ describe('mutation bindToolToSpecialist with B\'s specialist', () => {
     };
   }
 
-  test("answers NOT_FOUND and changes nothing in B (nor in A)", async () => {
+  test('answers NOT_FOUND and changes nothing in B (nor in A)', async () => {
     const beforeB = await snapshot(b.org.id);
     const beforeA = await snapshot(a.org.id);
     const res = await app.gql(BIND, { key: a.keys.admin, variables: { specialistId: bIds.specialist } });

@@ -53,7 +53,12 @@ describe('status codes with application/graphql-response+json', () => {
     ['a parse error', { query: '{ viewer ' }, 400, 'GRAPHQL_PARSE_FAILED'],
     ['a validation error', { query: '{ viewer { nope } }' }, 400, 'GRAPHQL_VALIDATION_FAILED'],
     ['an unknown operationName', { query: viewer, operationName: 'Nope' }, 400, 'OPERATION_RESOLUTION_FAILURE'],
-    ['a variable of the wrong type', { query: 'query($first: Int) { runs(first: $first) { totalCount } }', variables: { first: 'ten' } }, 400, 'BAD_USER_INPUT'],
+    [
+      'a variable of the wrong type',
+      { query: 'query($first: Int) { runs(first: $first) { totalCount } }', variables: { first: 'ten' } },
+      400,
+      'BAD_USER_INPUT',
+    ],
     ['no query', { variables: {} }, 400, 'BAD_REQUEST'],
     ['an unknown APQ hash', { extensions: { persistedQuery: { version: 1, sha256Hash: 'e'.repeat(64) } } }, 400, 'PERSISTED_QUERY_NOT_FOUND'],
   ])('%s is %d %s without data', async (_label, body, status, expected) => {
@@ -84,7 +89,11 @@ describe('status codes with application/json (legacy clients)', () => {
   test.each([
     ['a parse error', { query: '{ viewer ' }, 'GRAPHQL_PARSE_FAILED'],
     ['a validation error', { query: '{ viewer { nope } }' }, 'GRAPHQL_VALIDATION_FAILED'],
-    ['a variable of the wrong type', { query: 'query($first: Int) { runs(first: $first) { totalCount } }', variables: { first: 'ten' } }, 'BAD_USER_INPUT'],
+    [
+      'a variable of the wrong type',
+      { query: 'query($first: Int) { runs(first: $first) { totalCount } }', variables: { first: 'ten' } },
+      'BAD_USER_INPUT',
+    ],
     ['an unknown documentId', { documentId: `sha256:${'3'.repeat(64)}` }, 'PERSISTED_QUERY_NOT_FOUND'],
     ['a limit', { query: `{ viewer { ${'role '.repeat(1001)} } }` }, 'TOO_MANY_TOKENS'],
   ])('%s is 200 %s (a well-formed request)', async (_label, body, expected) => {

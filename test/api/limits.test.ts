@@ -78,8 +78,7 @@ describe('depth (graphql-armor max-depth, default 8)', () => {
 });
 
 describe('aliases (graphql-armor max-aliases, default 15, __typename included)', () => {
-  const aliased = (n: number, field = 'role') =>
-    `{ viewer { ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} } }`;
+  const aliased = (n: number, field = 'role') => `{ viewer { ${Array.from({ length: n }, (_, i) => `a${i}: ${field}`).join(' ')} } }`;
 
   test('15 run, 16 are TOO_MANY_ALIASES', async () => {
     await expectAllowedEverywhere(aliased(15));

@@ -50,10 +50,7 @@ interface Sent {
   correlationId: string;
 }
 
-async function send(
-  query: string,
-  options: { key?: string; variables?: Record<string, unknown>; accept?: string } = {},
-): Promise<Sent> {
+async function send(query: string, options: { key?: string; variables?: Record<string, unknown>; accept?: string } = {}): Promise<Sent> {
   const correlationId = `outage-${randomUUID()}`;
   const headers: Record<string, string> = { 'x-correlation-id': correlationId };
   if (options.accept) headers.accept = options.accept;

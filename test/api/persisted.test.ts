@@ -6,13 +6,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, newToolCall, type TestOrg } from '../support/factories';
 import { apqHash, documentId, get, post, runOverSocket, socket, textOf, type RawResponse } from '../support/graphql-http';
 import * as generated from '../../gql/graphql';
-import {
-  LedgerEventsDocument,
-  PartnerRunToolCallsDocument,
-  PartnerRunsDocument,
-  PartnerToolCallDocument,
-  ViewerDocument,
-} from '../../gql/graphql';
+import { LedgerEventsDocument, PartnerRunToolCallsDocument, PartnerRunsDocument, PartnerToolCallDocument, ViewerDocument } from '../../gql/graphql';
 import manifestJson from '../../gql/persisted-documents.json';
 import { PersistedDocuments, defaultPersistedDocumentsFile, sha256Hex } from '../../src/graphql/persisted-documents';
 import { buildToolgateSchema } from '../../src/graphql/schema';
@@ -67,7 +61,10 @@ describe('a partner key runs manifest operations by id', () => {
   test("by Apollo's extensions.persistedQuery, with the bare hex or the sha256: form", async () => {
     for (const sha256Hash of [apqHash(ViewerDocument), documentId(ViewerDocument)]) {
       const res = await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { key: owner.keys.partner });
-      expect([res.status, res.body.data?.viewer]).toEqual([200, { apiKeyId: expect.any(String), org: { id: owner.org.id, name: 'Partner Org' }, role: 'partner' }]);
+      expect([res.status, res.body.data?.viewer]).toEqual([
+        200,
+        { apiKeyId: expect.any(String), org: { id: owner.org.id, name: 'Partner Org' }, role: 'partner' },
+      ]);
     }
   });
 
@@ -97,19 +94,28 @@ describe('and nothing else', () => {
   test('text is refused before it is parsed or validated', async () => {
     expectRefused(await post(app.url, { query: '{ runs { ' }, { key: owner.keys.partner }), 'PERSISTED_QUERY_NOT_ALLOWED');
     expectRefused(await post(app.url, { query: '{ noSuchField }' }, { key: owner.keys.partner }), 'PERSISTED_QUERY_NOT_ALLOWED');
-    expectRefused(await post(app.url, { query: `{ ${'viewer { role } '.repeat(2000)} }` }, { key: owner.keys.partner }), 'PERSISTED_QUERY_NOT_ALLOWED');
+    expectRefused(
+      await post(app.url, { query: `{ ${'viewer { role } '.repeat(2000)} }` }, { key: owner.keys.partner }),
+      'PERSISTED_QUERY_NOT_ALLOWED',
+    );
   });
 
   test('text alongside a valid id or a manifest hash is refused (and registers nothing)', async () => {
     const text = textOf(ViewerDocument);
-    expectRefused(await post(app.url, { query: text, documentId: documentId(ViewerDocument) }, { key: owner.keys.partner }), 'PERSISTED_QUERY_NOT_ALLOWED');
+    expectRefused(
+      await post(app.url, { query: text, documentId: documentId(ViewerDocument) }, { key: owner.keys.partner }),
+      'PERSISTED_QUERY_NOT_ALLOWED',
+    );
     const hash = sha256Hex(text);
     expectRefused(
       await post(app.url, { query: text, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }, { key: owner.keys.partner }),
       'PERSISTED_QUERY_NOT_ALLOWED',
     );
     // Not registered: the hash of that text is still unknown, to the partner and to Apollo's APQ cache.
-    expectRefused(await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }, { key: owner.keys.partner }), 'PERSISTED_QUERY_NOT_FOUND');
+    expectRefused(
+      await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }, { key: owner.keys.partner }),
+      'PERSISTED_QUERY_NOT_FOUND',
+    );
     const firstParty = await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }, { key: owner.keys.admin });
     expect(code(firstParty)).toBe('PERSISTED_QUERY_NOT_FOUND');
   });
@@ -131,7 +137,10 @@ describe('and nothing else', () => {
     expect(registered.body.data?.viewer.role).toBe('admin');
     const hit = await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { key: owner.keys.expert });
     expect(hit.body.data?.viewer.role).toBe('expert');
-    expectRefused(await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { key: owner.keys.partner }), 'PERSISTED_QUERY_NOT_FOUND');
+    expectRefused(
+      await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { key: owner.keys.partner }),
+      'PERSISTED_QUERY_NOT_FOUND',
+    );
   });
 
   test('GET with query text, or with nothing, is refused', async () => {
@@ -184,7 +193,11 @@ describe('first-party keys', () => {
   test('run manifest operations by documentId, by GET too', async () => {
     const res = await post(app.url, { documentId: documentId(PartnerRunsDocument) }, { key: owner.keys.admin });
     expect(res.body.data!.runs.totalCount).toBe(1);
-    const viaGet = await get(app.url, { documentId: documentId(ViewerDocument) }, { key: owner.keys.admin, headers: { 'apollo-require-preflight': 'true' } });
+    const viaGet = await get(
+      app.url,
+      { documentId: documentId(ViewerDocument) },
+      { key: owner.keys.admin, headers: { 'apollo-require-preflight': 'true' } },
+    );
     expect(viaGet.body.data!.viewer.role).toBe('admin');
   });
 
@@ -205,7 +218,11 @@ describe('first-party keys', () => {
     expect(register.body.errors).toBeUndefined();
     const hit = await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { key: owner.keys.agent });
     expect(hit.body.data?.viewer.role).toBe('agent');
-    const wrongHash = await post(app.url, { query, extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } }, { key: owner.keys.agent });
+    const wrongHash = await post(
+      app.url,
+      { query, extensions: { persistedQuery: { version: 1, sha256Hash: 'a'.repeat(64) } } },
+      { key: owner.keys.agent },
+    );
     expectRefused(wrongHash, 'BAD_REQUEST');
     const wrongVersion = await post(app.url, { query, extensions: { persistedQuery: { version: 2, sha256Hash } } }, { key: owner.keys.agent });
     expectRefused(wrongVersion, 'BAD_REQUEST');
@@ -244,7 +261,9 @@ describe('the manifest', () => {
     const text = '{ viewer { role } }';
     const tampered = write({ [`sha256:${sha256Hex(text)}`]: '{ viewer { role apiKeyId } }' });
     const stale = write({ [`sha256:${sha256Hex('{ gone }')}`]: '{ gone }' });
-    const two = write({ [`sha256:${sha256Hex('query A { viewer { role } } query B { viewer { role } }')}`]: 'query A { viewer { role } } query B { viewer { role } }' });
+    const two = write({
+      [`sha256:${sha256Hex('query A { viewer { role } } query B { viewer { role } }')}`]: 'query A { viewer { role } } query B { viewer { role } }',
+    });
     expect(() => PersistedDocuments.load(tampered, schema)).toThrow(/not the SHA-256/);
     expect(() => PersistedDocuments.load(stale, schema)).toThrow(/does not validate/);
     expect(() => PersistedDocuments.load(two, schema)).toThrow(/exactly one operation/);

@@ -44,9 +44,7 @@ describe('RateLimiter (token bucket per key)', () => {
   test('charge throws RATE_LIMITED with retryAfter', () => {
     const bucket = limiter();
     bucket.charge('k', 100);
-    expect(() => bucket.charge('k', 20)).toThrow(
-      expect.objectContaining({ extensions: { code: 'RATE_LIMITED', retryAfter: 2, cost: 20 } }),
-    );
+    expect(() => bucket.charge('k', 20)).toThrow(expect.objectContaining({ extensions: { code: 'RATE_LIMITED', retryAfter: 2, cost: 20 } }));
   });
 
   test('the budget must cover the most costly operation the limits allow', () => {

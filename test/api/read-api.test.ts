@@ -55,9 +55,7 @@ async function walk(query: string, key: string, first: number, variables: Record
 
 /** Newest first, ties broken by id descending (the API's order). */
 function newestFirst(rows: { id: string; createdAt: Date }[]): string[] {
-  return [...rows]
-    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-    .map((r) => r.id);
+  return [...rows].sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)).map((r) => r.id);
 }
 
 describe('runs: cursor pagination', () => {
@@ -213,12 +211,20 @@ describe('one run and its relations', () => {
     calls = [
       await newToolCall(app.em(), owner, run, { createdAt: at(1) }),
       await newToolCall(app.em(), owner, run, {
-        createdAt: at(2), toolName: 'invoice', action: 'send', status: 'waiting_approval',
-        outcome: 'require_expert_approval', approval: { kind: 'expert' },
+        createdAt: at(2),
+        toolName: 'invoice',
+        action: 'send',
+        status: 'waiting_approval',
+        outcome: 'require_expert_approval',
+        approval: { kind: 'expert' },
       }),
       await newToolCall(app.em(), owner, run, {
-        createdAt: at(3), toolName: 'kyc_check', action: 'get_status', status: 'blocked',
-        outcome: 'require_client_approval', approval: { kind: 'client', status: 'rejected' },
+        createdAt: at(3),
+        toolName: 'kyc_check',
+        action: 'get_status',
+        status: 'blocked',
+        outcome: 'require_client_approval',
+        approval: { kind: 'client', status: 'rejected' },
       }),
     ];
     const other = await newRun(app.em(), owner, { createdAt: at(10) });
@@ -342,16 +348,22 @@ describe('toolCatalog', () => {
   test('lists the catalog entries, disabled for a new org, enabled after setToolPermission', async () => {
     const owner = await newOrg(app.em());
     const bystander = await newOrg(app.em());
-    const names = ['order_lookup.lookup', 'shopify_query.get_product', 'amazon_query.get_order',
-      'amazon_query.get_catalog_item', 'kyc_check.get_status', 'account_balance.lookup', 'invoice.send'];
+    const names = [
+      'order_lookup.lookup',
+      'shopify_query.get_product',
+      'amazon_query.get_order',
+      'amazon_query.get_catalog_item',
+      'kyc_check.get_status',
+      'account_balance.lookup',
+      'invoice.send',
+    ];
     const before = await catalog(owner.keys.agent);
     expect(before.map((e) => e.name).sort()).toEqual([...names].sort());
     expect(before.every((e) => !e.enabled)).toBe(true);
 
-    const set = await app.gql(
-      'mutation { setToolPermission(toolName: "invoice", action: "send", enabled: true) { toolName action enabled } }',
-      { key: owner.keys.admin },
-    );
+    const set = await app.gql('mutation { setToolPermission(toolName: "invoice", action: "send", enabled: true) { toolName action enabled } }', {
+      key: owner.keys.admin,
+    });
     expect(set.body).toEqual({ data: { setToolPermission: { toolName: 'invoice', action: 'send', enabled: true } } });
     const after = await catalog(owner.keys.client);
     expect(after.filter((e) => e.enabled).map((e) => e.name)).toEqual(['invoice.send']);

@@ -57,19 +57,37 @@ async function seed(owner: TestOrg, runs: number, callsPerRun: number, base: num
       for (let j = 0; j < callsPerRun; j += 1) {
         const needsApproval = (i * callsPerRun + j) % 4 === 0;
         const decision = tx.create(PolicyDecision, {
-          orgId: owner.org.id, runId: run.id, toolName: 'order_lookup', action: 'lookup',
-          outcome: needsApproval ? 'require_expert_approval' : 'allow', risk: 'low', policyVersion: 1,
-          callerRole: 'agent', reason: 'catalog default risk low',
+          orgId: owner.org.id,
+          runId: run.id,
+          toolName: 'order_lookup',
+          action: 'lookup',
+          outcome: needsApproval ? 'require_expert_approval' : 'allow',
+          risk: 'low',
+          policyVersion: 1,
+          callerRole: 'agent',
+          reason: 'catalog default risk low',
         });
         const call = tx.create(ToolCall, {
-          orgId: owner.org.id, runId: run.id, toolName: 'order_lookup', action: 'lookup', correlationId: randomUUID(),
-          status: needsApproval ? 'waiting_approval' : 'succeeded', inputRedacted: { orderId: '12345' },
-          outputRedacted: null, policyDecisionId: decision.id, riskLevel: 'low', createdAt: new Date(base + i * 60_000 + j),
+          orgId: owner.org.id,
+          runId: run.id,
+          toolName: 'order_lookup',
+          action: 'lookup',
+          correlationId: randomUUID(),
+          status: needsApproval ? 'waiting_approval' : 'succeeded',
+          inputRedacted: { orderId: '12345' },
+          outputRedacted: null,
+          policyDecisionId: decision.id,
+          riskLevel: 'low',
+          createdAt: new Date(base + i * 60_000 + j),
         });
         if (needsApproval) {
           tx.create(ApprovalRequest, {
-            orgId: owner.org.id, runId: run.id, toolCallId: call.id, kind: 'expert',
-            bindingHash: 'test-binding', expiresAt: new Date(Date.now() + 86_400_000),
+            orgId: owner.org.id,
+            runId: run.id,
+            toolCallId: call.id,
+            kind: 'expert',
+            bindingHash: 'test-binding',
+            expiresAt: new Date(Date.now() + 86_400_000),
           });
         }
       }
@@ -103,9 +121,7 @@ test('runs → toolCalls → policyDecision + approvalRequest costs the same few
   expect(largeCount.count).toBeLessThanOrEqual(MAX_STATEMENTS);
   // Which statements: the key, the page of runs, and one batch per relation.
   const tables = largeCount.statements.map((s) => /\bfrom\s+"?(\w+)"?/i.exec(s)?.[1]);
-  expect(tables).toEqual(
-    expect.arrayContaining(['api_keys', 'agent_runs', 'tool_calls', 'policy_decisions', 'approval_requests']),
-  );
+  expect(tables).toEqual(expect.arrayContaining(['api_keys', 'agent_runs', 'tool_calls', 'policy_decisions', 'approval_requests']));
 });
 
 test('the count does not grow with a second page', async () => {

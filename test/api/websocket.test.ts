@@ -53,9 +53,7 @@ function connect(connectionParams?: Record<string, unknown>): { client: Client; 
   return { client, closed };
 }
 
-type Outcome =
-  | { ok: true; result: FormattedExecutionResult<Record<string, any>, unknown> }
-  | { ok: false; error: unknown };
+type Outcome = { ok: true; result: FormattedExecutionResult<Record<string, any>, unknown> } | { ok: false; error: unknown };
 
 /** Runs one operation over the socket; settles on complete or on error (e.g. a close event). */
 function run(client: Client, query: string, variables?: Record<string, unknown>): Promise<Outcome> {
@@ -113,9 +111,7 @@ describe('an authenticated socket', () => {
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
     expect(outcome.result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    const [row] = await app.em().execute<{ n: string }[]>('select count(*) as n from feature_flags where org_id = ?', [
-      owner.org.id,
-    ]);
+    const [row] = await app.em().execute<{ n: string }[]>('select count(*) as n from feature_flags where org_id = ?', [owner.org.id]);
     expect(Number(row.n)).toBe(0);
   });
 

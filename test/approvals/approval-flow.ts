@@ -39,23 +39,20 @@ export async function startFlow(env: Record<string, string> = {}): Promise<Flow>
       keyIds[role] = res.body.data!.viewer.apiKeyId;
     }
     const flow: Flow = { app, orgId: seed.orgId, specialistId: seed.specialistId, keys: seed.keys, keyIds };
-    const rule = await app.gql(
-      `mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id decision } }`,
-      {
-        key: seed.keys.admin,
-        variables: {
-          input: {
-            name: 'Large invoices need the client',
-            position: 0,
-            toolPattern: 'invoice',
-            actionPattern: 'send',
-            conditions: [{ path: 'amount', op: 'gt', value: CLIENT_APPROVAL_ABOVE }],
-            risk: 'high',
-            decision: 'require_client_approval',
-          },
+    const rule = await app.gql(`mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id decision } }`, {
+      key: seed.keys.admin,
+      variables: {
+        input: {
+          name: 'Large invoices need the client',
+          position: 0,
+          toolPattern: 'invoice',
+          actionPattern: 'send',
+          conditions: [{ path: 'amount', op: 'gt', value: CLIENT_APPROVAL_ABOVE }],
+          risk: 'high',
+          decision: 'require_client_approval',
         },
       },
-    );
+    });
     if (rule.body.errors) throw new Error(`upsertPolicyRule failed: ${JSON.stringify(rule.body.errors)}`);
     return flow;
   } catch (error) {
@@ -135,7 +132,11 @@ export function resolve(
   );
 }
 
-export async function executeApproved(flow: Flow, toolCallId: string, key = flow.keys.agent): Promise<GraphQLResponse<{ executeApprovedToolCall: CallResult }>> {
+export async function executeApproved(
+  flow: Flow,
+  toolCallId: string,
+  key = flow.keys.agent,
+): Promise<GraphQLResponse<{ executeApprovedToolCall: CallResult }>> {
   return flow.app.gql<{ executeApprovedToolCall: CallResult }>(
     `mutation($id: ID!) { executeApprovedToolCall(toolCallId: $id) { ${RESULT_FIELDS} } }`,
     { key, variables: { id: toolCallId } },

@@ -67,7 +67,9 @@ describe('roles', () => {
     const other = await newOrg(flow.app.em());
     expect(errorCode(await resolve(flow, other.keys.expert, approvalId, 'APPROVE'))).toBe('NOT_FOUND');
     expect(errorCode(await resolve(flow, other.keys.client, approvalId, 'REJECT'))).toBe('NOT_FOUND');
-    const listed = await flow.app.gql<{ approvalRequests: { totalCount: number } }>('{ approvalRequests { totalCount } }', { key: other.keys.expert });
+    const listed = await flow.app.gql<{ approvalRequests: { totalCount: number } }>('{ approvalRequests { totalCount } }', {
+      key: other.keys.expert,
+    });
     expect(listed.body.data!.approvalRequests.totalCount).toBe(0);
     expect(errorCode(await resolve(flow, flow.keys.expert, '00000000-0000-4000-8000-000000000000', 'APPROVE'))).toBe('NOT_FOUND');
     expect(errorCode(await resolve(flow, flow.keys.expert, 'nope', 'APPROVE'))).toBe('NOT_FOUND');

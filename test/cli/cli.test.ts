@@ -115,14 +115,9 @@ describe('toolgate seed', () => {
       [first.orgId, first.specialistId],
     );
     expect(tools.rows).toEqual(
-      TOOL_CATALOG.map((t) => ({ tool: `${t.toolName}.${t.action}`, enabled: true, bound: true })).sort((a, b) =>
-        a.tool < b.tool ? -1 : 1,
-      ),
+      TOOL_CATALOG.map((t) => ({ tool: `${t.toolName}.${t.action}`, enabled: true, bound: true })).sort((a, b) => (a.tool < b.tool ? -1 : 1)),
     );
-    const flag = await pg.query('select enabled from feature_flags where org_id = $1 and key = $2', [
-      first.orgId,
-      'tool_calling_enabled',
-    ]);
+    const flag = await pg.query('select enabled from feature_flags where org_id = $1 and key = $2', [first.orgId, 'tool_calling_enabled']);
     expect(flag.rows).toEqual([{ enabled: true }]);
   });
 
@@ -140,9 +135,7 @@ describe('toolgate seed', () => {
     );
     expect(secrets).toContain(DEMO_CREDENTIALS.shopify.accessToken);
     expect(secrets.length).toBeGreaterThanOrEqual(6);
-    const ledger = await pg.query<{ raw: string }>('select metadata::text as raw from ledger_events where org_id = $1', [
-      first.orgId,
-    ]);
+    const ledger = await pg.query<{ raw: string }>('select metadata::text as raw from ledger_events where org_id = $1', [first.orgId]);
     for (const row of [...rows.rows.map((r) => r.raw), ...ledger.rows.map((r) => r.raw)]) {
       for (const secret of secrets) expect(row).not.toContain(secret);
     }
@@ -184,11 +177,7 @@ describe('toolgate seed', () => {
       early.catch(() => undefined);
       await Promise.race([
         early,
-        waitFor(
-          'GET /healthz',
-          async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined),
-          30_000,
-        ),
+        waitFor('GET /healthz', async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined), 30_000),
       ]);
 
       for (const keys of [first.keys, second.keys]) {

@@ -40,7 +40,10 @@ beforeAll(async () => {
   port = await freePort();
   url = `http://127.0.0.1:${port}`;
   // No DATABASE_URL and no master key: the command needs neither.
-  running = spawnCli(['sandboxes', '--port', String(port)], childEnv({ DATABASE_URL: undefined, MASTER_ENCRYPTION_KEY: undefined, NODE_ENV: 'test' }));
+  running = spawnCli(
+    ['sandboxes', '--port', String(port)],
+    childEnv({ DATABASE_URL: undefined, MASTER_ENCRYPTION_KEY: undefined, NODE_ENV: 'test' }),
+  );
   await waitFor('the sandboxes to announce their URL', async () => (running.stdout().includes('\n') ? true : undefined), 20_000, running);
 }, 30_000);
 
@@ -59,7 +62,11 @@ describe('toolgate sandboxes', () => {
     expect(accounts.status).toBe(200);
     expect(((await accounts.json()) as any).QueryResponse.Account.length).toBeGreaterThan(0);
 
-    const injected = await control('POST', '/faults', { vendor: 'nango', fault: { kind: 'status', status: 503 }, pathIncludes: 'select * from Invoice' });
+    const injected = await control('POST', '/faults', {
+      vendor: 'nango',
+      fault: { kind: 'status', status: 503 },
+      pathIncludes: 'select * from Invoice',
+    });
     expect(injected.status).toBe(201);
     expect((await quickbooks('GET', '/query', { query: "select * from Invoice where CustomerRef = '1'" })).status).toBe(503);
 

@@ -108,9 +108,7 @@ describe('start on DATABASE_URL', () => {
       await orm.close(true);
     }
     port = await freePort();
-    server = spawnStart(
-      serverEnv({ DATABASE_URL: db.url, PORT: String(port), MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX, NODE_ENV: 'test' }),
-    );
+    server = spawnStart(serverEnv({ DATABASE_URL: db.url, PORT: String(port), MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX, NODE_ENV: 'test' }));
     await waitFor('GET /healthz', async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined), 30_000, server);
   }, 60_000);
 
@@ -150,10 +148,9 @@ describe('start on DATABASE_URL', () => {
     await waitFor(
       'the request to wait on the lock',
       async () => {
-        const waiting = await pg.query(
-          "select 1 from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()",
-          [db.name],
-        );
+        const waiting = await pg.query("select 1 from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and pid <> pg_backend_pid()", [
+          db.name,
+        ]);
         return waiting.rowCount! > 0 ? true : undefined;
       },
       10_000,

@@ -31,7 +31,18 @@ afterAll(async () => app?.close());
 async function orderLookup(runId: string): Promise<string> {
   const res = await app.gql<{ executeToolCall: { status: string } }>(
     `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status } }`,
-    { key: demo.keys.agent, variables: { i: { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: `rot-${Math.random().toString(36).slice(2)}` } } },
+    {
+      key: demo.keys.agent,
+      variables: {
+        i: {
+          runId,
+          toolName: 'order_lookup',
+          action: 'lookup',
+          params: { orderId: '12345' },
+          correlationId: `rot-${Math.random().toString(36).slice(2)}`,
+        },
+      },
+    },
   );
   return res.body.data?.executeToolCall.status ?? JSON.stringify(res.body.errors);
 }
@@ -87,7 +98,12 @@ test('re-wraps every credential online, resumably, after which v1 can be retired
 });
 
 test('the CLI reports versions and rotates; a retired key makes an old credential unreadable, not a crash', async () => {
-  const env = { ...process.env, DATABASE_URL: app.db.url, LOG_LEVEL: 'silent', MASTER_ENCRYPTION_KEYS: `v3:${randomBytes(32).toString('hex')},v2:${v2Hex}` };
+  const env = {
+    ...process.env,
+    DATABASE_URL: app.db.url,
+    LOG_LEVEL: 'silent',
+    MASTER_ENCRYPTION_KEYS: `v3:${randomBytes(32).toString('hex')},v2:${v2Hex}`,
+  };
   const status = await run(process.execPath, [CLI, 'credentials', 'status'], { env });
   expect(status.stdout).toContain('v2: 4 credential(s)');
   expect(status.stdout).toContain('run `toolgate credentials rotate`');
@@ -102,7 +118,18 @@ test('the CLI reports versions and rotates; a retired key makes an old credentia
   );
   const res = await app.gql<{ executeToolCall: { status: string; error: { code: string } } }>(
     `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status error { code } } }`,
-    { key: demo.keys.agent, variables: { i: { runId: started.body.data!.startAgentRun.id, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'rot-cli' } } },
+    {
+      key: demo.keys.agent,
+      variables: {
+        i: {
+          runId: started.body.data!.startAgentRun.id,
+          toolName: 'order_lookup',
+          action: 'lookup',
+          params: { orderId: '12345' },
+          correlationId: 'rot-cli',
+        },
+      },
+    },
   );
   expect(res.body.data!.executeToolCall).toEqual({ status: 'failed', error: { code: 'CREDENTIALS_UNREADABLE' } });
 });

@@ -165,9 +165,7 @@ describe('hash chain', () => {
     expect(rows).toHaveLength(20);
     expectUnbrokenChain(rows);
     expect(new Set(rows.map((r) => r.prev_hash)).size).toBe(20);
-    expect(rows.map((r) => (r.metadata as { i: number }).i).sort((x, y) => x - y)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i),
-    );
+    expect(rows.map((r) => (r.metadata as { i: number }).i).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
     for (const row of rows) expect(ledgerHash(fromRow(row))).toBe(row.hash);
   });
 });
@@ -195,9 +193,9 @@ describe('append-only in the database', () => {
   });
 
   test('UPDATE of the hash through the ORM connection is refused with TGL01', async () => {
-    await expect(
-      orm.em.fork().execute("update ledger_events set hash = 'forged' where org_id = ?", [orgId]),
-    ).rejects.toMatchObject({ code: 'TGL01' });
+    await expect(orm.em.fork().execute("update ledger_events set hash = 'forged' where org_id = ?", [orgId])).rejects.toMatchObject({
+      code: 'TGL01',
+    });
   });
 
   test('DELETE is refused with TGL01', async () => {

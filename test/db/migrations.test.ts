@@ -58,9 +58,11 @@ describe('migrations from an empty database', () => {
   });
 
   test('every tenant table has a NOT NULL org_id uuid column', async () => {
-    const rows = await orm.em.fork().execute<{ table_name: string; is_nullable: string; data_type: string }[]>(
-      "select table_name, is_nullable, data_type from information_schema.columns where table_schema = 'public' and column_name = 'org_id'",
-    );
+    const rows = await orm.em
+      .fork()
+      .execute<{ table_name: string; is_nullable: string; data_type: string }[]>(
+        "select table_name, is_nullable, data_type from information_schema.columns where table_schema = 'public' and column_name = 'org_id'",
+      );
     const byTable = new Map(rows.map((r) => [r.table_name, r]));
     for (const table of TENANT_TABLES) {
       expect({ table, column: byTable.get(table) }).toEqual({
@@ -99,10 +101,7 @@ describe('CHECK constraints', () => {
     specialistId = randomUUID();
     const em = orm.em.fork();
     await em.execute("insert into orgs (id, name, created_at) values (?, 'Checks', now())", [orgId]);
-    await em.execute("insert into specialists (id, org_id, name, created_at) values (?, ?, 'S', now())", [
-      specialistId,
-      orgId,
-    ]);
+    await em.execute("insert into specialists (id, org_id, name, created_at) values (?, ?, 'S', now())", [specialistId, orgId]);
   });
 
   afterAll(async () => {
@@ -111,21 +110,21 @@ describe('CHECK constraints', () => {
   });
 
   const insertRun = (status: string, pendingApprovalCount = 0) =>
-    orm.em
-      .fork()
-      .execute(
-        `insert into agent_runs (id, org_id, specialist_id, status, metadata, pending_approval_count, correlation_id, created_at, updated_at)
+    orm.em.fork().execute(
+      `insert into agent_runs (id, org_id, specialist_id, status, metadata, pending_approval_count, correlation_id, created_at, updated_at)
          values (?, ?, ?, ?, '{}', ?, 'corr', now(), now())`,
-        [randomUUID(), orgId, specialistId, status, pendingApprovalCount],
-      );
+      [randomUUID(), orgId, specialistId, status, pendingApprovalCount],
+    );
 
   const insertKey = (role: string) =>
     orm.em
       .fork()
-      .execute(
-        `insert into api_keys (id, org_id, role, prefix, secret_hash, created_at) values (?, ?, ?, 'tg_x', ?, now())`,
-        [randomUUID(), orgId, role, randomUUID()],
-      );
+      .execute(`insert into api_keys (id, org_id, role, prefix, secret_hash, created_at) values (?, ?, ?, 'tg_x', ?, now())`, [
+        randomUUID(),
+        orgId,
+        role,
+        randomUUID(),
+      ]);
 
   test('a valid run and a valid key are accepted (the fixtures themselves are sound)', async () => {
     await expect(insertRun('queued')).resolves.toBeDefined();

@@ -6,6 +6,7 @@ import { SANDBOX_CREDENTIALS } from '../../src/vendors';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import type { Role } from '../../src/auth/roles';
 import type { RecordedRequest } from '../../src/vendors/sandbox/sandbox-server';
+import { toolKey } from '../../src/catalog/tool-key';
 
 /**
  * Helpers of the executor integration tests: an org ready to call tools (flag, permissions,
@@ -84,21 +85,19 @@ export async function newTenant(
 ): Promise<Tenant> {
   const made = await newOrg(app.em());
   const admin = made.keys.admin;
-  const gqlOk = async (query: string, variables: Record<string, unknown>) =>
-    dataOf(await app.gql(query, { key: admin, variables }));
+  const gqlOk = async (query: string, variables: Record<string, unknown>) => dataOf(await app.gql(query, { key: admin, variables }));
 
   await gqlOk('mutation { setFeatureFlag(key: "tool_calling_enabled", enabled: true) { key enabled } }', {});
-  const wanted = TOOL_CATALOG.filter((t) => vendors.includes(t.vendor) && (!only || only.includes(`${t.toolName}.${t.action}`)));
+  const wanted = TOOL_CATALOG.filter((t) => vendors.includes(t.vendor) && (!only || only.includes(toolKey(t.toolName, t.action))));
   for (const tool of wanted) {
     const variables = { toolName: tool.toolName, action: tool.action };
     await gqlOk(
       'mutation($toolName: String!, $action: String!) { setToolPermission(toolName: $toolName, action: $action, enabled: true) { enabled } }',
       variables,
     );
-    await gqlOk(
-      'mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }',
-      { input: { ...variables, specialistId: made.specialist.id, bound: true } },
-    );
+    await gqlOk('mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }', {
+      input: { ...variables, specialistId: made.specialist.id, bound: true },
+    });
   }
   for (const vendor of vendors) {
     await putCredential(app, admin, vendor, credentials[vendor] ?? { ...SANDBOX_CREDENTIALS[vendor] });
@@ -108,10 +107,10 @@ export async function newTenant(
 
 export async function putCredential(app: TestApp, adminKey: string, integrationType: string, config: Record<string, unknown>): Promise<void> {
   dataOf(
-    await app.gql(
-      'mutation($type: String!, $config: JSONObject!) { putIntegrationCredential(integrationType: $type, config: $config) { id } }',
-      { key: adminKey, variables: { type: integrationType, config } },
-    ),
+    await app.gql('mutation($type: String!, $config: JSONObject!) { putIntegrationCredential(integrationType: $type, config: $config) { id } }', {
+      key: adminKey,
+      variables: { type: integrationType, config },
+    }),
   );
 }
 
@@ -134,13 +133,7 @@ export interface CallOutcome {
   raw: string;
 }
 
-export async function callTool(
-  app: TestApp,
-  tenant: Tenant,
-  runId: string,
-  tool: string,
-  params: Record<string, unknown>,
-): Promise<CallOutcome> {
+export async function callTool(app: TestApp, tenant: Tenant, runId: string, tool: string, params: Record<string, unknown>): Promise<CallOutcome> {
   const [toolName, action] = tool.split('.');
   const response = await app.gql<{ executeToolCall: CallResult }>(EXECUTE, {
     key: tenant.keys.agent,

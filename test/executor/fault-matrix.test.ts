@@ -72,7 +72,14 @@ describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
   test('500 once: failed VENDOR_ERROR, not retried, fixed sentence, no vendor text anywhere', async () => {
     const { answer, raw, call, attempts } = await lookup({ kind: 'status', status: 500 });
     expect(answer).toMatchObject({ status: 'failed', result: null, error: { code: 'VENDOR_ERROR', message: VENDOR_FAILURE_TEXT } });
-    expect(call).toMatchObject({ status: 'failed', errorCode: 'VENDOR_ERROR', errorText: VENDOR_FAILURE_TEXT, vendorStatusCode: 500, retryCount: 0, costCents: 0 });
+    expect(call).toMatchObject({
+      status: 'failed',
+      errorCode: 'VENDOR_ERROR',
+      errorText: VENDOR_FAILURE_TEXT,
+      vendorStatusCode: 500,
+      retryCount: 0,
+      costCents: 0,
+    });
     expect(attempts).toBe(1);
     expect(retriedOf(call)).toEqual([]);
     expect(failedReason(call)).toBe('vendor_error');
@@ -115,7 +122,9 @@ describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
       [3, '503'],
     ]);
     // Each delay within its exponential ceiling: 5, 10, 20 ms.
-    retried.forEach((r, i) => expect(r.delayMs).toBeLessThanOrEqual(5 * 2 ** i));
+    retried.forEach((r, i) => {
+      expect(r.delayMs).toBeLessThanOrEqual(5 * 2 ** i);
+    });
     expect(failedReason(call)).toBe('vendor_error');
     expect(eventsOf(call, 'tool_call.failed')[0].metadata).toMatchObject({ retryCount: MAX_RETRIES, vendorStatusCode: 503 });
   });
@@ -156,7 +165,13 @@ describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
   test('429 every time: failed VENDOR_RATE_LIMITED with vendorStatusCode 429', async () => {
     const { answer, call, attempts } = await lookup({ kind: 'rate_limit', retryAfter: 'seconds', seconds: 0 }, MAX_RETRIES + 1);
     expect(answer.error).toEqual({ code: 'VENDOR_RATE_LIMITED', message: VENDOR_FAILURE_TEXT });
-    expect(call).toMatchObject({ status: 'failed', errorCode: 'VENDOR_RATE_LIMITED', errorText: VENDOR_FAILURE_TEXT, vendorStatusCode: 429, retryCount: MAX_RETRIES });
+    expect(call).toMatchObject({
+      status: 'failed',
+      errorCode: 'VENDOR_RATE_LIMITED',
+      errorText: VENDOR_FAILURE_TEXT,
+      vendorStatusCode: 429,
+      retryCount: MAX_RETRIES,
+    });
     expect(attempts).toBe(MAX_RETRIES + 1);
     expect(retriedOf(call).map((r) => [r.cause, r.delayMs])).toEqual([
       ['429', 0],
@@ -178,7 +193,13 @@ describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
   test('a hang times out after VENDOR_TIMEOUT_MS per attempt and is retried: failed VENDOR_TIMEOUT', async () => {
     const { answer, call, attempts, faults } = await lookup({ kind: 'hang' }, MAX_RETRIES + 1);
     expect(answer.error).toEqual({ code: 'VENDOR_TIMEOUT', message: VENDOR_FAILURE_TEXT });
-    expect(call).toMatchObject({ status: 'failed', errorCode: 'VENDOR_TIMEOUT', errorText: VENDOR_FAILURE_TEXT, vendorStatusCode: null, retryCount: MAX_RETRIES });
+    expect(call).toMatchObject({
+      status: 'failed',
+      errorCode: 'VENDOR_TIMEOUT',
+      errorText: VENDOR_FAILURE_TEXT,
+      vendorStatusCode: null,
+      retryCount: MAX_RETRIES,
+    });
     expect(attempts).toBe(MAX_RETRIES + 1);
     expect(faults).toEqual(['hang', 'hang', 'hang', 'hang']);
     expect(retriedOf(call).map((r) => r.cause)).toEqual(['timeout', 'timeout', 'timeout']);

@@ -22,7 +22,10 @@ import {
  * of calls, and the logs: one app with captured logs at trace level, retries off.
  */
 const DEFAULT_TIMEOUT_MS = 1000;
-/** tool_definitions.timeout_ms written before the app's first call (the catalog is loaded once). */
+/**
+ * tool_definitions.timeout_ms written before the app's first call (the catalog is loaded once)
+ * and after the demo seed's ensureCatalog (which writes each action's own timeout, here none).
+ */
 const LOOKUP_TIMEOUT_MS = 150;
 const PRODUCT_TIMEOUT_MS = 4000;
 const AMAZON_ORDER = { orderId: '902-3159896-1390916' };
@@ -32,13 +35,10 @@ let app: TestApp;
 let demo: Tenant;
 
 beforeAll(async () => {
-  app = await startTestApp(
-    { VENDOR_TIMEOUT_MS: String(DEFAULT_TIMEOUT_MS), VENDOR_MAX_RETRIES: '0' },
-    { sandboxes: true, captureLogs: true },
-  );
+  app = await startTestApp({ VENDOR_TIMEOUT_MS: String(DEFAULT_TIMEOUT_MS), VENDOR_MAX_RETRIES: '0' }, { sandboxes: true, captureLogs: true });
+  demo = await demoTenant(app);
   await sql(app, "update tool_definitions set timeout_ms = ? where tool_name = 'order_lookup' and action = 'lookup'", [LOOKUP_TIMEOUT_MS]);
   await sql(app, "update tool_definitions set timeout_ms = ? where tool_name = 'shopify_query' and action = 'get_product'", [PRODUCT_TIMEOUT_MS]);
-  demo = await demoTenant(app);
 });
 
 afterAll(async () => app?.close());

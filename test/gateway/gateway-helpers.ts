@@ -118,7 +118,9 @@ export class GatewayClient {
     return res.body.data!;
   }
 
-  async startRun(options: { specialistId?: string; key?: string } = {}): Promise<{ id: string; status: string; allowedTools: string[]; policyVersion: number }> {
+  async startRun(
+    options: { specialistId?: string; key?: string } = {},
+  ): Promise<{ id: string; status: string; allowedTools: string[]; policyVersion: number }> {
     const data = await this.ok(
       START_RUN,
       { input: { specialistId: options.specialistId ?? this.seed.specialistId, driver: 'EXTERNAL' } },
@@ -207,10 +209,7 @@ export class GatewayClient {
   async count(table: string, where = '', params: unknown[] = []): Promise<number> {
     const [row] = await this.app
       .em()
-      .execute<{ n: string }[]>(`select count(*) as n from ${table} where org_id = ?${where ? ` and ${where}` : ''}`, [
-        this.seed.orgId,
-        ...params,
-      ]);
+      .execute<{ n: string }[]>(`select count(*) as n from ${table} where org_id = ?${where ? ` and ${where}` : ''}`, [this.seed.orgId, ...params]);
     return Number(row.n);
   }
 }

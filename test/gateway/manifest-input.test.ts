@@ -27,13 +27,7 @@ describe('NOT_IN_MANIFEST', () => {
     const decisionsBefore = await gw.count('policy_decisions');
     const requestsBefore = app.sandbox!.requests.length;
 
-    const out = await gw.execute(
-      run.id,
-      'wire',
-      'transfer',
-      { accountNumber: '9876543210', amount: 5000 },
-      { correlationId: 'corr-wire' },
-    );
+    const out = await gw.execute(run.id, 'wire', 'transfer', { accountNumber: '9876543210', amount: 5000 }, { correlationId: 'corr-wire' });
     expect(out).toEqual(refusedOutcome('blocked', 'NOT_IN_MANIFEST', SAY.NOT_IN_MANIFEST));
     const call = await gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual(blockedBeforePolicy('NOT_IN_MANIFEST', { accountNumber: '[REDACTED]', amount: 5000 }));
@@ -115,13 +109,7 @@ describe('INVALID_TOOL_INPUT', () => {
   const CANARY = 'CANARY-5c1e-never-in-the-ledger';
 
   test.each([
-    [
-      'a wrong type',
-      'invoice',
-      'send',
-      { customerId: '1', amount: CANARY },
-      [{ path: '/amount', problem: 'must be number' }],
-    ],
+    ['a wrong type', 'invoice', 'send', { customerId: '1', amount: CANARY }, [{ path: '/amount', problem: 'must be number' }]],
     [
       'a missing required field',
       'kyc_check',
@@ -129,13 +117,7 @@ describe('INVALID_TOOL_INPUT', () => {
       { accountId: CANARY },
       [{ path: '/', problem: "must have required property 'workflowExecutionId'" }],
     ],
-    [
-      'an extra field',
-      'order_lookup',
-      'lookup',
-      { orderId: '12345', note: CANARY },
-      [{ path: '/', problem: 'must NOT have additional properties' }],
-    ],
+    ['an extra field', 'order_lookup', 'lookup', { orderId: '12345', note: CANARY }, [{ path: '/', problem: 'must NOT have additional properties' }]],
     [
       'a value breaking a pattern',
       'amazon_query',

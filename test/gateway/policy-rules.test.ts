@@ -89,7 +89,7 @@ describe('every change is versioned and audited', () => {
     expect(events[4].metadata).toMatchObject({ enabled: false, previous: true });
   });
 
-  test('only admins change rules; admins and experts read them; another org\'s rule is NOT_FOUND', async () => {
+  test("only admins change rules; admins and experts read them; another org's rule is NOT_FOUND", async () => {
     const input = { name: 'r', position: 1, risk: 'low', decision: 'allow' };
     for (const role of ['agent', 'expert', 'client', 'partner'] as const) {
       expect(errorCode(await app.gql(UPSERT, { key: seed.keys[role], variables: { input } }))).toBe('FORBIDDEN');
@@ -105,9 +105,9 @@ describe('every change is versioned and audited', () => {
       expect(errorCode(await app.gql(DELETE, { key: other.keys.admin, variables: { id: mine } }))).toBe('NOT_FOUND');
       expect(errorCode(await app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, id: mine } } }))).toBe('NOT_FOUND');
       // A specialist of this org cannot scope the other org's rule.
-      expect(
-        errorCode(await app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, specialistId: seed.specialistId } } })),
-      ).toBe('NOT_FOUND');
+      expect(errorCode(await app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, specialistId: seed.specialistId } } }))).toBe(
+        'NOT_FOUND',
+      );
       expect((await app.gql(RULES, { key: other.keys.admin })).body.data!.policyRules).toEqual([]);
       expect((await gw.ok(RULES)).policyRules.map((r: { id: string }) => r.id)).toEqual([mine]);
       expect((await gw.org()).policyVersion).toBe(versionBefore);
@@ -164,8 +164,7 @@ describe('bad rules are BAD_USER_INPUT and write nothing', () => {
 });
 
 describe('the gateway keeps rules and flags in memory', () => {
-  const lookup = (runId: string) =>
-    recordStatements(app, () => gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' }));
+  const lookup = (runId: string) => recordStatements(app, () => gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' }));
 
   test('no reads per call; one reload after a rule change, a flag change or shadow mode', async () => {
     const run = await gw.startRun();
@@ -231,13 +230,28 @@ describe('conditions on nested paths (evaluator)', () => {
     evaluatePolicy([ruleWith(conditions)], input(params), false).matchedRuleId === 'r1';
 
   test.each([
-    ['equals on customer.country', [{ path: 'customer.country', op: 'equals', value: 'DE' }], { customer: { country: 'DE' } }, { customer: { country: 'US' } }],
+    [
+      'equals on customer.country',
+      [{ path: 'customer.country', op: 'equals', value: 'DE' }],
+      { customer: { country: 'DE' } },
+      { customer: { country: 'US' } },
+    ],
     ['in on customer.country', [{ path: 'customer.country', op: 'in', value: ['DE', 'FR'] }], { customer: { country: 'FR' } }, { customer: {} }],
-    ['gt on items[1].price', [{ path: 'items[1].price', op: 'gt', value: 100 }], { items: [{ price: 1 }, { price: 101 }] }, { items: [{ price: 101 }] }],
+    [
+      'gt on items[1].price',
+      [{ path: 'items[1].price', op: 'gt', value: 100 }],
+      { items: [{ price: 1 }, { price: 101 }] },
+      { items: [{ price: 101 }] },
+    ],
     ['lt on a numeric string', [{ path: 'order.total', op: 'lt', value: 10 }], { order: { total: '9.5' } }, { order: { total: 'nine' } }],
     ['exists on a null value', [{ path: 'customer.vip', op: 'exists' }], { customer: { vip: null } }, { customer: 'vip' }],
     ['exists false on a missing branch', [{ path: 'customer.country', op: 'exists', value: false }], {}, { customer: { country: 'DE' } }],
-    ['equals on a nested object', [{ path: 'ship.to', op: 'equals', value: { a: 1, b: [2] } }], { ship: { to: { b: [2], a: 1 } } }, { ship: { to: { a: 1 } } }],
+    [
+      'equals on a nested object',
+      [{ path: 'ship.to', op: 'equals', value: { a: 1, b: [2] } }],
+      { ship: { to: { b: [2], a: 1 } } },
+      { ship: { to: { a: 1 } } },
+    ],
   ] as const)('%s', (_label, conditions, hit, miss) => {
     expect(matched(conditions as unknown as CompiledRule['conditions'], hit as Record<string, unknown>)).toBe(true);
     expect(matched(conditions as unknown as CompiledRule['conditions'], miss as Record<string, unknown>)).toBe(false);

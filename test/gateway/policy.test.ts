@@ -58,7 +58,7 @@ async function decide(runId: string, toolName: string, action: string, params: u
 }
 
 describe('a blocking rule with a condition (invoice.send, amount > 1000)', () => {
-  test('over the bound: POLICY_BLOCKED with the rule\'s risk and the new version; under it: the catalog default (approval)', async () => {
+  test("over the bound: POLICY_BLOCKED with the rule's risk and the new version; under it: the catalog default (approval)", async () => {
     const versionBefore = (await gw.org()).policyVersion;
     const ruleId = await rule({
       name: 'large invoices',
@@ -188,7 +188,13 @@ describe('no rule: the catalog default risk decides', () => {
       risk: 'low',
       decision: 'allow',
     });
-    const clientApproves = await rule({ name: 'client approves invoices', position: 20, toolPattern: 'invoice', risk: 'high', decision: 'require_client_approval' });
+    const clientApproves = await rule({
+      name: 'client approves invoices',
+      position: 20,
+      toolPattern: 'invoice',
+      risk: 'high',
+      decision: 'require_client_approval',
+    });
     const run = await gw.startRun();
     const nangoBefore = gw.vendorRequests('nango');
 

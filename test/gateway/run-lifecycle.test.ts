@@ -137,10 +137,7 @@ describe('idempotency by toolUseId', () => {
     expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
     expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
     // The replay records nothing new about the call.
-    expect((await gw.call(first.toolCallId)).ledgerEvents.map((e) => e.type)).toEqual([
-      'tool_call.requested',
-      'tool_call.succeeded',
-    ]);
+    expect((await gw.call(first.toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
     // A new toolUseId is a new call.
     const third = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_2' });
     expect(third).toMatchObject({ status: 'succeeded', replayed: false });
@@ -173,7 +170,7 @@ describe('idempotency by toolUseId', () => {
     expect(call.ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
   });
 
-  test('when both pass the replay check before either inserts, the loser answers the winner\'s call', async () => {
+  test("when both pass the replay check before either inserts, the loser answers the winner's call", async () => {
     // Hold back every insert into tool_calls (plain reads still pass) until both requests
     // wait on it: both have then looked for the toolUseId and found nothing.
     const run = await gw.startRun();
@@ -206,10 +203,7 @@ describe('idempotency by toolUseId', () => {
     expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
     // The loser's decision row went with its rolled-back transaction.
     expect(await gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
-    expect((await gw.call(answers[0].toolCallId)).ledgerEvents.map((e) => e.type)).toEqual([
-      'tool_call.requested',
-      'tool_call.succeeded',
-    ]);
+    expect((await gw.call(answers[0].toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
   });
 
   /*

@@ -82,10 +82,9 @@ async function rowsOf(orgId: string): Promise<Row[]> {
 }
 
 async function viaGraphql(key: string): Promise<Verification> {
-  const res = await app.gql<{ verifyLedger: Verification }>(
-    '{ verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem } }',
-    { key },
-  );
+  const res = await app.gql<{ verifyLedger: Verification }>('{ verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem } }', {
+    key,
+  });
   expect(res.body.errors).toBeUndefined();
   return res.body.data!.verifyLedger;
 }
@@ -126,10 +125,7 @@ async function viaCli(orgId: string): Promise<{ code: number; result: Verificati
  */
 async function expectBrokenAt(owner: TestOrg, row: Row, problem: string, eventsChecked: number, text = false): Promise<void> {
   const expected = { ok: false, eventsChecked, firstBadSequence: row.sequence, firstBadEventId: String(row.id), problem };
-  const [json, plain] = await Promise.all([
-    viaCli(owner.org.id),
-    text ? cli(['ledger', 'verify', '--org', owner.org.id]) : null,
-  ]);
+  const [json, plain] = await Promise.all([viaCli(owner.org.id), text ? cli(['ledger', 'verify', '--org', owner.org.id]) : null]);
   expect(await viaGraphql(owner.keys.admin)).toEqual(expected);
   expect(await viaGraphql(owner.keys.expert)).toEqual(expected);
   expect(json).toEqual({ code: 1, result: { orgId: owner.org.id, ...expected } });
@@ -183,13 +179,13 @@ describe('tampering is detected at the exact row', () => {
     await expectBrokenAt(owner, rows[k - 1], 'hash_mismatch', k - 1, true);
   });
 
-  test("an edited actor: hash_mismatch at its sequence", async () => {
+  test('an edited actor: hash_mismatch at its sequence', async () => {
     const { owner, rows } = await chain();
     await tamper.query(`update ledger_events set actor_role = 'expert' where id = $1`, [rows[6].id]);
     await expectBrokenAt(owner, rows[6], 'hash_mismatch', 6);
   });
 
-  test("an edited timestamp: hash_mismatch at its sequence", async () => {
+  test('an edited timestamp: hash_mismatch at its sequence', async () => {
     const { owner, rows } = await chain();
     await tamper.query(`update ledger_events set created_at = created_at + interval '1 second' where id = $1`, [rows[2].id]);
     await expectBrokenAt(owner, rows[2], 'hash_mismatch', 2);
@@ -267,9 +263,11 @@ describe('50 concurrent writers', () => {
     const before = (await rowsOf(owner.org.id)).length;
     const appended = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        app.em().transactional((tx) =>
-          appendLedgerEvent(tx, { orgId: owner.org.id, type: 'permission.changed', resourceId: `w${i}`, metadata: { writer: i } }),
-        ),
+        app
+          .em()
+          .transactional((tx) =>
+            appendLedgerEvent(tx, { orgId: owner.org.id, type: 'permission.changed', resourceId: `w${i}`, metadata: { writer: i } }),
+          ),
       ),
     );
     const sequences = appended.map((e) => Number(e.sequence)).sort((x, y) => x - y);
@@ -280,9 +278,12 @@ describe('50 concurrent writers', () => {
     expect(rows.map((r) => r.sequence)).toEqual(rows.map((_, i) => String(i + 1)));
     expect(new Set(rows.map((r) => r.hash)).size).toBe(rows.length);
     for (let i = 1; i < rows.length; i++) expect(rows[i].prev_hash).toBe(rows[i - 1].hash);
-    expect(rows.filter((r) => r.type === 'permission.changed').map((r) => (r.metadata as { writer: number }).writer).sort((x, y) => x - y)).toEqual(
-      Array.from({ length: 50 }, (_, i) => i),
-    );
+    expect(
+      rows
+        .filter((r) => r.type === 'permission.changed')
+        .map((r) => (r.metadata as { writer: number }).writer)
+        .sort((x, y) => x - y),
+    ).toEqual(Array.from({ length: 50 }, (_, i) => i));
 
     expect(await verifyLedger(app.em(), owner.org.id)).toEqual({
       orgId: owner.org.id,
@@ -335,7 +336,19 @@ async function insertForged(orgId: string, rows: Row[], k: number, hashOf: (even
   const inserted = await tamper.query<Row>(
     `insert into ledger_events (sequence, org_id, run_id, resource_id, type, actor_role, actor_key_id, metadata, prev_hash, hash, created_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
-    [event.sequence, orgId, event.runId, event.resourceId, event.type, event.actorRole, event.actorKeyId, event.metadata, event.prevHash, event.hash, event.createdAt],
+    [
+      event.sequence,
+      orgId,
+      event.runId,
+      event.resourceId,
+      event.type,
+      event.actorRole,
+      event.actorKeyId,
+      event.metadata,
+      event.prevHash,
+      event.hash,
+      event.createdAt,
+    ],
   );
   const all = await rowsOf(orgId);
   expect(all.map((r) => r.sequence)).toEqual(all.map((_, i) => String(i + 1)));

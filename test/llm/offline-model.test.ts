@@ -1,7 +1,7 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
-import { OFFLINE_TOOLS } from '../../src/llm/offline-model/offline-model.brain';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
+import { OFFLINE_TOOLS } from '../../src/llm/dev-double/offline-model.brain';
 
 type Tool = Anthropic.Tool;
 type MessageParam = Anthropic.MessageParam;
@@ -53,8 +53,7 @@ const ask = (content: string | MessageParam[], tools: Tool[] = TOOLS) =>
     messages: typeof content === 'string' ? [{ role: 'user', content }] : content,
   });
 
-const textOf = (message: Anthropic.Message) =>
-  message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+const textOf = (message: Anthropic.Message) => message.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
 const toolUseOf = (message: Anthropic.Message) => message.content.find((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
 
 async function expectTool(question: string, name: string, input: Record<string, unknown>, tools: Tool[] = TOOLS) {
@@ -72,7 +71,14 @@ async function answerTo(result: unknown, options: { isError?: boolean } = {}) {
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: OFFLINE_TOOLS.orderLookup, input: {} }] },
     {
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: typeof result === 'string' ? result : JSON.stringify(result), is_error: options.isError }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_a',
+          content: typeof result === 'string' ? result : JSON.stringify(result),
+          is_error: options.isError,
+        },
+      ],
     },
   ]);
   expect(message.stop_reason).toBe('end_turn');
@@ -84,7 +90,13 @@ describe('offline model with the real Anthropic SDK', () => {
     const deltas: string[] = [];
     const jsonParts: string[] = [];
     const stream = client()
-      .messages.stream({ model: MODEL, max_tokens: 1024, system: 'You are a support agent.', tools: TOOLS, messages: [{ role: 'user', content: ORDER_QUESTION }] })
+      .messages.stream({
+        model: MODEL,
+        max_tokens: 1024,
+        system: 'You are a support agent.',
+        tools: TOOLS,
+        messages: [{ role: 'user', content: ORDER_QUESTION }],
+      })
       .on('text', (delta) => deltas.push(delta))
       .on('inputJson', (partial) => jsonParts.push(partial));
     const message = await stream.finalMessage();
@@ -115,14 +127,30 @@ describe('offline model with the real Anthropic SDK', () => {
         tools: TOOLS,
         messages: [
           { role: 'user', content: ORDER_QUESTION },
-          { role: 'assistant', content: message.content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : { type: 'tool_use' as const, id: toolUse.id, name: toolUse.name, input: toolUse.input })) },
+          {
+            role: 'assistant',
+            content: message.content.map((b) =>
+              b.type === 'text'
+                ? { type: 'text' as const, text: b.text }
+                : { type: 'tool_use' as const, id: toolUse.id, name: toolUse.name, input: toolUse.input },
+            ),
+          },
           {
             role: 'user',
-            content: [{
-              type: 'tool_result',
-              tool_use_id: toolUse.id,
-              content: JSON.stringify({ orderId: '1001', orderNumber: '#12345', fulfillmentStatus: 'fulfilled', trackingNumbers: ['TRACK-001'], trackingCompany: null, items: [{ name: 'Shirt', quantity: 1, sku: null }] }),
-            }],
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: toolUse.id,
+                content: JSON.stringify({
+                  orderId: '1001',
+                  orderNumber: '#12345',
+                  fulfillmentStatus: 'fulfilled',
+                  trackingNumbers: ['TRACK-001'],
+                  trackingCompany: null,
+                  items: [{ name: 'Shirt', quantity: 1, sku: null }],
+                }),
+              },
+            ],
           },
         ],
       })
@@ -152,8 +180,8 @@ describe('offline model with the real Anthropic SDK', () => {
     const url = await slow.start();
     try {
       const times: number[] = [];
-      await new Anthropic({ apiKey: 'offline', baseURL: url, maxRetries: 0 })
-        .messages.stream({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'Hello there' }] })
+      await new Anthropic({ apiKey: 'offline', baseURL: url, maxRetries: 0 }).messages
+        .stream({ model: MODEL, max_tokens: 100, messages: [{ role: 'user', content: 'Hello there' }] })
         .on('text', () => times.push(Date.now()))
         .finalMessage();
       expect(times.length).toBeGreaterThan(2);
@@ -174,9 +202,11 @@ describe('offline model with the real Anthropic SDK', () => {
   });
 
   describe('routing', () => {
-    it('product', () => expectTool('What is the price of product 632910392, is it in stock?', 'shopify_query__get_product', { productId: '632910392' }));
+    it('product', () =>
+      expectTool('What is the price of product 632910392, is it in stock?', 'shopify_query__get_product', { productId: '632910392' }));
     it('balance', () => expectTool('How much money do we have?', 'account_balance__lookup', {}));
-    it('balance of a named account', () => expectTool("What's the balance of our checking account?", 'account_balance__lookup', { accountName: 'Checking' }));
+    it('balance of a named account', () =>
+      expectTool("What's the balance of our checking account?", 'account_balance__lookup', { accountName: 'Checking' }));
     it('kyc', () =>
       expectTool(
         'Check the identity verification for account 11111111-1111-4111-8111-111111111111 and workflow execution 22222222-2222-4222-8222-222222222222',
@@ -189,13 +219,22 @@ describe('offline model with the real Anthropic SDK', () => {
       expect(textOf(message)).toBe(REPLIES.askKycIds);
     });
     it('invoice', () => expectTool('Send an invoice for $120.50 to customer #58', 'invoice__send', { customerId: '58', amount: 120.5 }));
-    it('invoice with a currency code', () => expectTool('Invoice customer 1 for 99 EUR please', 'invoice__send', { customerId: '1', amount: 99, currency: 'EUR' }));
+    it('invoice with a currency code', () =>
+      expectTool('Invoice customer 1 for 99 EUR please', 'invoice__send', { customerId: '1', amount: 99, currency: 'EUR' }));
     it('amazon order', () => expectTool('Where is my order 902-3159896-1390916?', 'amazon_query__get_order', { orderId: '902-3159896-1390916' }));
     it('amazon order falls back to order_lookup without the amazon tool', () =>
-      expectTool('Status of order 902-3159896-1390916?', 'order_lookup__lookup', { orderId: '902-3159896-1390916' }, TOOLS.filter((t) => t.name !== OFFLINE_TOOLS.amazonOrder)));
+      expectTool(
+        'Status of order 902-3159896-1390916?',
+        'order_lookup__lookup',
+        { orderId: '902-3159896-1390916' },
+        TOOLS.filter((t) => t.name !== OFFLINE_TOOLS.amazonOrder),
+      ));
     it('order number without #', () => expectTool('Has order 4567 shipped yet?', 'order_lookup__lookup', { orderId: '4567' }));
     it('no tool available', async () => {
-      const message = await ask(ORDER_QUESTION, TOOLS.filter((t) => t.name !== OFFLINE_TOOLS.orderLookup));
+      const message = await ask(
+        ORDER_QUESTION,
+        TOOLS.filter((t) => t.name !== OFFLINE_TOOLS.orderLookup),
+      );
       expect(message.stop_reason).toBe('end_turn');
       expect(message.content).toEqual([{ type: 'text', text: REPLIES.noTool }]);
     });
@@ -209,47 +248,88 @@ describe('offline model with the real Anthropic SDK', () => {
 
   describe('answers from tool results', () => {
     it('orders: partial, unshipped, carrier and several tracking numbers', async () => {
-      expect(await answerTo({ orderNumber: '#7', fulfillmentStatus: 'partially_fulfilled', trackingNumbers: ['A1', 'B2'], trackingCompany: 'UPS', items: [] }))
-        .toBe("I've looked up order #7. It's currently partially shipped via UPS with tracking numbers A1 and B2.");
-      expect(await answerTo({ orderNumber: '#8', fulfillmentStatus: 'unfulfilled', trackingNumbers: [], trackingCompany: null, items: [] }))
-        .toBe("I've looked up order #8. It's not shipped yet.");
+      expect(
+        await answerTo({
+          orderNumber: '#7',
+          fulfillmentStatus: 'partially_fulfilled',
+          trackingNumbers: ['A1', 'B2'],
+          trackingCompany: 'UPS',
+          items: [],
+        }),
+      ).toBe("I've looked up order #7. It's currently partially shipped via UPS with tracking numbers A1 and B2.");
+      expect(await answerTo({ orderNumber: '#8', fulfillmentStatus: 'unfulfilled', trackingNumbers: [], trackingCompany: null, items: [] })).toBe(
+        "I've looked up order #8. It's not shipped yet.",
+      );
     });
     it('product', async () => {
-      expect(await answerTo({ productId: '1', title: 'IPod Nano - 8GB', price: '189.00', totalInventory: 100, variants: [] }))
-        .toBe('The IPod Nano - 8GB starts at $189.00 and 100 units are in stock.');
+      expect(await answerTo({ productId: '1', title: 'IPod Nano - 8GB', price: '189.00', totalInventory: 100, variants: [] })).toBe(
+        'The IPod Nano - 8GB starts at $189.00 and 100 units are in stock.',
+      );
     });
     it('amazon order', async () => {
-      expect(await answerTo({ orderId: '902-3159896-1390916', status: 'Shipped', items: [{ asin: 'B1', quantityOrdered: 1 }, { asin: 'B2', quantityOrdered: 1 }] }))
-        .toBe('Amazon order 902-3159896-1390916 is Shipped (2 items).');
+      expect(
+        await answerTo({
+          orderId: '902-3159896-1390916',
+          status: 'Shipped',
+          items: [
+            { asin: 'B1', quantityOrdered: 1 },
+            { asin: 'B2', quantityOrdered: 1 },
+          ],
+        }),
+      ).toBe('Amazon order 902-3159896-1390916 is Shipped (2 items).');
     });
     it('balances', async () => {
       const text = await answerTo({
-        accounts: [{ name: 'Checking', currentBalance: 1201, currency: 'USD' }, { name: 'Savings', currentBalance: 800.5, currency: 'USD' }],
+        accounts: [
+          { name: 'Checking', currentBalance: 1201, currency: 'USD' },
+          { name: 'Savings', currentBalance: 800.5, currency: 'USD' },
+        ],
         totalBalance: 2001.5,
       });
       expect(text).toBe('Here are your account balances: Checking: 1,201.00 USD; Savings: 800.50 USD. Total: 2,001.50 USD.');
     });
     it('kyc', async () => {
-      expect(await answerTo({ accountId: 'a', workflowExecutionId: 'w', status: 'PROCESSED', decision: { type: 'PASSED', label: null, riskScore: null } }))
-        .toBe('The identity verification is PROCESSED with decision PASSED.');
+      expect(
+        await answerTo({ accountId: 'a', workflowExecutionId: 'w', status: 'PROCESSED', decision: { type: 'PASSED', label: null, riskScore: null } }),
+      ).toBe('The identity verification is PROCESSED with decision PASSED.');
     });
     it('invoice', async () => {
-      expect(await answerTo({ invoiceId: '130', docNumber: '1038', totalAmount: 120.5, currency: 'USD', customerId: '58', emailStatus: 'EmailSent', sentTo: 'jo@example.com' }))
-        .toBe('Invoice 1038 for 120.50 USD was sent to jo@example.com.');
+      expect(
+        await answerTo({
+          invoiceId: '130',
+          docNumber: '1038',
+          totalAmount: 120.5,
+          currency: 'USD',
+          customerId: '58',
+          emailStatus: 'EmailSent',
+          sentTo: 'jo@example.com',
+        }),
+      ).toBe('Invoice 1038 for 120.50 USD was sent to jo@example.com.');
     });
     it('errors and approvals', async () => {
-      expect(await answerTo('The order service is temporarily unavailable.', { isError: true }))
-        .toBe("I'm unable to do that right now: The order service is temporarily unavailable. Let me connect you with an Expert.");
+      expect(await answerTo('The order service is temporarily unavailable.', { isError: true })).toBe(
+        "I'm unable to do that right now: The order service is temporarily unavailable. Let me connect you with an Expert.",
+      );
       expect(await answerTo('waiting_approval: invoice.send needs an expert approval')).toBe(REPLIES.approval);
     });
     it('several results give several sentences', async () => {
       const message = await ask([
         { role: 'user', content: 'question' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: OFFLINE_TOOLS.kyc, input: {} }, { type: 'tool_use', id: 't2', name: OFFLINE_TOOLS.invoice, input: {} }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 't1', name: OFFLINE_TOOLS.kyc, input: {} },
+            { type: 'tool_use', id: 't2', name: OFFLINE_TOOLS.invoice, input: {} },
+          ],
+        },
         {
           role: 'user',
           content: [
-            { type: 'tool_result', tool_use_id: 't1', content: [{ type: 'text', text: JSON.stringify({ status: 'INITIATED', decision: null, workflowExecutionId: 'w' }) }] },
+            {
+              type: 'tool_result',
+              tool_use_id: 't1',
+              content: [{ type: 'text', text: JSON.stringify({ status: 'INITIATED', decision: null, workflowExecutionId: 'w' }) }],
+            },
             { type: 'tool_result', tool_use_id: 't2', content: 'waiting_approval: queued for review' },
           ],
         },
@@ -275,14 +355,16 @@ describe('offline model with the real Anthropic SDK', () => {
     });
     it.each(cases)('$fault.kind once → the SDK retries and succeeds', async ({ fault }) => {
       server.injectFault(fault);
-      const message = await client(2).messages.stream({ model: MODEL, max_tokens: 100, tools: TOOLS, messages: [{ role: 'user', content: ORDER_QUESTION }] }).finalMessage();
+      const message = await client(2)
+        .messages.stream({ model: MODEL, max_tokens: 100, tools: TOOLS, messages: [{ role: 'user', content: ORDER_QUESTION }] })
+        .finalMessage();
       expect(message.stop_reason).toBe('tool_use');
       expect(server.requests.map((r) => r.status)).toEqual([cases.find((c) => c.fault.kind === fault.kind)!.status, 200]);
       expect(server.requests[0].fault).toBe(fault.kind);
     });
     it('missing API key → 401 authentication_error', async () => {
-      const error = await client(0, { defaultHeaders: { Authorization: null } }).messages
-        .create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      const error = await client(0, { defaultHeaders: { Authorization: null } })
+        .messages.create({ model: MODEL, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
       expect((error as APIError).status).toBe(401);
@@ -295,7 +377,10 @@ describe('offline model with the real Anthropic SDK', () => {
         .messages.create({ model: MODEL, messages: [{ role: 'user', content: 'hi' }] } as unknown as Anthropic.MessageCreateParamsNonStreaming)
         .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-      expect((error as APIError).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: 'max_tokens: Field required' } });
+      expect((error as APIError).error).toMatchObject({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'max_tokens: Field required' },
+      });
       const noMessages = await ask([]).catch((e: unknown) => e);
       expect((noMessages as APIError).status).toBe(400);
     });

@@ -4,17 +4,7 @@ import { newOrg, newRun, type TestOrg } from '../support/factories';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { createKey } from '../../src/orgs/org.service';
 import { GatewayClient } from '../gateway/gateway-helpers';
-import {
-  Feed,
-  approvals,
-  bounded,
-  closeSockets,
-  connect,
-  ledgerHead,
-  runEvents,
-  tokens,
-  toolCalls,
-} from './realtime-helpers';
+import { Feed, approvals, bounded, closeSockets, connect, ledgerHead, runEvents, tokens, toolCalls } from './realtime-helpers';
 
 /**
  * Who may subscribe to what: the key is checked at connection_init (4403 otherwise),
@@ -86,7 +76,7 @@ describe('roles and orgs', () => {
     }
   });
 
-  test('another org\'s run is NOT_FOUND for runEvents, toolCallStatusChanged and runTokens', async () => {
+  test("another org's run is NOT_FOUND for runEvents, toolCallStatusChanged and runTokens", async () => {
     const foreign = await newRun(app.em(), other);
     const { client } = connect(app.wsUrl, seed.keys.admin);
     const feeds: Feed<unknown>[] = [
@@ -102,7 +92,7 @@ describe('roles and orgs', () => {
     }
     // The owner sees it.
     const own = runEvents(connect(app.wsUrl, other.keys.client).client, foreign.id, '0');
-    await own.count(1, 'the owner\'s run.created');
+    await own.count(1, "the owner's run.created");
     expect(own.items[0]).toMatchObject({ type: 'run.created', runId: foreign.id });
   });
 });

@@ -113,7 +113,10 @@ describe('token deltas', () => {
     }
     await feed.until((f) => reaches(f.items, offset), 'the end of the text');
 
-    const messages = published.slice(before).filter((p) => p.channel === 'tokens').map((p) => p.message);
+    const messages = published
+      .slice(before)
+      .filter((p) => p.channel === 'tokens')
+      .map((p) => p.message);
     expect(messages.length).toBeGreaterThan(2);
     for (const message of messages) expect(Buffer.byteLength(message)).toBeLessThanOrEqual(MAX_BUS_MESSAGE_BYTES);
     // The pieces, in offset order, without gaps: the text as the model wrote it.

@@ -30,7 +30,9 @@ test('each event is executed and serialized once per group of identical subscrip
   const earlier = String(BigInt(head) - 1n); // a different resume position (replays run.started, which this feed skips)
   const clientSockets = [connect(app.wsUrl, seed.keys.client), connect(app.wsUrl, seed.keys.client), connect(app.wsUrl, seed.keys.client)];
   const adminSocket = connect(app.wsUrl, seed.keys.admin);
-  const clients: Feed<ToolCallChange>[] = Array.from({ length: 30 }, (_, i) => toolCalls(clientSockets[i % 3].client, run.id, i % 2 ? head : earlier));
+  const clients: Feed<ToolCallChange>[] = Array.from({ length: 30 }, (_, i) =>
+    toolCalls(clientSockets[i % 3].client, run.id, i % 2 ? head : earlier),
+  );
   const admins: Feed<ToolCallChange>[] = Array.from({ length: 10 }, (_, i) => toolCalls(adminSocket.client, run.id, i % 2 ? head : earlier));
 
   // Every listener attached before the call (the server's own count, polled with a bound).

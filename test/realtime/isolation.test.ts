@@ -37,9 +37,11 @@ afterAll(async () => {
 
 /** A tool-call transition in A's ledger (as the gateway would record one), after commit. */
 async function markA(runId: string, toolCallId: string, marker: number): Promise<string> {
-  const event = await app.em().transactional((tx) =>
-    appendLedgerEvent(tx, { orgId: orgA.org.id, type: 'tool_call.succeeded', runId, resourceId: toolCallId, metadata: { marker } }),
-  );
+  const event = await app
+    .em()
+    .transactional((tx) =>
+      appendLedgerEvent(tx, { orgId: orgA.org.id, type: 'tool_call.succeeded', runId, resourceId: toolCallId, metadata: { marker } }),
+    );
   return String(event.sequence);
 }
 

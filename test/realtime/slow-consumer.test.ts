@@ -21,7 +21,10 @@ let app: TestApp;
 let org: TestOrg;
 
 /** First ~9.6 MB in 300 large events (the socket buffers fill), then 2,400 small ones (the lag passes 2,000). */
-const PLAN = [...Array(3).fill({ count: 100, pad: 'x'.repeat(32_000) }), ...Array(12).fill({ count: 200, pad: 'small' })] as { count: number; pad: string }[];
+const PLAN = [...Array(3).fill({ count: 100, pad: 'x'.repeat(32_000) }), ...Array(12).fill({ count: 200, pad: 'small' })] as {
+  count: number;
+  pad: string;
+}[];
 
 beforeAll(async () => {
   app = await startTestApp({ SUBSCRIPTION_BUFFER_EVENTS: '100', SUBSCRIPTION_MAX_LAG_EVENTS: '2000' });
@@ -53,10 +56,10 @@ test('a client that stops reading is ended with SUBSCRIBER_TOO_SLOW (resumable b
   const before = String(BigInt(created) - 1n);
 
   const slow = await RawSubscriber.open(app.wsUrl, org.keys.expert, RUN_EVENTS, { runId: run.id, after: before });
-  await slow.until(() => slow.nexts.length >= 1, 'the slow client\'s first event (its listener is live)');
+  await slow.until(() => slow.nexts.length >= 1, "the slow client's first event (its listener is live)");
   slow.pause();
   const normal = runEvents(connect(app.wsUrl, org.keys.expert).client, run.id, before);
-  await normal.count(1, 'the normal subscriber\'s first event');
+  await normal.count(1, "the normal subscriber's first event");
 
   const all: string[] = [created];
   const batchLatency: number[] = [];

@@ -2,16 +2,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import { GatewayClient } from '../gateway/gateway-helpers';
-import {
-  approvals,
-  closeSockets,
-  connect,
-  increasing,
-  ledgerHead,
-  runEvents,
-  toolCalls,
-  type RunEventItem,
-} from './realtime-helpers';
+import { approvals, closeSockets, connect, increasing, ledgerHead, runEvents, toolCalls, type RunEventItem } from './realtime-helpers';
 
 /**
  * runEvents, toolCallStatusChanged and approvalRequests over the real graphql-ws client,
@@ -91,8 +82,8 @@ describe('runEvents', () => {
     await lookup(run.id);
     const client = runEvents(connect(app.wsUrl, seed.keys.client).client, run.id, '0');
     const admin = runEvents(connect(app.wsUrl, seed.keys.admin).client, run.id, '0');
-    await client.count(4, 'the client key\'s events');
-    await admin.count(4, 'the admin key\'s events');
+    await client.count(4, "the client key's events");
+    await admin.count(4, "the admin key's events");
     expect(client.items.map((e) => [e.sequence, e.type])).toEqual(admin.items.map((e) => [e.sequence, e.type]));
     expect(client.items.every((e) => Object.keys(e.metadata).length === 0)).toBe(true);
     expect(admin.items[2].metadata).toMatchObject({ tool: 'order_lookup.lookup', decision: 'allow' });
@@ -103,7 +94,14 @@ describe('runEvents', () => {
     const first = await lookup(run.id);
     const second = await lookup(run.id);
     const before = await stored(run.id);
-    expect(before.map((e) => e.type)).toEqual(['run.created', 'run.started', 'tool_call.requested', 'tool_call.succeeded', 'tool_call.requested', 'tool_call.succeeded']);
+    expect(before.map((e) => e.type)).toEqual([
+      'run.created',
+      'run.started',
+      'tool_call.requested',
+      'tool_call.succeeded',
+      'tool_call.requested',
+      'tool_call.succeeded',
+    ]);
     const middle = before[3].sequence; // the first call's tool_call.succeeded
 
     const { client } = connect(app.wsUrl, seed.keys.admin);
@@ -194,7 +192,7 @@ describe('toolCallStatusChanged', () => {
     expect(feed.items[2].toolCall.errorCode).toBe('NOT_IN_MANIFEST');
   });
 
-  test('without runId: every run of the caller\'s org, in ledger order', async () => {
+  test("without runId: every run of the caller's org, in ledger order", async () => {
     const { client } = connect(app.wsUrl, seed.keys.partner);
     const feed = toolCalls(client, null, await ledgerHead(app, seed.orgId));
     const a = await gw.startRun();

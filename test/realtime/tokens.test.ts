@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import { RunClient, assistantTexts } from '../runs/run-helpers';
 import { closeSockets, connect, gaps, joined, reaches, runEvents, tokens, type TokenItem } from './realtime-helpers';
 
@@ -40,7 +40,7 @@ async function finishedText(runId: string): Promise<{ text: string; reply: strin
 const received = (items: TokenItem[]) => items.reduce((n, i) => n + i.text.length, 0);
 
 describe('runTokens', () => {
-  test('a subscriber from the start: deltas in offset order, without gaps, adding up to the run\'s text', async () => {
+  test("a subscriber from the start: deltas in offset order, without gaps, adding up to the run's text", async () => {
     const { id } = await runs.start(ORDER_QUESTION);
     const feed = tokens(connect(app.wsUrl, seed.keys.client).client, id);
     const { text, reply } = await finishedText(id);

@@ -3,21 +3,10 @@ import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
+import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import { GatewayClient } from '../gateway/gateway-helpers';
 import { RunClient, assistantTexts } from '../runs/run-helpers';
-import {
-  approvals,
-  closeSockets,
-  connect,
-  gaps,
-  joined,
-  ledgerHead,
-  reaches,
-  runEvents,
-  tokens,
-  toolCalls,
-} from './realtime-helpers';
+import { approvals, closeSockets, connect, gaps, joined, ledgerHead, reaches, runEvents, tokens, toolCalls } from './realtime-helpers';
 
 /**
  * Two server instances on one database = two nodes. Node 2 executes (it alone runs the
@@ -114,7 +103,7 @@ describe.each(['postgres', 'redis'] as const)('two nodes on one database, %s bus
     expect(resolutionLatency).toBeLessThan(500);
   });
 
-  test('tool calls executed on node 2 reach node 1 subscribers, and node 1\'s reach node 2, in ledger order', async () => {
+  test("tool calls executed on node 2 reach node 1 subscribers, and node 1's reach node 2, in ledger order", async () => {
     const head = await ledgerHead(node1, seed.orgId);
     const at1 = toolCalls(connect(node1.wsUrl, seed.keys.client).client, null, head);
     const at2 = toolCalls(connect(node2.wsUrl, seed.keys.client).client, null, head);

@@ -59,10 +59,12 @@ test('the database goes away while five calls are at the vendor: 503s with a ret
   expect(await stuck()).toBe(0);
 
   // Each call: requested, interrupted (its outcome could not be written), succeeded — once.
-  const events = await app.em().execute<{ resource_id: string; type: string; metadata: Record<string, unknown> }[]>(
-    "select resource_id, type, metadata from ledger_events where run_id = ? and type like 'tool_call.%' order by sequence",
-    [run.id],
-  );
+  const events = await app
+    .em()
+    .execute<{ resource_id: string; type: string; metadata: Record<string, unknown> }[]>(
+      "select resource_id, type, metadata from ledger_events where run_id = ? and type like 'tool_call.%' order by sequence",
+      [run.id],
+    );
   const byCall = new Map<string, string[]>();
   for (const e of events) byCall.set(e.resource_id, [...(byCall.get(e.resource_id) ?? []), e.type]);
   expect([...byCall.values()]).toEqual(Array(calls).fill(['tool_call.requested', 'tool_call.interrupted', 'tool_call.succeeded']));

@@ -3,7 +3,6 @@ import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { GatewayClient } from '../gateway/gateway-helpers';
 import { ToolGateway } from '../../src/gateway/gateway.service';
-import { GatewayEvents } from '../../src/gateway/gateway-events';
 import { OrgConfigCache } from '../../src/gateway/org-config-cache';
 import { ToolRegistry } from '../../src/gateway/tool-registry';
 import { InFlightCalls } from '../../src/recovery/in-flight';
@@ -64,7 +63,6 @@ async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
     settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
     orgConfig: new OrgConfigCache(),
     tools: new ToolRegistry(),
-    events: new GatewayEvents(),
     logger: app.services.logger,
     nodeId,
     inFlight: new InFlightCalls(),
@@ -92,7 +90,9 @@ async function startCall(node: Awaited<ReturnType<typeof dyingNode>>, runId: str
 
 async function waitForCall(runId: string, toolUseId: string, statuses: string[]): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const [row] = await app.em().execute<{ id: string; status: string }[]>('select id, status from tool_calls where run_id = ? and tool_use_id = ?', [runId, toolUseId]);
+    const [row] = await app
+      .em()
+      .execute<{ id: string; status: string }[]>('select id, status from tool_calls where run_id = ? and tool_use_id = ?', [runId, toolUseId]);
     if (row && statuses.includes(row.status)) return row.id;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
@@ -112,7 +112,11 @@ async function approvedInvoice(node: Awaited<ReturnType<typeof dyingNode>>, runI
     caller: agent(),
   });
   expect(outcome.status).toBe('waiting_approval');
-  await gw.ok('mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE, reason: "ok") { status } }', { id: outcome.approvalRequestId }, seed.keys.expert);
+  await gw.ok(
+    'mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE, reason: "ok") { status } }',
+    { id: outcome.approvalRequestId },
+    seed.keys.expert,
+  );
   void node.gateway.executeApproved(outcome.toolCallId, agent());
   await waitForCall(runId, toolUseId, ['running']);
   return outcome.toolCallId;
@@ -155,7 +159,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(replay.result).toEqual(call.output);
   });
 
-  test('invoice.send that reached QuickBooks: the vendor confirms it by its requestid; succeeded with the vendor\'s result, one invoice, one email', async () => {
+  test("invoice.send that reached QuickBooks: the vendor confirms it by its requestid; succeeded with the vendor's result, one invoice, one email", async () => {
     const run = await gw.startRun();
     const node = await dyingNode({ reachVendor: true });
     const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
@@ -176,9 +180,13 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(invoicesFor(callId)).toHaveLength(1);
     expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.succeeded', reconciled: 'vendor_confirmed' });
     // The approved params have served their one use.
-    const [approval] = await app.em().execute<{ sealed_params: unknown }[]>('select sealed_params from approval_requests where tool_call_id = ?', [callId]);
+    const [approval] = await app
+      .em()
+      .execute<{ sealed_params: unknown }[]>('select sealed_params from approval_requests where tool_call_id = ?', [callId]);
     expect(approval.sealed_params).toBeNull();
-    const [row] = await app.em().execute<{ sealed_input: unknown; node_id: string }[]>('select sealed_input, node_id from tool_calls where id = ?', [callId]);
+    const [row] = await app
+      .em()
+      .execute<{ sealed_input: unknown; node_id: string }[]>('select sealed_input, node_id from tool_calls where id = ?', [callId]);
     expect(row).toEqual({ sealed_input: null, node_id: app.services.nodeId });
   });
 
@@ -198,7 +206,11 @@ describe('a node dies with calls in flight; a live node settles each once', () =
       reviewRequired: false,
     });
     expect(invoicesFor(callId)).toHaveLength(0);
-    expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.failed', reconciled: 'vendor_not_performed', errorCode: 'VENDOR_NOT_PERFORMED' });
+    expect((await ledgerOf(callId)).at(-1)).toMatchObject({
+      type: 'tool_call.failed',
+      reconciled: 'vendor_not_performed',
+      errorCode: 'VENDOR_NOT_PERFORMED',
+    });
   });
 
   test('QuickBooks cannot answer the lookup: failed VENDOR_OUTCOME_UNKNOWN, marked for review, the model told not to repeat it', async () => {
@@ -230,7 +242,11 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.failed', reconciled: 'vendor_outcome_unknown' });
     await experts.count(1, 'the review item');
     expect(experts.items).toEqual([
-      { change: 'review_required', approvalRequest: { kind: 'expert' }, toolCall: { id: callId, errorCode: 'VENDOR_OUTCOME_UNKNOWN', reviewRequired: true } },
+      {
+        change: 'review_required',
+        approvalRequest: { kind: 'expert' },
+        toolCall: { id: callId, errorCode: 'VENDOR_OUTCOME_UNKNOWN', reviewRequired: true },
+      },
     ]);
     expect(clients.items).toEqual([]);
     // Experts find it among the calls to review.
@@ -244,7 +260,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(invoicesFor(callId)).toHaveLength(1);
   });
 
-  test('this node\'s own call whose outcome could not be written is settled by its next sweep', async () => {
+  test("this node's own call whose outcome could not be written is settled by its next sweep", async () => {
     const run = await gw.startRun();
     // Same node id as the app, but not in its in-flight set: the outcome write was lost.
     const node = await dyingNode({ reachVendor: true, nodeId: app.services.nodeId });
@@ -286,23 +302,24 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     /** A run step job (and its queue) held by `lockedBy` since `lockedAt`. */
     const heldJob = async (lockedBy: string, lockedAt: string) => {
       const queue = `run:${randomUUID()}`;
-      const [job] = await app.em().execute<{ id: string }[]>(
-        `select id from graphile_worker.add_job('run_agent', json_build_object('runId', 'none'), queue_name := ?)`,
-        [queue],
-      );
+      const [job] = await app
+        .em()
+        .execute<{ id: string }[]>(`select id from graphile_worker.add_job('run_agent', json_build_object('runId', 'none'), queue_name := ?)`, [
+          queue,
+        ]);
       await app.em().execute(`update graphile_worker._private_jobs set locked_by = ?, locked_at = ${lockedAt} where id = ?`, [lockedBy, job.id]);
-      await app.em().execute(`update graphile_worker._private_job_queues set locked_by = ?, locked_at = ${lockedAt} where queue_name = ?`, [
-        lockedBy,
-        queue,
-      ]);
+      await app
+        .em()
+        .execute(`update graphile_worker._private_job_queues set locked_by = ?, locked_at = ${lockedAt} where queue_name = ?`, [lockedBy, queue]);
       return { id: job.id, queue };
     };
     const lockOf = async (job: { id: string; queue: string }) => {
-      const [row] = await app.em().execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_jobs where id = ?', [job.id]);
-      const [queue] = await app.em().execute<{ locked_by: string | null }[]>(
-        'select locked_by from graphile_worker._private_job_queues where queue_name = ?',
-        [job.queue],
-      );
+      const [row] = await app
+        .em()
+        .execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_jobs where id = ?', [job.id]);
+      const [queue] = await app
+        .em()
+        .execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_job_queues where queue_name = ?', [job.queue]);
       return [row.locked_by, queue.locked_by];
     };
     const ofDeadNode = await heldJob(owner, 'now()');

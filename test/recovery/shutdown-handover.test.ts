@@ -81,7 +81,9 @@ test('a SIGTERM with a vendor call slower than the budget: refused new calls, th
 
   const port = await freePort();
   const first = await startServer(port);
-  const run = await gql(port, seed.keys.agent, 'mutation($s: ID!) { startAgentRun(input: { specialistId: $s, driver: EXTERNAL }) { id } }', { s: seed.specialistId });
+  const run = await gql(port, seed.keys.agent, 'mutation($s: ID!) { startAgentRun(input: { specialistId: $s, driver: EXTERNAL }) { id } }', {
+    s: seed.specialistId,
+  });
   const runId = run.body.data.startAgentRun.id as string;
 
   // The order lookup hangs at Shopify for 8 s, far past the 2.5 s budget.
@@ -116,7 +118,9 @@ test('a SIGTERM with a vendor call slower than the budget: refused new calls, th
   expect(call.status).toBe('succeeded');
   expect(await query("select id from tool_calls where status = 'running'")).toEqual([]);
   const trail = async () =>
-    query<{ type: string; metadata: Record<string, unknown> }>('select type, metadata from ledger_events where resource_id = $1 order by sequence', [call.id]);
+    query<{ type: string; metadata: Record<string, unknown> }>('select type, metadata from ledger_events where resource_id = $1 order by sequence', [
+      call.id,
+    ]);
   const events = await trail();
   expect(events.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.interrupted', 'tool_call.succeeded']);
   expect(events[1].metadata).toMatchObject({ reason: 'shutdown' });
@@ -126,7 +130,8 @@ test('a SIGTERM with a vendor call slower than the budget: refused new calls, th
   const second = await startServer(port);
   await waitFor(
     'the previous incarnation reaped',
-    async () => ((await query<{ n: string }>('select count(*) as n from toolgate_nodes where reaped_at is not null'))[0].n === '1' ? true : undefined),
+    async () =>
+      (await query<{ n: string }>('select count(*) as n from toolgate_nodes where reaped_at is not null'))[0].n === '1' ? true : undefined,
     10_000,
     second,
   );

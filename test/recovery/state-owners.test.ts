@@ -53,6 +53,8 @@ describe('state machine owners', () => {
       "approval.status = 'approved';",
     ];
     for (const sample of samples) expect(violations('sample.ts', sample)).toHaveLength(1);
-    expect(violations('sample.ts', "if (call.status === 'running') return;\n  response.http.status = 503;\n  where c.status = 'running'")).toEqual([]);
+    expect(violations('sample.ts', "if (call.status === 'running') return;\n  response.http.status = 503;\n  where c.status = 'running'")).toEqual(
+      [],
+    );
   });
 });

@@ -3,7 +3,7 @@ import { newOrg } from '../support/factories';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { putIntegrationCredential } from '../../src/credentials/credential.service';
 import { SANDBOX_CREDENTIALS } from '../../src/vendors';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
 import { RunClient, assistantTexts, errorCode, messageEvents, recordTokens, types, type RunView } from './run-helpers';
 
 /**
@@ -158,7 +158,11 @@ describe('failure modes: the run completes and the reply says what happened', ()
       "I'm unable to do that right now: Tool execution is not enabled for this organization. Let me connect you with an Expert.",
     );
     expect(call(run)).toMatchObject({ toolName: 'order_lookup', status: 'blocked', errorCode: 'FEATURE_DISABLED' });
-    expect(run.messages[2].content[0]).toMatchObject({ type: 'tool_result', is_error: true, content: 'Tool execution is not enabled for this organization' });
+    expect(run.messages[2].content[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: 'Tool execution is not enabled for this organization',
+    });
     expect(run.ledgerEvents.find((e) => e.type === 'tool_call.blocked')?.metadata).toMatchObject({ reason: 'feature_disabled' });
     expect(types(run).at(-1)).toBe('run.completed');
     expect(runs.vendorRequests('shopify')).toBe(shopifyBefore);
@@ -331,7 +335,9 @@ describe('roles and isolation', () => {
     expect(await runs.count('agent_runs', 'org_id = ?', [other.org.id])).toBe(0);
 
     const ours = await runs.complete(ORDER_QUESTION);
-    expect(errorCode(await app.gql('query($id: ID!) { run(id: $id) { id } }', { key: other.keys.client, variables: { id: ours.id } }))).toBe('NOT_FOUND');
+    expect(errorCode(await app.gql('query($id: ID!) { run(id: $id) { id } }', { key: other.keys.client, variables: { id: ours.id } }))).toBe(
+      'NOT_FOUND',
+    );
     expect(errorCode(await runs.postMessage(ours.id, 'Hi', other.keys.client))).toBe('NOT_FOUND');
     expect(errorCode(await runs.cancel(ours.id, other.keys.client))).toBe('NOT_FOUND');
     expect((await runs.get(ours.id)).messages).toHaveLength(4);

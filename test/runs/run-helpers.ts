@@ -86,10 +86,7 @@ export class RunClient {
   }
 
   /** startAgentRun (INTERNAL unless told) with the demo client key; answers the mutation's own view. */
-  async start(
-    message: string,
-    options: { key?: string; specialistId?: string } = {},
-  ): Promise<{ id: string; status: string; driver: string }> {
+  async start(message: string, options: { key?: string; specialistId?: string } = {}): Promise<{ id: string; status: string; driver: string }> {
     const data = await this.ok<{ startAgentRun: { id: string; status: string; driver: string } }>(
       START,
       { input: { specialistId: options.specialistId ?? this.seed.specialistId, message } },
@@ -106,7 +103,10 @@ export class RunClient {
     return this.app.gql(POST_MESSAGE, { key, variables: { runId, text } });
   }
 
-  cancel(runId: string, key = this.seed.keys.client): Promise<GraphQLResponse<{ cancelRun: { id: string; status: string; pendingApprovalCount: number } }>> {
+  cancel(
+    runId: string,
+    key = this.seed.keys.client,
+  ): Promise<GraphQLResponse<{ cancelRun: { id: string; status: string; pendingApprovalCount: number } }>> {
     return this.app.gql(CANCEL, { key, variables: { runId } });
   }
 

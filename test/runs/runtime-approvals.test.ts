@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { enqueueRunStep } from '../../src/runs/run-jobs';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
 import { RunClient, errorCode, isInvoiceCreate, types, type RunView } from './run-helpers';
 
 /**
@@ -94,7 +94,14 @@ describe('approval pause and resume', () => {
     expect(JSON.parse(run.messages[2].content[0].content!)).toMatchObject({ customerId: '1', totalAmount: 120.5, sentTo: 'Birds@Intuit.com' });
     expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(1);
     expect(first.sandbox!.requests.filter((r) => r.vendor === 'nango' && isInvoiceCreate(r))).toEqual([]);
-    expectInOrder(types(run), ['tool_call.approval_requested', 'run.waiting_approval', 'tool_call.approved', 'run.resumed', 'tool_call.succeeded', 'run.completed']);
+    expectInOrder(types(run), [
+      'tool_call.approval_requested',
+      'run.waiting_approval',
+      'tool_call.approved',
+      'run.resumed',
+      'tool_call.succeeded',
+      'run.completed',
+    ]);
     expect(types(run).filter((t) => t === 'tool_call.succeeded')).toHaveLength(1);
 
     // Steps repeated on the completed run: a duplicate job, and two direct steps at once.
@@ -159,7 +166,11 @@ describe('cancelRun', () => {
 
     const run = await runs.get(waiting.id);
     expect(run.status).toBe('cancelled');
-    expect(run.toolCalls[0]).toMatchObject({ status: 'blocked', errorCode: 'RUN_CANCELLED', approvalRequest: { id: approvalId, status: 'cancelled' } });
+    expect(run.toolCalls[0]).toMatchObject({
+      status: 'blocked',
+      errorCode: 'RUN_CANCELLED',
+      approvalRequest: { id: approvalId, status: 'cancelled' },
+    });
     const blocked = run.ledgerEvents.filter((e) => e.type === 'tool_call.blocked');
     expect(blocked).toHaveLength(1);
     expect(blocked[0]).toMatchObject({ resourceId: run.toolCalls[0].id, metadata: { reason: 'run_cancelled' } });

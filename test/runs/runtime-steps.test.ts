@@ -4,8 +4,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { startWorker } from '../../src/jobs/worker';
 import { appendMessage, type StoredBlock } from '../../src/runs/run-messages';
-import { REPLIES } from '../../src/llm/offline-model/offline-model.replies';
-import type { ModelFault } from '../../src/llm/offline-model/offline-model.types';
+import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
+import type { ModelFault } from '../../src/llm/dev-double/offline-model.types';
 import { RunClient, errorCode, isInvoiceCreate, types, until } from './run-helpers';
 
 /**
@@ -39,7 +39,7 @@ const step = (runId: string) => app.services.runtime.step(runId);
 /** A real worker of this server until `work` is done (it also takes older jobs: steps of finished runs, no-ops). */
 async function withWorker(work: () => Promise<void>): Promise<void> {
   const { db, orm, services } = app;
-  const worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger: services.logger });
+  const worker = await startWorker({ connectionString: db.url, orm, runtime: services.runtime, logger: services.logger });
   try {
     await work();
   } finally {
@@ -50,7 +50,9 @@ async function withWorker(work: () => Promise<void>): Promise<void> {
 /** Stores messages as if earlier model turns had produced them. */
 async function storeMessages(runId: string, from: number, messages: ['user' | 'assistant', StoredBlock[]][]): Promise<void> {
   await app.em().transactional(async (tx) => {
-    messages.forEach(([role, content], i) => appendMessage(tx, { id: runId, orgId: seed.orgId }, from + i, role, content));
+    messages.forEach(([role, content], i) => {
+      appendMessage(tx, { id: runId, orgId: seed.orgId }, from + i, role, content);
+    });
     await tx.flush();
   });
 }
@@ -77,7 +79,7 @@ describe('a queued run', () => {
   });
 });
 
-describe('a queued run\'s first step', () => {
+describe("a queued run's first step", () => {
   // The first model request goes out together with the run.started transaction. A cancel
   // that wins that race (reproduced here by cancelling inside the transition) leaves no
   // trace of the request: no reply stored, no tool call, no run.started.
@@ -147,7 +149,13 @@ describe('a tool_use outside the manifest', () => {
     const { id } = await runs.start(INVOICE_REQUEST, { specialistId: createSpecialist.id });
     // A model that asks for a tool it was not offered (the offline model never does).
     await storeMessages(id, 1, [
-      ['assistant', [{ type: 'text', text: REPLIES.prefaceAction }, { type: 'tool_use', id: 'toolu_unoffered_1', name: 'invoice__send', input: { customerId: '1', amount: 120.5 } }]],
+      [
+        'assistant',
+        [
+          { type: 'text', text: REPLIES.prefaceAction },
+          { type: 'tool_use', id: 'toolu_unoffered_1', name: 'invoice__send', input: { customerId: '1', amount: 120.5 } },
+        ],
+      ],
     ]);
     await step(id);
     const run = await runs.get(id);
@@ -166,7 +174,16 @@ describe('RUN_MAX_TOOL_ROUNDS (default 8)', () => {
   const rounds = (n: number): ['user' | 'assistant', StoredBlock[]][] =>
     Array.from({ length: n }).flatMap((_, i): ['user' | 'assistant', StoredBlock[]][] => [
       ['assistant', [{ type: 'tool_use', id: `toolu_round_${i}`, name: 'order_lookup__lookup', input: { orderId: '12345' } }]],
-      ['user', [{ type: 'tool_result', tool_use_id: `toolu_round_${i}`, content: JSON.stringify({ orderNumber: '#12345', fulfillmentStatus: 'fulfilled', trackingNumbers: ['TRACK-001'] }) }]],
+      [
+        'user',
+        [
+          {
+            type: 'tool_result',
+            tool_use_id: `toolu_round_${i}`,
+            content: JSON.stringify({ orderNumber: '#12345', fulfillmentStatus: 'fulfilled', trackingNumbers: ['TRACK-001'] }),
+          },
+        ],
+      ],
     ]);
 
   test('a turn past the limit fails TOOL_ROUND_LIMIT without asking the model again', async () => {
@@ -223,12 +240,15 @@ describe('steps of one run at once', () => {
       await other.query('select id from agent_runs where id = $1 for update', [id]);
       const stepping = step(id);
       await until(async () => {
-        const [row] = await app.em().execute<{ n: string }[]>(
-          "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
-        );
+        const [row] = await app
+          .em()
+          .execute<{ n: string }[]>("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
         return Number(row.n) > 0;
       }, 'the step to wait for the run row');
-      const turn = [{ type: 'text', text: REPLIES.preface }, { type: 'tool_use', id: 'toolu_other_step', name: 'order_lookup__lookup', input: { orderId: '12345' } }];
+      const turn = [
+        { type: 'text', text: REPLIES.preface },
+        { type: 'tool_use', id: 'toolu_other_step', name: 'order_lookup__lookup', input: { orderId: '12345' } },
+      ];
       await other.query(
         "insert into run_messages (id, org_id, run_id, position, role, content, created_at) values ($1, $2, $3, 1, 'assistant', $4, now())",
         [randomUUID(), seed.orgId, id, JSON.stringify(turn)],

@@ -1,18 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { initOrm } from '../../src/db/orm';
-import { buildToolgateSchema } from '../../src/graphql/schema';
-import { startHttpServer, type ToolgateServer } from '../../src/server';
-import { createAppServices, type AppServices } from '../../src/app-services';
+import type { AppServices } from '../../src/app-services';
+import { composeToolgate, type ComposedToolgate } from '../../src/compose';
 import type { ToolExecutor } from '../../src/executor/executor.types';
+import type { VendorRegistration } from '../../src/vendors';
 import { MasterKeyring } from '../../src/credentials/keyring';
-import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
-import { createVendorSandboxes } from '../../src/vendors';
-import { OfflineModelServer } from '../../src/llm/offline-model/offline-model.server';
-import { startWorker, type Worker } from '../../src/jobs/worker';
-import { startNodeLiveness, type NodeLiveness } from '../../src/recovery/node-liveness';
-import { startRealtime } from '../../src/events/realtime';
+import type { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
+import type { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
+import type { NodeLiveness } from '../../src/recovery/node-liveness';
 import type { EventBus } from '../../src/events/event-bus';
 import { InProcessBus } from '../../src/events/in-process-bus';
 import { PostgresBus } from '../../src/events/postgres-bus';
@@ -74,6 +72,8 @@ export async function startTestApp(
      * hour unless NODE_HEARTBEAT_MS is given: tests call `liveness.sweep()` themselves.
      */
     liveness?: boolean;
+    /** The vendors (default VENDORS): a test may register one of its own. */
+    vendors?: readonly VendorRegistration[];
     /** Use this database instead of a new one (e.g. a "restarted" server); it is not dropped on close. */
     database?: TestDatabase;
     /** The realtime bus (default in-process; postgres or redis for several nodes). */
@@ -103,58 +103,37 @@ export async function startTestApp(
   const logs: string[] = [];
   const logSink = options.captureLogs ? { write: (line: string) => void logs.push(line) } : undefined;
   const orm = await initOrm({ clientUrl: db.url, poolMax: 5, onQuery: (sql) => statements.push(sql) });
-  let sandbox: SandboxServer | null = null;
-  let sandboxUrls: Record<string, string> | null = null;
-  if (options.sandboxes) {
-    const vendorSandboxes = createVendorSandboxes();
-    sandbox = new SandboxServer(vendorSandboxes);
-    await sandbox.start();
-    const started = sandbox;
-    sandboxUrls = Object.fromEntries(vendorSandboxes.map((s) => [s.vendor, started.urlFor(s.vendor)]));
-  }
-  const model = options.offlineModel ? new OfflineModelServer() : null;
-  const offlineModelUrl = model ? await model.start() : null;
   const logger = createLogger(config, logSink);
-  const services = createAppServices(
-    { config, logger, orm, keyring: new MasterKeyring(config.masterKeys) },
-    { executor: options.executor, sandboxUrls, offlineModelUrl },
-  );
-  let server: ToolgateServer;
-  let worker: Worker | null = null;
-  let liveness: NodeLiveness | null = null;
   const fenced: string[] = [];
-  const eventBus = options.eventBus ?? 'in-process';
-  const bus: EventBus =
-    eventBus === 'postgres' ? new PostgresBus(db.url, logger) : eventBus === 'redis' ? await RedisBus.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger) : new InProcessBus();
-  services.realtime = await startRealtime(orm, bus, services.runEvents, logger);
+  let composed: ComposedToolgate;
   try {
-    if (options.liveness) {
-      liveness = await startNodeLiveness({
-        orm,
-        nodeId: services.nodeId,
-        settings: config.node,
-        defaultName: `test-${services.nodeId}`,
-        vendorTimeoutMs: config.vendor.timeoutMs,
-        inFlight: services.inFlight,
-        reconciler: services.reconciler,
-        logger,
-        onFenced: () => fenced.push(services.nodeId),
-      });
-    }
-    if (options.worker) {
-      worker = await startWorker({ connectionString: db.url, orm, events: services.events, runtime: services.runtime, logger, onLockOwner: (owner) => liveness?.addLockOwner(owner) });
-    }
-    server = await startHttpServer(services, await buildToolgateSchema(), { host: '127.0.0.1', port: 0 });
+    const eventBus = options.eventBus ?? 'in-process';
+    const bus: EventBus =
+      eventBus === 'postgres'
+        ? new PostgresBus(db.url, logger)
+        : eventBus === 'redis'
+          ? await RedisBus.connect(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger)
+          : new InProcessBus();
+    composed = await composeToolgate(
+      { config, logger, orm, keyring: new MasterKeyring(config.masterKeys), databaseUrl: db.url },
+      {
+        executor: options.executor,
+        vendors: options.vendors,
+        bus,
+        sandboxes: options.sandboxes ?? false,
+        offlineModel: options.offlineModel ?? false,
+        worker: options.worker ?? false,
+        liveness: options.liveness ?? false,
+        nodeName: `test-${randomUUID()}`,
+        onFenced: () => fenced.push(composed.services.nodeId),
+      },
+    );
   } catch (error) {
-    await worker?.stop();
-    await liveness?.stop(true);
-    await services.realtime.stop();
-    await sandbox?.stop();
-    await model?.stop();
     await orm.close(true);
     if (ownsDatabase) await db.drop();
     throw error;
   }
+  const { services, server, liveness } = composed;
   const url = `http://127.0.0.1:${server.port}/graphql`;
   return {
     url,
@@ -164,8 +143,8 @@ export async function startTestApp(
     config,
     masterKey: services.keyring,
     services,
-    sandbox,
-    model,
+    sandbox: composed.sandboxes,
+    model: composed.offlineModel,
     liveness,
     fenced,
     statements,
@@ -182,12 +161,7 @@ export async function startTestApp(
       return { status: response.status, headers: response.headers, body: (await response.json()) as never };
     },
     async close() {
-      await server.stop();
-      await worker?.stop();
-      await liveness?.stop(true);
-      await services.realtime?.stop();
-      await sandbox?.stop();
-      await model?.stop();
+      await composed.stop();
       await orm.close(true);
       if (ownsDatabase) await db.drop();
     },

@@ -105,20 +105,17 @@ export function runOverSocket(client: Client, payload: Record<string, unknown>, 
       clearTimeout(timer);
       resolve(outcome);
     };
-    client.subscribe<Record<string, any>>(
-      { query: '', ...payload } as { query: string },
-      {
-        next: (value) => {
-          result = value as typeof result;
-        },
-        error: (error) => {
-          if (Array.isArray(error)) settle({ kind: 'error', errors: error });
-          else if (error && typeof (error as { code?: unknown }).code === 'number') {
-            settle({ kind: 'closed', code: (error as { code: number }).code, reason: String((error as { reason?: unknown }).reason ?? '') });
-          } else reject(error);
-        },
-        complete: () => (result ? settle({ kind: 'result', result }) : reject(new Error('completed without a result'))),
+    client.subscribe<Record<string, any>>({ query: '', ...payload } as { query: string }, {
+      next: (value) => {
+        result = value as typeof result;
       },
-    );
+      error: (error) => {
+        if (Array.isArray(error)) settle({ kind: 'error', errors: error });
+        else if (error && typeof (error as { code?: unknown }).code === 'number') {
+          settle({ kind: 'closed', code: (error as { code: number }).code, reason: String((error as { reason?: unknown }).reason ?? '') });
+        } else reject(error);
+      },
+      complete: () => (result ? settle({ kind: 'result', result }) : reject(new Error('completed without a result'))),
+    });
   });
 }

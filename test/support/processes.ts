@@ -78,10 +78,14 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
     if (server && (server.child.exitCode !== null || server.child.signalCode !== null)) {
-      throw new Error(`server exited (${server.child.exitCode ?? server.child.signalCode}) while waiting for ${what}\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}`);
+      throw new Error(
+        `server exited (${server.child.exitCode ?? server.child.signalCode}) while waiting for ${what}\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}`,
+      );
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}` + (server ? `\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}` : ''));
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${server ? `\nstdout: ${server.stdout()}\nstderr: ${server.stderr()}` : ''}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -22,7 +22,11 @@ const openAiKey = join('sk', '-proj-', 'Xy9Zw8'.repeat(8));
 const googleKey = join('AI', 'za', 'SyD', 'k3J9'.repeat(8));
 const lwaRefresh = join('Atzr', '|IwEBI', 'Lm4Np5Qr6'.repeat(5));
 const lwaAccess = join('Atza', '|IwEBI', 'St7Uv8Wx9'.repeat(5));
-const jwt = [b64url('{"alg":"HS256","typ":"JWT"}'), b64url('{"sub":"1234567890","iat":1516239022}'), 'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'].join('.');
+const jwt = [
+  b64url('{"alg":"HS256","typ":"JWT"}'),
+  b64url('{"sub":"1234567890","iat":1516239022}'),
+  'SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c',
+].join('.');
 const pemBlock = (kind: string) =>
   `-----BEGIN ${kind}PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw\n-----END ${kind}PRIVATE KEY-----`;
 const publicKeyBlock = '-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END PUBLIC KEY-----';
@@ -42,7 +46,22 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
   ['accessToken', 'input', { accessToken: 'opaque' }, { accessToken: R }],
   ['refresh_token', 'input', { refresh_token: 'opaque' }, { refresh_token: R }],
   ['clientSecret', 'input', { clientSecret: 'opaque', clientId: 'app-1' }, { clientSecret: R, clientId: 'app-1' }],
-  ['password inside an array of objects', 'input', { users: [{ login: 'a', password: 'p1' }, { login: 'b', password: 'p2' }] }, { users: [{ login: 'a', password: R }, { login: 'b', password: R }] }],
+  [
+    'password inside an array of objects',
+    'input',
+    {
+      users: [
+        { login: 'a', password: 'p1' },
+        { login: 'b', password: 'p2' },
+      ],
+    },
+    {
+      users: [
+        { login: 'a', password: R },
+        { login: 'b', password: R },
+      ],
+    },
+  ],
   ['passwd and pwd', 'input', { passwd: 'x', pwd: 'y' }, { passwd: R, pwd: R }],
   ['authorization header', 'input', { Authorization: 'Token abc' }, { Authorization: R }],
   ['auth object redacted whole', 'input', { auth: { user: 'u', pass: 'p' } }, { auth: R }],
@@ -58,7 +77,22 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
   ['iban field', 'input', { iban: 'anything' }, { iban: R }],
   ['cardNumber, card_number, pan', 'input', { cardNumber: '1', card_number: '2', pan: '3' }, { cardNumber: R, card_number: R, pan: R }],
   ['accountNumber', 'input', { bank: { accountNumber: '000123456789', bankName: 'First' } }, { bank: { accountNumber: R, bankName: 'First' } }],
-  ['name/value pair labelled as a secret', 'input', { headers: [{ name: 'X-Api-Key', value: 'abc' }, { name: 'Accept', value: 'json' }] }, { headers: [{ name: 'X-Api-Key', value: R }, { name: 'Accept', value: 'json' }] }],
+  [
+    'name/value pair labelled as a secret',
+    'input',
+    {
+      headers: [
+        { name: 'X-Api-Key', value: 'abc' },
+        { name: 'Accept', value: 'json' },
+      ],
+    },
+    {
+      headers: [
+        { name: 'X-Api-Key', value: R },
+        { name: 'Accept', value: 'json' },
+      ],
+    },
+  ],
 
   // Secrets by shape, under innocent keys and inside free text.
   ['Shopify shpat_ token', 'input', { shop: 'demo', value: shopifyToken }, { shop: 'demo', value: R }],
@@ -107,14 +141,70 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
   [
     'Shopify address: street, name, phone, coordinates go; zip, city, province, country stay',
     'output',
-    { shipping_address: { first_name: 'Bob', last_name: 'Norman', name: 'Bob Norman', company: 'Acme', address1: '123 Amoeba St', address2: 'Apt 4', city: 'Ottawa', province: 'Ontario', province_code: 'ON', zip: 'K2P 0V6', country: 'Canada', country_code: 'CA', phone: '+1 613-555-0134', latitude: 45.41634, longitude: -75.6868 } },
-    { shipping_address: { first_name: R, last_name: R, name: R, company: 'Acme', address1: R, address2: R, city: 'Ottawa', province: 'Ontario', province_code: 'ON', zip: 'K2P 0V6', country: 'Canada', country_code: 'CA', phone: R, latitude: R, longitude: R } },
+    {
+      shipping_address: {
+        first_name: 'Bob',
+        last_name: 'Norman',
+        name: 'Bob Norman',
+        company: 'Acme',
+        address1: '123 Amoeba St',
+        address2: 'Apt 4',
+        city: 'Ottawa',
+        province: 'Ontario',
+        province_code: 'ON',
+        zip: 'K2P 0V6',
+        country: 'Canada',
+        country_code: 'CA',
+        phone: '+1 613-555-0134',
+        latitude: 45.41634,
+        longitude: -75.6868,
+      },
+    },
+    {
+      shipping_address: {
+        first_name: R,
+        last_name: R,
+        name: R,
+        company: 'Acme',
+        address1: R,
+        address2: R,
+        city: 'Ottawa',
+        province: 'Ontario',
+        province_code: 'ON',
+        zip: 'K2P 0V6',
+        country: 'Canada',
+        country_code: 'CA',
+        phone: R,
+        latitude: R,
+        longitude: R,
+      },
+    },
   ],
   [
     'Amazon ShippingAddress',
     'output',
-    { ShippingAddress: { Name: 'Jane Doe', AddressLine1: '1 Infinite Loop', City: 'Cupertino', StateOrRegion: 'CA', PostalCode: '95014', CountryCode: 'US', AddressType: 'Residential' } },
-    { ShippingAddress: { Name: R, AddressLine1: R, City: 'Cupertino', StateOrRegion: 'CA', PostalCode: '95014', CountryCode: 'US', AddressType: 'Residential' } },
+    {
+      ShippingAddress: {
+        Name: 'Jane Doe',
+        AddressLine1: '1 Infinite Loop',
+        City: 'Cupertino',
+        StateOrRegion: 'CA',
+        PostalCode: '95014',
+        CountryCode: 'US',
+        AddressType: 'Residential',
+      },
+    },
+    {
+      ShippingAddress: {
+        Name: R,
+        AddressLine1: R,
+        City: 'Cupertino',
+        StateOrRegion: 'CA',
+        PostalCode: '95014',
+        CountryCode: 'US',
+        AddressType: 'Residential',
+      },
+    },
   ],
   [
     'billing_address with street/postal_code/postalCode variants',
@@ -125,12 +215,27 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
   [
     'addresses array',
     'output',
-    { addresses: [{ address1: '1 A St', zip: '10001' }, { address1: '2 B Ave', zip: '10002' }] },
-    { addresses: [{ address1: R, zip: '10001' }, { address1: R, zip: '10002' }] },
+    {
+      addresses: [
+        { address1: '1 A St', zip: '10001' },
+        { address1: '2 B Ave', zip: '10002' },
+      ],
+    },
+    {
+      addresses: [
+        { address1: R, zip: '10001' },
+        { address1: R, zip: '10002' },
+      ],
+    },
   ],
   ['free-text US address keeps city, state and ZIP', 'output', 'ship to 123 Main St, Springfield, IL 62704', `ship to ${R}, Springfield, IL 62704`],
   ['free-text UK address keeps the postcode', 'output', { note: 'at 10 Downing Street, London SW1A 2AA' }, { note: `at ${R}, London SW1A 2AA` }],
-  ['address string under an address key', 'output', { address: '1600 Pennsylvania Avenue NW, Washington, DC 20500' }, { address: `${R}, Washington, DC 20500` }],
+  [
+    'address string under an address key',
+    'output',
+    { address: '1600 Pennsylvania Avenue NW, Washington, DC 20500' },
+    { address: `${R}, Washington, DC 20500` },
+  ],
   ['unrecognised address string is dropped whole', 'output', { shippingAddress: 'Flat 3, Acacia House, Leeds' }, { shippingAddress: R }],
   [
     'payment method object',
@@ -138,8 +243,18 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
     { paymentMethod: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 }, status: 'paid' },
     { paymentMethod: R, status: 'paid' },
   ],
-  ['payment_method and payment_details', 'output', { payment_method: 'card', payment_details: { credit_card_number: '•••• 4242', credit_card_company: 'Visa' } }, { payment_method: R, payment_details: R }],
-  ['card summary under an innocent key', 'output', { source: { brand: 'mastercard', last4: '4444', funding: 'credit' }, amount: 1999 }, { source: R, amount: 1999 }],
+  [
+    'payment_method and payment_details',
+    'output',
+    { payment_method: 'card', payment_details: { credit_card_number: '•••• 4242', credit_card_company: 'Visa' } },
+    { payment_method: R, payment_details: R },
+  ],
+  [
+    'card summary under an innocent key',
+    'output',
+    { source: { brand: 'mastercard', last4: '4444', funding: 'credit' }, amount: 1999 },
+    { source: R, amount: 1999 },
+  ],
   ['card field', 'output', { card: { number: '•••• 4242', holder: 'Bob' } }, { card: R }],
   ['customer names', 'output', { customer: { id: 7, name: 'Bob Norman', orders_count: 3 } }, { customer: { id: 7, name: R, orders_count: 3 } }],
   ['buyer name and browser ip', 'output', { BuyerName: 'Jane', browser_ip: '203.0.113.7' }, { BuyerName: R, browser_ip: R }],
@@ -182,7 +297,11 @@ const negatives: Array<[string, Fn[], unknown]> = [
   ['public key block', ['input', 'output'], { key_pem: publicKeyBlock }],
   ['URL without credentials', ['input', 'output'], 'https://www.ups.com/track?tracknum=1Z2345#top'],
   ['hyphenated slug starting with sk-', ['input', 'output'], 'sk-this-is-a-long-product-slug-name'],
-  ['non-secret *_key and *_token names', ['input', 'output'], { idempotencyKey: 'k-1', sort_key: 'name', tokenType: 'Bearer', max_tokens: 1024, NextToken: 'abc=', nextPageToken: 'p2' }],
+  [
+    'non-secret *_key and *_token names',
+    ['input', 'output'],
+    { idempotencyKey: 'k-1', sort_key: 'name', tokenType: 'Bearer', max_tokens: 1024, NextToken: 'abc=', nextPageToken: 'p2' },
+  ],
   ['pin and tin as parts of other words', ['input', 'output'], { shipping: 'express', setting: 'on', pinned: 'yes' }],
   ['phone-shaped ids with an impossible area or exchange', ['input', 'output'], ['100-200-3000', '555-123-4567']],
   ['ISBN', ['input', 'output'], 'isbn 978-3-16-148410-0'],
@@ -192,7 +311,11 @@ const negatives: Array<[string, Fn[], unknown]> = [
   ['order totals', ['input', 'output'], { OrderTotal: { CurrencyCode: 'USD', Amount: '25.99' }, OrderStatus: 'Shipped' }],
   ['line item names', ['input', 'output'], { line_items: [{ name: 'IPod Nano - 8gb', title: 'IPod Nano', vendor: 'Apple' }] }],
   ['null and empty values under secret names', ['input', 'output'], { password: null, token: '', has_password: true }],
-  ['inputs keep personal data (only secrets are removed)', ['input'], { email: 'bob@example.com', phone: '+14155552671', address: '123 Main St, Springfield' }],
+  [
+    'inputs keep personal data (only secrets are removed)',
+    ['input'],
+    { email: 'bob@example.com', phone: '+14155552671', address: '123 Main St, Springfield' },
+  ],
   ['inputs keep payment method summaries', ['input'], { payment_method: 'card', source: { brand: 'visa', last4: '4242', exp_month: 12 } }],
   ['address fields that are kept', ['output'], { shipping_address: { city: 'Ottawa', zip: 'K2P0V6', country_code: 'CA', province: 'ON' } }],
   ['markers are left as they are', ['input', 'output'], [R, TRUNCATED, `Bearer ${R}`, `https://${R}@host`]],
@@ -286,9 +409,19 @@ describe('redaction properties', () => {
   test('long adversarial strings stay linear (no catastrophic regex backtracking)', () => {
     const size = 100_000;
     const nasty = [
-      'a'.repeat(size), 'a.'.repeat(size / 2), 'a-'.repeat(size / 2), '1 '.repeat(size / 2), '1-'.repeat(size / 2),
-      '+1 '.repeat(size / 3), 'a@b'.repeat(size / 3), 'GB82 '.repeat(size / 5), 'Bearer '.repeat(size / 7),
-      'password_'.repeat(size / 9), 'a+b'.repeat(size / 3) + '://', '12 Main '.repeat(size / 8), '0 '.repeat(size / 2),
+      'a'.repeat(size),
+      'a.'.repeat(size / 2),
+      'a-'.repeat(size / 2),
+      '1 '.repeat(size / 2),
+      '1-'.repeat(size / 2),
+      '+1 '.repeat(size / 3),
+      'a@b'.repeat(size / 3),
+      'GB82 '.repeat(size / 5),
+      'Bearer '.repeat(size / 7),
+      'password_'.repeat(size / 9),
+      `${'a+b'.repeat(size / 3)}://`,
+      '12 Main '.repeat(size / 8),
+      '0 '.repeat(size / 2),
     ];
     for (const text of nasty) {
       expect(typeof redactInput(text)).toBe('string');
@@ -310,7 +443,11 @@ describe('redaction properties', () => {
       email: 'bob@example.com',
       created_at: '2026-11-29T10:00:00-05:00',
       total_price: '409.94',
-      customer: { id: 207119551, first_name: 'Bob', default_address: { address1: 'Chestnut Street 92', city: 'Louisville', zip: '40202', country_code: 'US' } },
+      customer: {
+        id: 207119551,
+        first_name: 'Bob',
+        default_address: { address1: 'Chestnut Street 92', city: 'Louisville', zip: '40202', country_code: 'US' },
+      },
       line_items: [{ sku: 'IPOD2008GREEN', quantity: 1, price: '199.00' }],
       fulfillments: [{ tracking_number: '1Z999AA10123456784', status: 'success' }],
       note: 'Leave at 12 Oak Lane, Louisville, KY 40202 or call (502) 555-0147',

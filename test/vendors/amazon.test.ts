@@ -16,7 +16,13 @@ const seen: SandboxRequest[] = [];
 function capturing(sandbox: VendorSandbox): VendorSandbox {
   return {
     vendor: sandbox.vendor,
-    routes: sandbox.routes.map((route) => ({ ...route, handle: (req: SandboxRequest) => (seen.push(req), route.handle(req)) })),
+    routes: sandbox.routes.map((route) => ({
+      ...route,
+      handle: (req: SandboxRequest) => {
+        seen.push(req);
+        return route.handle(req);
+      },
+    })),
   };
 }
 
@@ -67,7 +73,8 @@ describe('amazon handler', () => {
   test('declares its vendor, credential fields, endpoints and catalog actions', () => {
     expect(amazonHandler.vendor).toBe('amazon');
     expect(amazonHandler.credentialSpec).toEqual({
-      integrationType: 'amazon', required: ['clientId', 'clientSecret', 'refreshToken', 'marketplaceId'],
+      integrationType: 'amazon',
+      required: ['clientId', 'clientSecret', 'refreshToken', 'marketplaceId'],
     });
     expect(amazonHandler.endpoints.lwa.env).toBe('AMAZON_LWA_URL');
     expect(amazonHandler.endpoints.lwa.production({})).toBe('https://api.amazon.com');
@@ -94,10 +101,30 @@ describe('amazon_query.get_order', () => {
       fulfillmentChannel: 'MFN',
       orderTotal: { amount: '64.97', currencyCode: 'USD' },
       items: [
-        { asin: 'B07FZ8S74R', sellerSku: 'ECHO-DOT-3-CHARCOAL', title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal', quantityOrdered: 2, quantityShipped: 2 },
-        { asin: 'B0791TX5P5', sellerSku: 'FIRE-TV-STICK-4K', title: 'Fire TV Stick 4K streaming device with Alexa Voice Remote', quantityOrdered: 1, quantityShipped: 1 },
+        {
+          asin: 'B07FZ8S74R',
+          sellerSku: 'ECHO-DOT-3-CHARCOAL',
+          title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal',
+          quantityOrdered: 2,
+          quantityShipped: 2,
+        },
+        {
+          asin: 'B0791TX5P5',
+          sellerSku: 'FIRE-TV-STICK-4K',
+          title: 'Fire TV Stick 4K streaming device with Alexa Voice Remote',
+          quantityOrdered: 1,
+          quantityShipped: 1,
+        },
       ],
-      shippingAddress: { name: null, addressLine1: null, addressLine2: null, city: 'SEATTLE', stateOrRegion: 'WA', postalCode: '98109-5210', countryCode: 'US' },
+      shippingAddress: {
+        name: null,
+        addressLine1: null,
+        addressLine2: null,
+        city: 'SEATTLE',
+        stateOrRegion: 'WA',
+        postalCode: '98109-5210',
+        countryCode: 'US',
+      },
     });
 
     expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual([
@@ -124,8 +151,20 @@ describe('amazon_query.get_order', () => {
   test('a pending order: no total and no address yet', async () => {
     const result = await getOrderAction.execute({ orderId: PENDING }, ctx());
     expect(result).toEqual({
-      orderId: PENDING, status: 'Pending', purchaseDate: '2025-06-15T22:41:03Z', fulfillmentChannel: 'AFN', orderTotal: null,
-      items: [{ asin: 'B09B8V1LZ3', sellerSku: 'ECHO-DOT-5-CHARCOAL', title: 'Echo Dot (5th Gen) smart speaker with Alexa - Charcoal', quantityOrdered: 1, quantityShipped: 0 }],
+      orderId: PENDING,
+      status: 'Pending',
+      purchaseDate: '2025-06-15T22:41:03Z',
+      fulfillmentChannel: 'AFN',
+      orderTotal: null,
+      items: [
+        {
+          asin: 'B09B8V1LZ3',
+          sellerSku: 'ECHO-DOT-5-CHARCOAL',
+          title: 'Echo Dot (5th Gen) smart speaker with Alexa - Charcoal',
+          quantityOrdered: 1,
+          quantityShipped: 0,
+        },
+      ],
       shippingAddress: null,
     });
   });
@@ -158,7 +197,10 @@ describe('amazon_query.get_catalog_item', () => {
   test('an item by ASIN: path, query parameters, token, normalized result', async () => {
     const { result, requests, seen: routed } = await recorded(() => getCatalogItemAction.execute({ asin: 'b07fz8s74r' }, ctx()));
     expect(result).toEqual({
-      asin: 'B07FZ8S74R', title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal', brand: 'Amazon', marketplaceId: 'ATVPDKIKX0DER',
+      asin: 'B07FZ8S74R',
+      title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal',
+      brand: 'Amazon',
+      marketplaceId: 'ATVPDKIKX0DER',
     });
     expect(requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /auth/o2/token', 'GET /catalog/2022-04-01/items/B07FZ8S74R']);
     expect(requests[1].headers['x-amz-access-token']).toMatch(/^Atza\|/);
@@ -210,7 +252,8 @@ describe('Login with Amazon token exchange', () => {
       });
       expect(stale.status).toBe(403);
       expect(((await stale.json()) as { errors: { code: string; details: string }[] }).errors[0]).toMatchObject({
-        code: 'Unauthorized', details: 'The access token you provided has expired.',
+        code: 'Unauthorized',
+        details: 'The access token you provided has expired.',
       });
     } finally {
       await shortLived.stop();
@@ -231,7 +274,7 @@ describe('Login with Amazon token exchange', () => {
     ]);
   });
 
-  test('LWA refusals surface with LWA\'s status: invalid_client 401, invalid_grant 400', async () => {
+  test("LWA refusals surface with LWA's status: invalid_client 401, invalid_grant 400", async () => {
     const badSecret = ctx({ credentials: { ...amazonDemoCredentials, clientSecret: 'amzn1.oa2-cs.v1.wrong' } });
     const clientError = await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, badSecret));
     expect(clientError.status).toBe(401);
@@ -241,7 +284,9 @@ describe('Login with Amazon token exchange', () => {
 
     const post = (form: Record<string, string>) =>
       fetch(`${server.urlFor('amazon')}/auth/o2/token`, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
       });
     const { clientId, clientSecret, refreshToken } = amazonDemoCredentials;
     const invalidClient = await post({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, client_secret: 'x' });
@@ -251,14 +296,25 @@ describe('Login with Amazon token exchange', () => {
     expect(invalidGrant.status).toBe(400);
     expect(await invalidGrant.json()).toMatchObject({ error: 'invalid_grant' });
     const granted = await post({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: clientId, client_secret: clientSecret });
-    expect(await granted.json()).toEqual({ access_token: expect.stringMatching(/^Atza\|/), refresh_token: refreshToken, token_type: 'bearer', expires_in: 3600 });
+    expect(await granted.json()).toEqual({
+      access_token: expect.stringMatching(/^Atza\|/),
+      refresh_token: refreshToken,
+      token_type: 'bearer',
+      expires_in: 3600,
+    });
   });
 
-  test('SP-API without a valid x-amz-access-token is a 403 with SP-API\'s error shape', async () => {
+  test("SP-API without a valid x-amz-access-token is a 403 with SP-API's error shape", async () => {
     const res = await fetch(`${server.urlFor('amazon')}/orders/v0/orders/${SHIPPED}`);
     expect(res.status).toBe(403);
     expect(await res.json()).toEqual({
-      errors: [{ code: 'Unauthorized', message: 'Access to requested resource is denied.', details: 'The access token you provided is revoked, malformed or invalid.' }],
+      errors: [
+        {
+          code: 'Unauthorized',
+          message: 'Access to requested resource is denied.',
+          details: 'The access token you provided is revoked, malformed or invalid.',
+        },
+      ],
     });
     server.injectFault('amazon', { kind: 'status', status: 403 }, { pathIncludes: '/orders/' });
     expect((await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(403);

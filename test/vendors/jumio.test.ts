@@ -128,10 +128,7 @@ describe('kyc_check.get_status against the Jumio sandbox', () => {
     expect((unknown as VendorHttpError).status).toBe(404);
 
     const otherAccount = await rejection(
-      getStatusAction.execute(
-        { accountId: '11111111-1111-4111-8111-111111111111', workflowExecutionId: JUMIO_DEMO_EXECUTIONS.passed },
-        context(),
-      ),
+      getStatusAction.execute({ accountId: '11111111-1111-4111-8111-111111111111', workflowExecutionId: JUMIO_DEMO_EXECUTIONS.passed }, context()),
     );
     expect((otherAccount as VendorHttpError).status).toBe(404);
   });
@@ -194,7 +191,7 @@ describe('Jumio access tokens', () => {
     const cache = new Map<string, unknown>();
     await getStatusAction.execute(input, context({ cache }));
     const other = context({ cache, credentials: { ...jumioDemoCredentials, clientSecret: 'wrong-secret' } });
-    expect((await rejection(getStatusAction.execute(input, other)) as VendorHttpError).status).toBe(401);
+    expect(((await rejection(getStatusAction.execute(input, other))) as VendorHttpError).status).toBe(401);
     expect(tokenRequests()).toHaveLength(2);
   });
 

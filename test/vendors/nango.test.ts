@@ -5,6 +5,7 @@ import { accountBalanceAction } from '../../src/vendors/nango/account-balance.ac
 import { sendInvoiceAction } from '../../src/vendors/nango/send-invoice.action';
 import { QBO_DEMO_CUSTOMERS, QBO_DEMO_REALM_ID, nangoDemoCredentials, nangoSandbox } from '../../src/vendors/nango/nango.sandbox';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
+import { toolKey } from '../../src/catalog/tool-key';
 
 /** What the sandbox routes saw, with the query string (RecordedRequest has the path only). */
 const seen: SandboxRequest[] = [];
@@ -251,12 +252,7 @@ describe('invoice.send through the Nango proxy', () => {
 });
 
 /** A QuickBooks call straight through the sandbox's Nango proxy (no action code). */
-async function qbo(
-  method: 'GET' | 'POST',
-  path: string,
-  query: Record<string, string> = {},
-  json?: unknown,
-): Promise<{ status: number; body: any }> {
+async function qbo(method: 'GET' | 'POST', path: string, query: Record<string, string> = {}, json?: unknown): Promise<{ status: number; body: any }> {
   const headers: Record<string, string> = {
     authorization: `Bearer ${nangoDemoCredentials.secretKey}`,
     'connection-id': 'demo-quickbooks',
@@ -320,7 +316,12 @@ describe('the QuickBooks sandbox honours requestid', () => {
   });
 
   test("select * from Invoice where CustomerRef = '<id>': that customer's invoices, paged", async () => {
-    for (const [customer, note] of [['1', 'a'], ['2', 'b'], ['1', 'c'], ['1', 'd']]) {
+    for (const [customer, note] of [
+      ['1', 'a'],
+      ['2', 'b'],
+      ['1', 'c'],
+      ['1', 'd'],
+    ]) {
       await qbo('POST', '/invoice', {}, invoiceJson(customer, 5, { PrivateNote: note }));
     }
     const all = await qbo('GET', '/query', { query: "select * from Invoice where CustomerRef = '1'" });
@@ -505,11 +506,11 @@ describe('nangoHandler', () => {
     expect(nangoHandler.credentialSpec).toEqual({ integrationType: 'nango', required });
     expect(nangoHandler.endpoints.api).toMatchObject({ env: 'NANGO_API_URL' });
     expect(nangoHandler.endpoints.api.production({})).toBe('https://api.nango.dev');
-    expect(nangoHandler.actions.map((a) => [`${a.toolName}.${a.action}`, a.idempotent])).toEqual([
+    expect(nangoHandler.actions.map((a) => [toolKey(a.toolName, a.action), a.idempotent])).toEqual([
       ['account_balance.lookup', true],
       ['invoice.send', false],
     ]);
-    expect(nangoHandler.actions.map((a) => [`${a.toolName}.${a.action}`, typeof a.lookup])).toEqual([
+    expect(nangoHandler.actions.map((a) => [toolKey(a.toolName, a.action), typeof a.lookup])).toEqual([
       ['account_balance.lookup', 'undefined'],
       ['invoice.send', 'function'],
     ]);

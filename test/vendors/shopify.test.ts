@@ -9,6 +9,7 @@ import { requestedQueryCost } from '../../src/vendors/shopify/shopify.sandbox-co
 import { SHOPIFY_SANDBOX_SDL } from '../../src/vendors/shopify/shopify.sandbox-data';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { buildSchema } from 'graphql';
+import { toolKey } from '../../src/catalog/tool-key';
 
 const GRAPHQL_PATH = `/admin/api/${SHOPIFY_API_VERSION}/graphql.json`;
 let server: SandboxServer;
@@ -73,7 +74,7 @@ describe('shopify handler', () => {
       const entry = TOOL_CATALOG.find((t) => t.toolName === action.toolName && t.action === action.action);
       expect(entry?.vendor).toBe('shopify');
     }
-    expect(shopifyHandler.actions.map((a) => `${a.toolName}.${a.action}`).sort()).toEqual(['order_lookup.lookup', 'shopify_query.get_product']);
+    expect(shopifyHandler.actions.map((a) => toolKey(a.toolName, a.action)).sort()).toEqual(['order_lookup.lookup', 'shopify_query.get_product']);
   });
 });
 
@@ -94,8 +95,15 @@ describe('order_lookup.lookup', () => {
       ],
       customerEmail: 'bob.norman@example.com',
       shippingAddress: {
-        name: 'Bob Norman', address1: 'Chestnut Street 92', address2: null, city: 'Louisville', province: 'Kentucky',
-        provinceCode: 'KY', zip: '40202', country: 'United States', countryCode: 'US',
+        name: 'Bob Norman',
+        address1: 'Chestnut Street 92',
+        address2: null,
+        city: 'Louisville',
+        province: 'Kentucky',
+        provinceCode: 'KY',
+        zip: '40202',
+        country: 'United States',
+        countryCode: 'US',
       },
       createdAt: '2025-06-10T14:03:11Z',
     });
@@ -128,7 +136,10 @@ describe('order_lookup.lookup', () => {
     expect(result.orderNumber).toBe('#12347');
     expect(requests).toHaveLength(1);
     expect((requests[0].body as { variables: unknown }).variables).toEqual({
-      query: 'name:"#5987654321003"', byName: true, id: 'gid://shopify/Order/5987654321003', byId: true,
+      query: 'name:"#5987654321003"',
+      byName: true,
+      id: 'gid://shopify/Order/5987654321003',
+      byId: true,
     });
     const byGid = await orderLookupAction.execute({ orderId: 'gid://shopify/Order/5987654321001' }, ctx());
     expect(byGid.orderNumber).toBe('#12345');
@@ -183,14 +194,18 @@ describe('shopify_query.get_product', () => {
 });
 
 describe('shopify sandbox wire behavior', () => {
-  test('a wrong access token is a 401 with Shopify\'s error body', async () => {
-    const error = await rejection(orderLookupAction.execute({ orderId: '12345' }, ctx({ credentials: { ...shopifyDemoCredentials, accessToken: 'shpat_wrong' } })));
+  test("a wrong access token is a 401 with Shopify's error body", async () => {
+    const error = await rejection(
+      orderLookupAction.execute({ orderId: '12345' }, ctx({ credentials: { ...shopifyDemoCredentials, accessToken: 'shpat_wrong' } })),
+    );
     expect(error).toBeInstanceOf(VendorHttpError);
     expect((error as VendorHttpError).status).toBe(401);
     expect((error as Error).message).not.toContain('shpat');
 
     const res = await fetch(`${server.urlFor('shopify')}${GRAPHQL_PATH}`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ product(id: "gid://shopify/Product/1") { title } }' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ product(id: "gid://shopify/Product/1") { title } }' }),
     });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
@@ -211,7 +226,7 @@ describe('shopify sandbox wire behavior', () => {
     expect(error).toBeInstanceOf(VendorProtocolError);
   });
 
-  test('the handler\'s queries stay under the 1000-point single-query limit; a costlier one is refused', async () => {
+  test("the handler's queries stay under the 1000-point single-query limit; a costlier one is refused", async () => {
     const schema = buildSchema(SHOPIFY_SANDBOX_SDL);
     const { requests } = await recorded(async () => {
       await orderLookupAction.execute({ orderId: '5987654321001' }, ctx());

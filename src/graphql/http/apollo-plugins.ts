@@ -1,5 +1,5 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { RequestContext } from '../context';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
@@ -111,9 +111,7 @@ export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
               orgId: contextValue.caller?.orgId,
               role: contextValue.caller?.role,
               durationMs: Math.round((performance.now() - started) * 10) / 10,
-              errorCodes: errors?.map(
-                (e) => e.extensions?.code ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR'),
-              ),
+              errorCodes: errors?.map((e) => e.extensions?.code ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR')),
             },
             'graphql operation',
           );

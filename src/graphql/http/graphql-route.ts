@@ -8,12 +8,7 @@ import type { Caller } from '../../auth/caller';
 import { authenticate, parseAuthorization } from '../../auth/api-key.service';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
-import {
-  UNAVAILABLE_MESSAGE,
-  UNAVAILABLE_RETRY_AFTER_SECONDS,
-  describeUnavailable,
-  isDatabaseUnavailable,
-} from '../../db/unavailable';
+import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { Logger } from '../../logger';
 import type { ClientErrorFormatter } from '../client-errors';
 import type { OperationGuard } from '../operation-guard';
@@ -98,9 +93,7 @@ const badRequest = (message: string) => new GraphQLError(message, { extensions: 
 function landingPage(apollo: RequestHandler): RequestHandler {
   return (req, res, next) => {
     const wantsHtml =
-      req.method === 'GET' &&
-      !req.url.includes('?') &&
-      req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON, 'text/html']) === 'text/html';
+      req.method === 'GET' && !req.url.includes('?') && req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON, 'text/html']) === 'text/html';
     if (!wantsHtml) return next();
     req.body ??= undefined;
     return apollo(req, res, next);
@@ -115,9 +108,7 @@ function negotiateMediaType(req: Request, res: Response, next: NextFunction): vo
   const chosen = req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON]);
   if (!chosen) {
     res.locals.mediaType = GRAPHQL_RESPONSE_JSON;
-    sendErrors(res, 406, [
-      { message: `Accept ${GRAPHQL_RESPONSE_JSON} or ${APPLICATION_JSON}`, extensions: { code: 'BAD_REQUEST' } },
-    ]);
+    sendErrors(res, 406, [{ message: `Accept ${GRAPHQL_RESPONSE_JSON} or ${APPLICATION_JSON}`, extensions: { code: 'BAD_REQUEST' } }]);
     return;
   }
   req.headers.accept = chosen;
@@ -137,10 +128,7 @@ function requireJsonPost(refuse: Refuse): RequestHandler {
 function refuseBatches(refuse: Refuse): RequestHandler {
   return (req, res, next) => {
     if (Array.isArray(req.body)) {
-      return refuse(
-        res,
-        new AppError('BATCHING_NOT_SUPPORTED', 'Batched requests are not supported: send one operation per request'),
-      );
+      return refuse(res, new AppError('BATCHING_NOT_SUPPORTED', 'Batched requests are not supported: send one operation per request'));
     }
     next();
   };
@@ -180,7 +168,7 @@ function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): Request
       ? { query: params.get('query') ?? undefined, documentId: params.get('documentId') ?? undefined, extensions }
       : { query: body.query, documentId: body.documentId, extensions };
 
-    let resolved;
+    let resolved: ReturnType<OperationGuard['resolve']>;
     try {
       resolved = options.guard.resolve(request, caller);
     } catch (error) {
@@ -224,7 +212,7 @@ function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): Request
  * database is a 503; the rest is a 500.
  */
 function bodyErrors(options: GraphQLRouteOptions, refuse: Refuse) {
-  return (error: unknown, _req: Request, res: Response, next: NextFunction): void => {
+  return (error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(error);
     const status = (error as { status?: number }).status ?? 500;
     const type = (error as { type?: string }).type;

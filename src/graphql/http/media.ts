@@ -40,7 +40,7 @@ export function statusForErrors(mediaType: ResponseMediaType, status: number, er
     const requestErrors = errors.length > 0 && errors.every((e) => GRAPHQL_REQUEST_ERROR_CODES.has(String(e.extensions?.code)));
     return requestErrors && status >= 400 && status < 500 ? 200 : status;
   }
-  return status < 400 ? 400 : status;
+  return Math.max(status, 400);
 }
 
 export function responseMediaType(res: Response): ResponseMediaType {
@@ -48,12 +48,7 @@ export function responseMediaType(res: Response): ResponseMediaType {
 }
 
 /** Writes a GraphQL response that carries errors only, in the negotiated media type. */
-export function sendErrors(
-  res: Response,
-  status: number,
-  errors: GraphQLFormattedError[],
-  headers: Record<string, string> = {},
-): void {
+export function sendErrors(res: Response, status: number, errors: GraphQLFormattedError[], headers: Record<string, string> = {}): void {
   const mediaType = responseMediaType(res);
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res

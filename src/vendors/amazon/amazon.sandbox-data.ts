@@ -16,8 +16,16 @@ export const KNOWN_MARKETPLACES = new Set(['ATVPDKIKX0DER', 'A2EUQ1WTGCTBG2', 'A
 
 const usd = (Amount: string) => ({ CurrencyCode: 'USD', Amount });
 const orderFlags = {
-  IsBusinessOrder: false, IsPrime: false, IsPremiumOrder: false, IsGlobalExpressEnabled: false, IsReplacementOrder: false,
-  IsSoldByAB: false, IsISPU: false, IsAccessPointOrder: false, HasRegulatedItems: false, OrderType: 'StandardOrder',
+  IsBusinessOrder: false,
+  IsPrime: false,
+  IsPremiumOrder: false,
+  IsGlobalExpressEnabled: false,
+  IsReplacementOrder: false,
+  IsSoldByAB: false,
+  IsISPU: false,
+  IsAccessPointOrder: false,
+  HasRegulatedItems: false,
+  OrderType: 'StandardOrder',
 };
 
 export const SEED_ORDERS: Record<string, Record<string, unknown>> = {
@@ -61,32 +69,71 @@ export const SEED_ORDERS: Record<string, Record<string, unknown>> = {
 export const SEED_ORDER_ITEMS: Record<string, Record<string, unknown>[]> = {
   '902-3159896-1390916': [
     {
-      ASIN: 'B07FZ8S74R', SellerSKU: 'ECHO-DOT-3-CHARCOAL', OrderItemId: '68828574383266',
-      Title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal', QuantityOrdered: 2, QuantityShipped: 2,
-      ProductInfo: { NumberOfItems: '1' }, ItemPrice: usd('39.98'), ItemTax: usd('0.00'), PromotionDiscount: usd('0.00'),
-      IsGift: 'false', ConditionId: 'New', ConditionSubtypeId: 'New', IsTransparency: false,
+      ASIN: 'B07FZ8S74R',
+      SellerSKU: 'ECHO-DOT-3-CHARCOAL',
+      OrderItemId: '68828574383266',
+      Title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal',
+      QuantityOrdered: 2,
+      QuantityShipped: 2,
+      ProductInfo: { NumberOfItems: '1' },
+      ItemPrice: usd('39.98'),
+      ItemTax: usd('0.00'),
+      PromotionDiscount: usd('0.00'),
+      IsGift: 'false',
+      ConditionId: 'New',
+      ConditionSubtypeId: 'New',
+      IsTransparency: false,
     },
     {
-      ASIN: 'B0791TX5P5', SellerSKU: 'FIRE-TV-STICK-4K', OrderItemId: '68828574383267',
-      Title: 'Fire TV Stick 4K streaming device with Alexa Voice Remote', QuantityOrdered: 1, QuantityShipped: 1,
-      ProductInfo: { NumberOfItems: '1' }, ItemPrice: usd('24.99'), ItemTax: usd('0.00'), PromotionDiscount: usd('0.00'),
-      IsGift: 'false', ConditionId: 'New', ConditionSubtypeId: 'New', IsTransparency: false,
+      ASIN: 'B0791TX5P5',
+      SellerSKU: 'FIRE-TV-STICK-4K',
+      OrderItemId: '68828574383267',
+      Title: 'Fire TV Stick 4K streaming device with Alexa Voice Remote',
+      QuantityOrdered: 1,
+      QuantityShipped: 1,
+      ProductInfo: { NumberOfItems: '1' },
+      ItemPrice: usd('24.99'),
+      ItemTax: usd('0.00'),
+      PromotionDiscount: usd('0.00'),
+      IsGift: 'false',
+      ConditionId: 'New',
+      ConditionSubtypeId: 'New',
+      IsTransparency: false,
     },
   ],
   '113-5810427-6614650': [
     {
-      ASIN: 'B09B8V1LZ3', SellerSKU: 'ECHO-DOT-5-CHARCOAL', OrderItemId: '51734029114378',
-      Title: 'Echo Dot (5th Gen) smart speaker with Alexa - Charcoal', QuantityOrdered: 1, QuantityShipped: 0,
-      ProductInfo: { NumberOfItems: '1' }, IsGift: 'false', ConditionId: 'New', ConditionSubtypeId: 'New', IsTransparency: false,
+      ASIN: 'B09B8V1LZ3',
+      SellerSKU: 'ECHO-DOT-5-CHARCOAL',
+      OrderItemId: '51734029114378',
+      Title: 'Echo Dot (5th Gen) smart speaker with Alexa - Charcoal',
+      QuantityOrdered: 1,
+      QuantityShipped: 0,
+      ProductInfo: { NumberOfItems: '1' },
+      IsGift: 'false',
+      ConditionId: 'New',
+      ConditionSubtypeId: 'New',
+      IsTransparency: false,
     },
   ],
 };
 
 const summary = (itemName: string, modelNumber: string, color: string, classificationId: string, displayName: string) => ({
-  marketplaceId: 'ATVPDKIKX0DER', adultProduct: false, autographed: false, brand: 'Amazon',
-  browseClassification: { displayName, classificationId }, color, itemClassification: 'BASE_PRODUCT', itemName,
-  manufacturer: 'Amazon', memorabilia: false, modelNumber, packageQuantity: 1, tradeInEligible: false,
-  websiteDisplayGroup: 'amazon_devices_display_on_website', websiteDisplayGroupName: 'Amazon Devices',
+  marketplaceId: 'ATVPDKIKX0DER',
+  adultProduct: false,
+  autographed: false,
+  brand: 'Amazon',
+  browseClassification: { displayName, classificationId },
+  color,
+  itemClassification: 'BASE_PRODUCT',
+  itemName,
+  manufacturer: 'Amazon',
+  memorabilia: false,
+  modelNumber,
+  packageQuantity: 1,
+  tradeInEligible: false,
+  websiteDisplayGroup: 'amazon_devices_display_on_website',
+  websiteDisplayGroupName: 'Amazon Devices',
 });
 
 /** ASIN → its summaries, one per marketplace. */
@@ -98,6 +145,14 @@ export const SEED_CATALOG: Record<string, Record<string, unknown>[]> = {
 
 /** Catalog Items 2022-04-01 includedData values. */
 export const CATALOG_DATASETS = new Set([
-  'attributes', 'classifications', 'dimensions', 'identifiers', 'images', 'productTypes', 'relationships', 'salesRanks',
-  'summaries', 'vendorDetails',
+  'attributes',
+  'classifications',
+  'dimensions',
+  'identifiers',
+  'images',
+  'productTypes',
+  'relationships',
+  'salesRanks',
+  'summaries',
+  'vendorDetails',
 ]);

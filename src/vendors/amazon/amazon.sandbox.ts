@@ -1,13 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/sandbox-server';
-import {
-  amazonDemoCredentials,
-  CATALOG_DATASETS,
-  KNOWN_MARKETPLACES,
-  SEED_CATALOG,
-  SEED_ORDER_ITEMS,
-  SEED_ORDERS,
-} from './amazon.sandbox-data';
+import { amazonDemoCredentials, CATALOG_DATASETS, KNOWN_MARKETPLACES, SEED_CATALOG, SEED_ORDER_ITEMS, SEED_ORDERS } from './amazon.sandbox-data';
 
 export { amazonDemoCredentials } from './amazon.sandbox-data';
 
@@ -145,6 +138,3 @@ export function createAmazonSandbox(options: AmazonSandboxOptions = {}): VendorS
   ];
   return { vendor: 'amazon', routes };
 }
-
-/** The sandbox every dev setup and test uses unless it needs other options. */
-export const amazonSandbox = createAmazonSandbox();

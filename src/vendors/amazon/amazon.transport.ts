@@ -67,9 +67,12 @@ async function accessToken(ctx: VendorContext): Promise<{ token: string; cached:
   const token = body?.access_token;
   const expiresIn = body?.expires_in;
   if (
-    typeof token !== 'string' || token.length === 0 ||
-    typeof body?.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer' ||
-    typeof expiresIn !== 'number' || !(expiresIn > 0)
+    typeof token !== 'string' ||
+    token.length === 0 ||
+    typeof body?.token_type !== 'string' ||
+    body.token_type.toLowerCase() !== 'bearer' ||
+    typeof expiresIn !== 'number' ||
+    !(expiresIn > 0)
   ) {
     throw new VendorProtocolError(status);
   }
@@ -85,8 +88,7 @@ async function accessToken(ctx: VendorContext): Promise<{ token: string; cached:
 export async function spApiGet<T>(ctx: VendorContext, path: string, query: Record<string, string> = {}): Promise<T> {
   const qs = new URLSearchParams(query).toString();
   const url = `${endpoint(ctx, 'spApi')}${path}${qs ? `?${qs}` : ''}`;
-  const call = async (token: string) =>
-    fetchJson<T>(url, { headers: { 'x-amz-access-token': token, 'user-agent': USER_AGENT }, signal: ctx.signal });
+  const call = async (token: string) => fetchJson<T>(url, { headers: { 'x-amz-access-token': token, 'user-agent': USER_AGENT }, signal: ctx.signal });
 
   const first = await accessToken(ctx);
   try {

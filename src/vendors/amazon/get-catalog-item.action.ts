@@ -16,16 +16,36 @@ export interface GetCatalogItemResult {
 const ASIN = /^[0-9A-Z]{10}$/;
 const CATALOG_VERSION = '2022-04-01';
 
-interface WireSummary { marketplaceId?: unknown; itemName?: unknown; brand?: unknown }
-interface WireItem { asin?: unknown; summaries?: WireSummary[] }
+interface WireSummary {
+  marketplaceId?: unknown;
+  itemName?: unknown;
+  brand?: unknown;
+}
+interface WireItem {
+  asin?: unknown;
+  summaries?: WireSummary[];
+}
 
 export const getCatalogItemAction: VendorAction<GetCatalogItemInput, GetCatalogItemResult> = {
   toolName: 'amazon_query',
   action: 'get_catalog_item',
+  description: "Get an Amazon catalog item (title, brand) by ASIN in the seller's marketplace (SP-API Catalog Items).",
+  inputSchema: {
+    type: 'object',
+    properties: {
+      asin: { type: 'string', pattern: '^[A-Za-z0-9]{10}$', description: 'The ASIN, e.g. B07FZ8S74R' },
+    },
+    required: ['asin'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'low',
+  costCents: 0,
   idempotent: true,
   describeResult: '{ asin, title, brand, marketplaceId } (title and brand null when the marketplace has no summary)',
   async execute(input, ctx) {
-    const asin = String(input.asin ?? '').trim().toUpperCase();
+    const asin = String(input.asin ?? '')
+      .trim()
+      .toUpperCase();
     if (!ASIN.test(asin)) throw new VendorHttpError(404);
     const marketplaceId = ctx.credentials.marketplaceId;
     if (typeof marketplaceId !== 'string' || marketplaceId === '') throw new Error('amazon credential marketplaceId is missing');

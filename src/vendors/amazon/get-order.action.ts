@@ -1,4 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { spApiGet } from './amazon.transport';
 
 export interface GetOrderInput {
@@ -34,12 +35,22 @@ export interface GetOrderResult {
 const ORDER_ID = /^[0-9A-Z]{3}-\d{7}-\d{7}$/;
 /** The OrderStatus values of Orders API v0. */
 const ORDER_STATUSES = new Set([
-  'PendingAvailability', 'Pending', 'Unshipped', 'PartiallyShipped', 'Shipped', 'InvoiceUnconfirmed', 'Canceled', 'Unfulfillable',
+  'PendingAvailability',
+  'Pending',
+  'Unshipped',
+  'PartiallyShipped',
+  'Shipped',
+  'InvoiceUnconfirmed',
+  'Canceled',
+  'Unfulfillable',
 ]);
 /** Order items come in pages (NextToken); a bound on how many are followed. */
 const MAX_ITEM_PAGES = 10;
 
-interface WireMoney { CurrencyCode?: unknown; Amount?: unknown }
+interface WireMoney {
+  CurrencyCode?: unknown;
+  Amount?: unknown;
+}
 interface WireOrder {
   AmazonOrderId?: unknown;
   PurchaseDate?: unknown;
@@ -48,12 +59,30 @@ interface WireOrder {
   OrderTotal?: WireMoney;
   ShippingAddress?: Record<string, unknown>;
 }
-interface WireOrderItem { ASIN?: unknown; SellerSKU?: unknown; Title?: unknown; QuantityOrdered?: unknown; QuantityShipped?: unknown }
-interface WireOrderItems { OrderItems?: WireOrderItem[]; NextToken?: unknown }
+interface WireOrderItem {
+  ASIN?: unknown;
+  SellerSKU?: unknown;
+  Title?: unknown;
+  QuantityOrdered?: unknown;
+  QuantityShipped?: unknown;
+}
+interface WireOrderItems {
+  OrderItems?: WireOrderItem[];
+  NextToken?: unknown;
+}
 
 export const getOrderAction: VendorAction<GetOrderInput, GetOrderResult> = {
   toolName: 'amazon_query',
   action: 'get_order',
+  description: 'Get an Amazon marketplace order and its items (SP-API Orders).',
+  inputSchema: {
+    type: 'object',
+    properties: { orderId: idString('The Amazon order id, e.g. 902-3159896-1390916') },
+    required: ['orderId'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'low',
+  costCents: 0,
   idempotent: true,
   describeResult:
     '{ orderId, status (SP-API OrderStatus: Pending, Unshipped, PartiallyShipped, Shipped, Canceled, …), purchaseDate, ' +
@@ -61,7 +90,9 @@ export const getOrderAction: VendorAction<GetOrderInput, GetOrderResult> = {
     'quantityOrdered, quantityShipped }], shippingAddress { name, addressLine1, addressLine2, city, stateOrRegion, ' +
     'postalCode, countryCode } | null (name and street need a Restricted Data Token and are usually null) }',
   async execute(input, ctx) {
-    const orderId = String(input.orderId ?? '').trim().toUpperCase();
+    const orderId = String(input.orderId ?? '')
+      .trim()
+      .toUpperCase();
     if (!ORDER_ID.test(orderId)) throw new VendorHttpError(404);
     const base = `/orders/v0/orders/${encodeURIComponent(orderId)}`;
 

@@ -1,4 +1,5 @@
 import { VendorProtocolError, type VendorAction, type VendorContext } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { jumioRetrievalGet } from './jumio.transport';
 
 /**
@@ -95,6 +96,18 @@ const executionPath = (input: KycStatusInput) =>
 export const getStatusAction: VendorAction<KycStatusInput, KycStatusResult> = {
   toolName: 'kyc_check',
   action: 'get_status',
+  description: 'Get the status and decision of a Jumio identity verification.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      accountId: idString('The Jumio account id'),
+      workflowExecutionId: idString('The Jumio workflow execution id'),
+    },
+    required: ['accountId', 'workflowExecutionId'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'medium',
+  costCents: 5,
   idempotent: true,
   describeResult:
     '{ accountId, workflowExecutionId, status: INITIATED | ACQUIRED | PROCESSED | SESSION_EXPIRED | TOKEN_EXPIRED, ' +

@@ -65,12 +65,8 @@ const rejectedCapabilities = {
     capability('5d1e7a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b', [ID_CREDENTIAL], 'PASSED', 'OK'),
     capability('6e2f8b3c-4d5e-4f6a-9b7c-8d9e0f1a2b3c', [SELFIE_CREDENTIAL], 'PASSED', 'OK'),
   ],
-  imageChecks: [
-    capability('7f3a9c4d-5e6f-4a7b-8c8d-9e0f1a2b3c4d', [ID_CREDENTIAL, SELFIE_CREDENTIAL], 'REJECTED', 'DIGITAL_COPY'),
-  ],
-  extraction: [
-    capability('8a4b0d5e-6f7a-4b8c-9d9e-0f1a2b3c4d5e', [ID_CREDENTIAL], 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED', {}),
-  ],
+  imageChecks: [capability('7f3a9c4d-5e6f-4a7b-8c8d-9e0f1a2b3c4d', [ID_CREDENTIAL, SELFIE_CREDENTIAL], 'REJECTED', 'DIGITAL_COPY')],
+  extraction: [capability('8a4b0d5e-6f7a-4b8c-9d9e-0f1a2b3c4d5e', [ID_CREDENTIAL], 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED', {})],
   dataChecks: [capability('9b5c1e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', [ID_CREDENTIAL], 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED')],
   liveness: [
     capability('0c6d2f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a', [FACEMAP_CREDENTIAL, SELFIE_CREDENTIAL], 'PASSED', 'OK', {

@@ -50,7 +50,9 @@ function baseUrl(ctx: VendorContext, endpoint: 'auth' | 'retrieval'): string {
 /** Where the access token of this credential is cached; never contains the secret itself. */
 export function jumioTokenCacheKey(ctx: VendorContext): string {
   const { clientId, clientSecret } = readCredentials(ctx);
-  const digest = createHash('sha256').update(`${baseUrl(ctx, 'auth')}\n${clientId}\n${clientSecret}`).digest('hex');
+  const digest = createHash('sha256')
+    .update(`${baseUrl(ctx, 'auth')}\n${clientId}\n${clientSecret}`)
+    .digest('hex');
   return `jumio:token:${digest}`;
 }
 

@@ -83,6 +83,14 @@ function total(accounts: AccountBalance[]): number | null {
 export const accountBalanceAction: VendorAction<AccountBalanceInput, AccountBalanceResult> = {
   toolName: 'account_balance',
   action: 'lookup',
+  description: 'Look up QuickBooks account balances (through Nango).',
+  inputSchema: {
+    type: 'object',
+    properties: { accountName: { type: 'string', maxLength: 128, description: 'Optional account name filter' } },
+    additionalProperties: false,
+  },
+  defaultRisk: 'medium',
+  costCents: 1,
   idempotent: true,
   describeResult:
     '{ accounts: [{ id, name, accountType (e.g. Bank, Accounts Receivable, Credit Card), ' +

@@ -45,11 +45,7 @@ const notFound = () =>
 const invalidReference = (what: string) =>
   fault('2500', 'Invalid Reference Id', `Invalid Reference Id : ${what} assigned to this transaction has been deleted or is inactive.`);
 const missingParam = (names: string) =>
-  fault(
-    '2020',
-    'Required param missing, need to supply the required value for the API',
-    `Required parameter ${names} is missing in the request`,
-  );
+  fault('2020', 'Required param missing, need to supply the required value for the API', `Required parameter ${names} is missing in the request`);
 const parseError = (detail: string) => fault('4000', 'Error parsing query', `QueryParserError: ${detail}`);
 const ok = (json: Json): SandboxResponse => ({ status: 200, json: { ...json, time: now() } });
 
@@ -75,7 +71,10 @@ const fieldValue = (value: unknown): unknown => (isObject(value) && 'value' in v
 function matcher(operator: string, literal: string): (value: unknown) => boolean {
   const text = literal.replace(/\\(.)/g, '$1');
   if (operator === '=') return (value) => typeof value === 'string' && value.toLowerCase() === text.toLowerCase();
-  const pattern = text.split('%').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const pattern = text
+    .split('%')
+    .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   const regex = new RegExp(`^${pattern}$`, 'is');
   return (value) => typeof value === 'string' && regex.test(value);
 }

@@ -23,14 +23,7 @@ export type QboEntity = Record<string, unknown> & { Id: string };
 
 const metadata = { CreateTime: '2024-11-04T16:12:41-08:00', LastUpdatedTime: '2025-02-18T09:30:12-08:00' };
 
-function account(
-  id: string,
-  name: string,
-  accountType: string,
-  accountSubType: string,
-  classification: string,
-  balance: number,
-): QboEntity {
+function account(id: string, name: string, accountType: string, accountSubType: string, classification: string, balance: number): QboEntity {
   return {
     Id: id,
     Name: name,

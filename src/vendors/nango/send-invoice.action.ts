@@ -1,4 +1,5 @@
 import { VendorProtocolError, type VendorAction, type VendorContext } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { quickbooksRequest } from './nango.transport';
 
 /**
@@ -150,6 +151,26 @@ async function customerEmail(ctx: VendorContext, customerId: string): Promise<st
 export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult> = {
   toolName: 'invoice',
   action: 'send',
+  description: 'Create and send a QuickBooks invoice to a customer (through Nango). Not idempotent.',
+  inputSchema: {
+    type: 'object',
+    properties: {
+      customerId: idString('The QuickBooks customer id'),
+      amount: { type: 'number', exclusiveMinimum: 0, description: 'Invoice total' },
+      currency: { type: 'string', pattern: '^[A-Z]{3}$', description: "ISO 4217; the customer's currency when absent" },
+      description: { type: 'string', maxLength: 500 },
+      email: {
+        type: 'string',
+        maxLength: 254,
+        pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+        description: "Where to send the invoice; the customer's primary email when absent",
+      },
+    },
+    required: ['customerId', 'amount'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'high',
+  costCents: 2,
   idempotent: false,
   describeResult:
     '{ invoiceId, docNumber: string | null, totalAmount: number, currency: ISO 4217 | null, customerId, ' +

@@ -218,8 +218,7 @@ export class SandboxServer {
         send(res, { status: fault.status, json: { errors: `sandbox fault ${fault.status}`, secret_detail: 'vendor-internal-trace-xyz' } });
         return true;
       case 'rate_limit': {
-        const retryAfter =
-          fault.retryAfter === 'seconds' ? String(fault.seconds) : new Date(Date.now() + fault.seconds * 1000).toUTCString();
+        const retryAfter = fault.retryAfter === 'seconds' ? String(fault.seconds) : new Date(Date.now() + fault.seconds * 1000).toUTCString();
         send(res, { status: 429, headers: { 'retry-after': retryAfter }, json: { errors: 'Exceeded rate limit' } });
         return true;
       }

@@ -1,4 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { numericIdOf, shopifyGraphql, toGid } from './shopify.transport';
 
 export interface GetProductInput {
@@ -47,6 +48,15 @@ const STATUS: Record<string, GetProductResult['status']> = { ACTIVE: 'active', A
 export const getProductAction: VendorAction<GetProductInput, GetProductResult> = {
   toolName: 'shopify_query',
   action: 'get_product',
+  description: 'Get a Shopify product: title, variants, price and inventory.',
+  inputSchema: {
+    type: 'object',
+    properties: { productId: idString('The product id') },
+    required: ['productId'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'low',
+  costCents: 0,
   idempotent: true,
   describeResult:
     '{ productId, title, status: active|archived|draft, variants: [{ id, title, sku, price, inventoryQuantity }], ' +

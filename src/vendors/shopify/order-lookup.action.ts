@@ -1,4 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
+import { idString } from '../input-schema';
 import { shopifyGraphql, toGid } from './shopify.transport';
 
 export interface OrderLookupInput {
@@ -67,15 +68,28 @@ interface WireOrder {
 
 /** OrderDisplayFinancialStatus → the REST-style lower-case value agents know. */
 const FINANCIAL: Record<string, string> = {
-  AUTHORIZED: 'authorized', EXPIRED: 'expired', PAID: 'paid', PARTIALLY_PAID: 'partially_paid',
-  PARTIALLY_REFUNDED: 'partially_refunded', PENDING: 'pending', REFUNDED: 'refunded', VOIDED: 'voided',
+  AUTHORIZED: 'authorized',
+  EXPIRED: 'expired',
+  PAID: 'paid',
+  PARTIALLY_PAID: 'partially_paid',
+  PARTIALLY_REFUNDED: 'partially_refunded',
+  PENDING: 'pending',
+  REFUNDED: 'refunded',
+  VOIDED: 'voided',
 };
 
 /** OrderDisplayFulfillmentStatus (OPEN is the legacy spelling of UNFULFILLED). */
 const FULFILLMENT: Record<string, string> = {
-  FULFILLED: 'fulfilled', IN_PROGRESS: 'in_progress', ON_HOLD: 'on_hold', OPEN: 'unfulfilled',
-  PARTIALLY_FULFILLED: 'partially_fulfilled', PENDING_FULFILLMENT: 'pending_fulfillment',
-  REQUEST_DECLINED: 'request_declined', RESTOCKED: 'restocked', SCHEDULED: 'scheduled', UNFULFILLED: 'unfulfilled',
+  FULFILLED: 'fulfilled',
+  IN_PROGRESS: 'in_progress',
+  ON_HOLD: 'on_hold',
+  OPEN: 'unfulfilled',
+  PARTIALLY_FULFILLED: 'partially_fulfilled',
+  PENDING_FULFILLMENT: 'pending_fulfillment',
+  REQUEST_DECLINED: 'request_declined',
+  RESTOCKED: 'restocked',
+  SCHEDULED: 'scheduled',
+  UNFULFILLED: 'unfulfilled',
 };
 
 /** What the caller typed: `12345`, `#12345`, a custom name (`SO-1001`), a long id or a gid. */
@@ -94,6 +108,15 @@ const quoted = (value: string) => `"${value.replace(/["\\]/g, (c) => `\\${c}`)}"
 export const orderLookupAction: VendorAction<OrderLookupInput, OrderLookupResult> = {
   toolName: 'order_lookup',
   action: 'lookup',
+  description: 'Look up a Shopify order: status, fulfillment status, tracking numbers and items.',
+  inputSchema: {
+    type: 'object',
+    properties: { orderId: idString('The order number, e.g. 12345') },
+    required: ['orderId'],
+    additionalProperties: false,
+  },
+  defaultRisk: 'low',
+  costCents: 0,
   idempotent: true,
   describeResult:
     '{ orderId, orderNumber ("#12345"), status: open|closed|cancelled, financialStatus (paid, pending, refunded, …), ' +

@@ -5,6 +5,7 @@ import {
   Kind,
   parse,
   valueFromASTUntyped,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type GraphQLObjectType,
@@ -20,13 +21,8 @@ import {
  * cost of one element. https://shopify.dev/docs/api/usage/limits#cost-calculation
  * Returns 0 for a query that does not parse (the executor reports it).
  */
-export function requestedQueryCost(
-  schema: GraphQLSchema,
-  source: string,
-  variables: Record<string, unknown>,
-  operationName?: string,
-): number {
-  let document;
+export function requestedQueryCost(schema: GraphQLSchema, source: string, variables: Record<string, unknown>, operationName?: string): number {
+  let document: DocumentNode;
   try {
     document = parse(source);
   } catch {

@@ -68,8 +68,18 @@ type ProductVariantConnection { edges: [ProductVariantEdge!]! nodes: [ProductVar
 type ProductVariantEdge { cursor: String! node: ProductVariant! }
 `;
 
-export interface SeedLineItem { name: string; title: string; quantity: number; sku: string | null }
-export interface SeedFulfillment { id: string; status: string; createdAt: string; tracking: { number: string; company: string; url: string }[] }
+export interface SeedLineItem {
+  name: string;
+  title: string;
+  quantity: number;
+  sku: string | null;
+}
+export interface SeedFulfillment {
+  id: string;
+  status: string;
+  createdAt: string;
+  tracking: { number: string; company: string; url: string }[];
+}
 export interface SeedOrder {
   id: string;
   name: string;
@@ -83,43 +93,100 @@ export interface SeedOrder {
   fulfillments: SeedFulfillment[];
   shippingAddress: Record<string, string | null>;
 }
-export interface SeedVariant { id: string; title: string; sku: string; price: string; inventoryQuantity: number }
-export interface SeedProduct { id: string; title: string; handle: string; status: string; variants: SeedVariant[] }
+export interface SeedVariant {
+  id: string;
+  title: string;
+  sku: string;
+  price: string;
+  inventoryQuantity: number;
+}
+export interface SeedProduct {
+  id: string;
+  title: string;
+  handle: string;
+  status: string;
+  variants: SeedVariant[];
+}
 
 const address = (name: string, address1: string, city: string, province: string, provinceCode: string, zip: string) => ({
-  name, firstName: name.split(' ')[0], lastName: name.split(' ').slice(1).join(' '), address1, address2: null, city,
-  province, provinceCode, zip, country: 'United States', countryCodeV2: 'US', phone: null,
+  name,
+  firstName: name.split(' ')[0],
+  lastName: name.split(' ').slice(1).join(' '),
+  address1,
+  address2: null,
+  city,
+  province,
+  provinceCode,
+  zip,
+  country: 'United States',
+  countryCodeV2: 'US',
+  phone: null,
 });
 const ups = (n: string) => `https://www.ups.com/WebTracking?loc=en_US&requester=ST&trackNums=${n}`;
 
 export const SEED_ORDERS: SeedOrder[] = [
   {
-    id: '5987654321001', name: '#12345', email: 'bob.norman@example.com', createdAt: '2025-06-10T14:03:11Z',
-    closedAt: null, cancelledAt: null, financial: 'PAID', fulfillment: 'FULFILLED',
+    id: '5987654321001',
+    name: '#12345',
+    email: 'bob.norman@example.com',
+    createdAt: '2025-06-10T14:03:11Z',
+    closedAt: null,
+    cancelledAt: null,
+    financial: 'PAID',
+    fulfillment: 'FULFILLED',
     lineItems: [
       { name: 'IPod Nano - 8GB - Pink', title: 'IPod Nano - 8GB', quantity: 1, sku: 'IPOD2008PINK' },
       { name: 'IPod Touch 8GB - Black', title: 'IPod Touch 8GB', quantity: 1, sku: 'IPOD2009BLACK' },
     ],
-    fulfillments: [{ id: '4451234001', status: 'SUCCESS', createdAt: '2025-06-11T09:30:00Z', tracking: [{ number: 'TRACK-001', company: 'UPS', url: ups('TRACK-001') }] }],
+    fulfillments: [
+      {
+        id: '4451234001',
+        status: 'SUCCESS',
+        createdAt: '2025-06-11T09:30:00Z',
+        tracking: [{ number: 'TRACK-001', company: 'UPS', url: ups('TRACK-001') }],
+      },
+    ],
     shippingAddress: address('Bob Norman', 'Chestnut Street 92', 'Louisville', 'Kentucky', 'KY', '40202'),
   },
   {
-    id: '5987654321002', name: '#12346', email: 'jane.doe@example.com', createdAt: '2025-06-12T08:45:00Z',
-    closedAt: null, cancelledAt: null, financial: 'PAID', fulfillment: 'UNFULFILLED',
+    id: '5987654321002',
+    name: '#12346',
+    email: 'jane.doe@example.com',
+    createdAt: '2025-06-12T08:45:00Z',
+    closedAt: null,
+    cancelledAt: null,
+    financial: 'PAID',
+    fulfillment: 'UNFULFILLED',
     lineItems: [{ name: 'IPod Nano - 8GB - Red', title: 'IPod Nano - 8GB', quantity: 2, sku: 'IPOD2008RED' }],
     fulfillments: [],
     shippingAddress: address('Jane Doe', '150 Elgin Street', 'Portland', 'Oregon', 'OR', '97205'),
   },
   {
-    id: '5987654321003', name: '#12347', email: 'sam.lee@example.com', createdAt: '2025-06-13T17:20:45Z',
-    closedAt: null, cancelledAt: null, financial: 'PARTIALLY_REFUNDED', fulfillment: 'PARTIALLY_FULFILLED',
+    id: '5987654321003',
+    name: '#12347',
+    email: 'sam.lee@example.com',
+    createdAt: '2025-06-13T17:20:45Z',
+    closedAt: null,
+    cancelledAt: null,
+    financial: 'PARTIALLY_REFUNDED',
+    fulfillment: 'PARTIALLY_FULFILLED',
     lineItems: [
       { name: 'IPod Nano - 8GB - Green', title: 'IPod Nano - 8GB', quantity: 1, sku: 'IPOD2008GREEN' },
       { name: 'IPod Nano - 8GB - Black', title: 'IPod Nano - 8GB', quantity: 1, sku: 'IPOD2008BLACK' },
     ],
     fulfillments: [
-      { id: '4451234002', status: 'CANCELLED', createdAt: '2025-06-14T10:00:00Z', tracking: [{ number: 'VOID-999', company: 'USPS', url: 'https://tools.usps.com/go/TrackConfirmAction?tLabels=VOID-999' }] },
-      { id: '4451234003', status: 'SUCCESS', createdAt: '2025-06-14T11:00:00Z', tracking: [{ number: 'TRACK-002', company: 'FedEx', url: 'https://www.fedex.com/fedextrack/?trknbr=TRACK-002' }] },
+      {
+        id: '4451234002',
+        status: 'CANCELLED',
+        createdAt: '2025-06-14T10:00:00Z',
+        tracking: [{ number: 'VOID-999', company: 'USPS', url: 'https://tools.usps.com/go/TrackConfirmAction?tLabels=VOID-999' }],
+      },
+      {
+        id: '4451234003',
+        status: 'SUCCESS',
+        createdAt: '2025-06-14T11:00:00Z',
+        tracking: [{ number: 'TRACK-002', company: 'FedEx', url: 'https://www.fedex.com/fedextrack/?trknbr=TRACK-002' }],
+      },
     ],
     shippingAddress: address('Sam Lee', '1 Market Street', 'San Francisco', 'California', 'CA', '94105'),
   },
@@ -127,7 +194,10 @@ export const SEED_ORDERS: SeedOrder[] = [
 
 export const SEED_PRODUCTS: SeedProduct[] = [
   {
-    id: '632910392', title: 'IPod Nano - 8GB', handle: 'ipod-nano', status: 'ACTIVE',
+    id: '632910392',
+    title: 'IPod Nano - 8GB',
+    handle: 'ipod-nano',
+    status: 'ACTIVE',
     variants: [
       { id: '808950810', title: 'Pink', sku: 'IPOD2008PINK', price: '199.00', inventoryQuantity: 10 },
       { id: '49148385', title: 'Red', sku: 'IPOD2008RED', price: '199.00', inventoryQuantity: 20 },
@@ -136,7 +206,10 @@ export const SEED_PRODUCTS: SeedProduct[] = [
     ],
   },
   {
-    id: '921728736', title: 'IPod Touch 8GB', handle: 'ipod-touch', status: 'ACTIVE',
+    id: '921728736',
+    title: 'IPod Touch 8GB',
+    handle: 'ipod-touch',
+    status: 'ACTIVE',
     variants: [{ id: '447654529', title: 'Black', sku: 'IPOD2009BLACK', price: '199.00', inventoryQuantity: 13 }],
   },
 ];

@@ -82,7 +82,12 @@ export function createShopifySandbox(options: ShopifySandboxOptions = {}): Vendo
 /** The sandbox every dev setup and test uses unless it needs other options. */
 export const shopifySandbox = createShopifySandbox();
 
-interface PageArgs { first?: number | null; after?: string | null; last?: number | null; before?: string | null }
+interface PageArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
 
 const cursorOf = (index: number) => Buffer.from(`cursor:${index}`).toString('base64url');
 function indexOf(cursor: string): number {
@@ -146,7 +151,10 @@ function orderView(o: SeedOrder) {
         trackingInfo: (args: { first?: number | null }) => f.tracking.slice(0, args.first ?? undefined),
       })),
     lineItems: (args: PageArgs) =>
-      connection(o.lineItems.map((li, i) => ({ id: toGid('LineItem', `${o.id}${i + 1}`), ...li })), args),
+      connection(
+        o.lineItems.map((li, i) => ({ id: toGid('LineItem', `${o.id}${i + 1}`), ...li })),
+        args,
+      ),
     shippingAddress: o.shippingAddress,
   };
 }
@@ -160,7 +168,10 @@ function productView(p: SeedProduct) {
     status: p.status,
     totalInventory: p.variants.reduce((sum, v) => sum + v.inventoryQuantity, 0),
     variants: (args: PageArgs) =>
-      connection(p.variants.map((v) => ({ ...v, id: toGid('ProductVariant', v.id), legacyResourceId: v.id })), args),
+      connection(
+        p.variants.map((v) => ({ ...v, id: toGid('ProductVariant', v.id), legacyResourceId: v.id })),
+        args,
+      ),
   };
 }
 

@@ -45,25 +45,18 @@ interface GraphqlEnvelope<T> {
  * VendorHttpError (fetchJson); a 200 carrying `errors` is mapped: THROTTLED → 429 with the
  * wait the cost bucket needs, ACCESS_DENIED → 403, anything else → VendorProtocolError.
  */
-export async function shopifyGraphql<T>(
-  ctx: VendorContext,
-  query: string,
-  variables: Record<string, unknown>,
-): Promise<T> {
+export async function shopifyGraphql<T>(ctx: VendorContext, query: string, variables: Record<string, unknown>): Promise<T> {
   const token = ctx.credentials.accessToken;
   if (typeof token !== 'string' || token.length === 0) throw new Error('shopify credential accessToken is missing');
   const base = ctx.urls.admin;
   if (!base) throw new Error('shopify endpoint admin is not configured');
 
-  const { status, body } = await fetchJson<GraphqlEnvelope<T>>(
-    `${base.replace(/\/+$/, '')}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`,
-    {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
-      body: JSON.stringify({ query, variables }),
-      signal: ctx.signal,
-    },
-  );
+  const { status, body } = await fetchJson<GraphqlEnvelope<T>>(`${base.replace(/\/+$/, '')}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
+    body: JSON.stringify({ query, variables }),
+    signal: ctx.signal,
+  });
   if (!body || typeof body !== 'object') throw new VendorProtocolError(status);
   if (body.errors !== undefined && body.errors !== null) throw mapGraphqlErrors(body, status);
   if (!body.data || typeof body.data !== 'object') throw new VendorProtocolError(status);

@@ -29,11 +29,7 @@ export interface ToolResultBlockParam {
 }
 
 /** Blocks a request may carry; unknown block types (images, documents, …) pass through untouched. */
-export type ContentBlockParam =
-  | TextBlock
-  | ToolUseBlock
-  | ToolResultBlockParam
-  | { type: string; [key: string]: unknown };
+export type ContentBlockParam = TextBlock | ToolUseBlock | ToolResultBlockParam | { type: string; [key: string]: unknown };
 
 export interface MessageParam {
   role: 'user' | 'assistant';

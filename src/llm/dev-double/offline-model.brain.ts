@@ -1,12 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { REPLIES, describeToolResult } from './offline-model.replies';
-import type {
-  BrainResponse,
-  ContentBlockParam,
-  MessageParam,
-  MessagesRequest,
-  ToolResultBlockParam,
-} from './offline-model.types';
+import type { BrainResponse, ContentBlockParam, MessageParam, MessagesRequest, ToolResultBlockParam } from './offline-model.types';
 
 /**
  * The offline model's "brain": a deterministic stand-in for Claude. It reads only the last
@@ -53,10 +47,7 @@ function labeledId(text: string, label: RegExp): string | null {
 function kycIntent(text: string): Intent | null {
   if (!has(text, KYC_WORDS)) return null;
   let accountId = labeledId(text, /\baccount(?:[\s_-]+id)?\s*[:#=]?\s*([A-Za-z0-9][\w-]*)/gi);
-  let workflowExecutionId = labeledId(
-    text,
-    /\b(?:workflow(?:[\s_-]+execution)?|execution)(?:[\s_-]+id)?\s*[:#=]?\s*([A-Za-z0-9][\w-]*)/gi,
-  );
+  let workflowExecutionId = labeledId(text, /\b(?:workflow(?:[\s_-]+execution)?|execution)(?:[\s_-]+id)?\s*[:#=]?\s*([A-Za-z0-9][\w-]*)/gi);
   const uuids = [...text.matchAll(UUID)].map((m) => m[0]).filter((id) => id !== accountId && id !== workflowExecutionId);
   if (!accountId) accountId = uuids.shift() ?? null;
   if (!workflowExecutionId) workflowExecutionId = uuids.shift() ?? null;
@@ -113,14 +104,33 @@ function orderIntent(text: string): Intent | null {
 
 function productIntent(text: string): Intent | null {
   if (!has(text, PRODUCT_WORDS)) return null;
-  const id =
-    /\bproduct(?:[\s_-]+id)?\s*[:#=]?\s*(\d{1,20})\b/i.exec(text) ?? /(?<![$€£\d.,])#?\b(\d{1,20})\b(?![.,]\d)/.exec(text);
+  const id = /\bproduct(?:[\s_-]+id)?\s*[:#=]?\s*(\d{1,20})\b/i.exec(text) ?? /(?<![$€£\d.,])#?\b(\d{1,20})\b(?![.,]\d)/.exec(text);
   if (!id) return reply(REPLIES.askProductId);
   return tool(OFFLINE_TOOLS.product, { productId: id[1] });
 }
 
 const KNOWN_ACCOUNTS = /\b(checking|savings|credit card|petty cash|undeposited funds|money market|payroll|operating)\b/i;
-const NOT_ACCOUNT_NAMES = new Set(['my', 'the', 'a', 'an', 'our', 'your', 'this', 'that', 'which', 'all', 'every', 'each', 'bank', 'an', 'whole', 'entire', 'of', 'in', 'per']);
+const NOT_ACCOUNT_NAMES = new Set([
+  'my',
+  'the',
+  'a',
+  'an',
+  'our',
+  'your',
+  'this',
+  'that',
+  'which',
+  'all',
+  'every',
+  'each',
+  'bank',
+  'an',
+  'whole',
+  'entire',
+  'of',
+  'in',
+  'per',
+]);
 
 /** "checking" → "Checking", "credit card" → "Credit Card". */
 const titleCase = (name: string) => name.toLowerCase().replace(/\b[a-z]/g, (c) => c.toUpperCase());
@@ -129,11 +139,7 @@ function balanceIntent(text: string): Intent | null {
   const known = KNOWN_ACCOUNTS.exec(text);
   if (!has(text, /\b(balances?|accounts?)\b|how much money/i) && !(known && has(text, /\bhow much\b/i))) return null;
   const named = /\b([A-Za-z][\w-]*) account\b/i.exec(text);
-  const accountName = known
-    ? titleCase(known[1])
-    : named && !NOT_ACCOUNT_NAMES.has(named[1].toLowerCase())
-      ? titleCase(named[1])
-      : null;
+  const accountName = known ? titleCase(known[1]) : named && !NOT_ACCOUNT_NAMES.has(named[1].toLowerCase()) ? titleCase(named[1]) : null;
   return tool(OFFLINE_TOOLS.balance, accountName ? { accountName } : {});
 }
 

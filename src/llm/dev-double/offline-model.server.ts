@@ -30,7 +30,11 @@ const FAULT_ANSWERS: Record<ModelFault['kind'], { status: number; type: string; 
 };
 
 class RequestError extends Error {
-  constructor(readonly status: number, readonly type: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -169,8 +173,17 @@ export class OfflineModelServer {
     const headers: RecordedModelRequest['headers'] = {};
     for (const [name, value] of Object.entries(req.headers)) if (!SECRET_HEADERS.has(name)) headers[name] = value;
     const entry: RecordedModelRequest = {
-      method: req.method ?? 'GET', path, status: 0, fault: null, model: null, system: null,
-      toolNames: [], messageCount: 0, stream: false, headers, body: null,
+      method: req.method ?? 'GET',
+      path,
+      status: 0,
+      fault: null,
+      model: null,
+      system: null,
+      toolNames: [],
+      messageCount: 0,
+      stream: false,
+      headers,
+      body: null,
     };
     const sendError = (status: number, type: string, message: string, extra: Record<string, string> = {}) => {
       entry.status = status;

@@ -15,15 +15,15 @@ export const REPLIES = {
   askInvoice: 'To send an invoice I need the customer ID and the amount. Could you share both?',
   greeting: 'Hello! I can check orders, products, account balances and identity verifications, and send invoices. How can I help?',
   thanks: "You're welcome! Is there anything else I can help with?",
-  fallback:
-    "I'm here to help with orders, products, account balances, identity verifications and invoices. What would you like to do?",
+  fallback: "I'm here to help with orders, products, account balances, identity verifications and invoices. What would you like to do?",
   unable: (sentence: string) => `I'm unable to do that right now: ${sentence}. Let me connect you with an Expert.`,
 } as const;
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
 
 /** "a", "a and b", "a, b and c". */
 export function joinList(items: string[]): string {
@@ -103,7 +103,7 @@ function describeBalances(b: Json): string {
   if (accounts.length === 1) return `The balance of ${line(accounts[0]).replace(': ', ' is ')}.`;
   const total = num(b.totalBalance);
   const currency = str(accounts[0].currency) ?? '';
-  const totalText = total === null ? '' : ` Total: ${money(total)} ${currency}`.trimEnd() + '.';
+  const totalText = total === null ? '' : `${` Total: ${money(total)} ${currency}`.trimEnd()}.`;
   return `Here are your account balances: ${accounts.map(line).join('; ')}.${totalText}`;
 }
 

@@ -1,0 +1,241 @@
+import os from 'node:os';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { GraphQLSchema } from 'graphql';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import type { MasterKeyring } from './credentials/keyring';
+import type { ToolExecutor } from './executor/executor.types';
+import type { EventBus } from './events/event-bus';
+import { createEventBus, startRealtime, type Realtime } from './events/realtime';
+import { createAppServices, type AppServices } from './app-services';
+import { buildToolgateSchema } from './graphql/schema';
+import type { PersistedDocuments } from './graphql/persisted-documents';
+import { startHttpServer, type ToolgateServer } from './server';
+import { startWorker, type Worker } from './jobs/worker';
+import { startNodeLiveness, type NodeLiveness } from './recovery/node-liveness';
+import { newId } from './db/columns';
+import { RunEvents } from './runs/run-events';
+import { SandboxServer } from './vendors/sandbox/sandbox-server';
+import { VENDORS, createVendorSandboxes, type VendorRegistration } from './vendors';
+import { OfflineModelServer } from './llm/dev-double/offline-model.server';
+import { needsOfflineModel } from './llm/model-client';
+
+/** What the process edge may replace; each default is what `toolgate start` runs. */
+export interface ComposeOverrides {
+  /** The vendor executor (default: the real one, sending to the vendors or sandboxes). */
+  executor?: ToolExecutor;
+  /** The realtime bus (default: from the configuration). */
+  bus?: EventBus;
+  /** Serve the vendor sandboxes in-process (default: TOOLGATE_VENDOR_SANDBOXES, unless VENDOR_SANDBOX_URL). */
+  sandboxes?: boolean;
+  /** Serve the offline model in-process (default: when neither ANTHROPIC_API_KEY nor ANTHROPIC_BASE_URL is set). */
+  offlineModel?: boolean;
+  /** An offline model served elsewhere (the bench's): the runtime streams from it. */
+  offlineModelUrl?: string;
+  /** Run the job worker (default true). */
+  worker?: boolean;
+  /** Register as a node: heartbeat, reap dead nodes, reconcile (default true). */
+  liveness?: boolean;
+  /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
+  vendors?: readonly VendorRegistration[];
+  /** Default: TOOLGATE_NODE_NAME, else host:port. */
+  nodeName?: string;
+  /** Told when another node declared this one dead (default: exit 70). */
+  onFenced?: () => void;
+  persistedDocuments?: PersistedDocuments;
+}
+
+export interface ComposedToolgate {
+  services: AppServices;
+  schema: GraphQLSchema;
+  server: ToolgateServer;
+  sandboxes: SandboxServer | null;
+  offlineModel: OfflineModelServer | null;
+  liveness: NodeLiveness | null;
+  /** Stops everything in one order within SHUTDOWN_TIMEOUT_MS; does not close the ORM. */
+  stop(): Promise<ShutdownReport>;
+}
+
+export interface ShutdownReport {
+  /** Tool calls still at the vendor when the budget ran out (reconciled). */
+  handedOver: string[];
+  /** False when the budget ran out before every request, job step and call finished. */
+  drained: boolean;
+}
+
+/**
+ * The one composition root: process-edge servers (sandboxes, offline model) → realtime →
+ * services → node liveness → job worker → HTTP, and `stop()` in the reverse order. Used by
+ * `toolgate start`, the tests and the bench alike; the ORM is the caller's (it may be an
+ * embedded cluster, or a test's counting one).
+ */
+export async function composeToolgate(
+  base: { config: Config; logger: Logger; orm: MikroORM; keyring: MasterKeyring; databaseUrl: string },
+  overrides: ComposeOverrides = {},
+): Promise<ComposedToolgate> {
+  const { config, logger, orm } = base;
+  const started: { stop(): Promise<unknown> }[] = [];
+  const undo = async () => {
+    for (const part of started.reverse()) await part.stop().catch(() => undefined);
+  };
+  try {
+    const vendors = overrides.vendors ?? VENDORS;
+    const sandboxes = await startSandboxes(config, logger, overrides.sandboxes, vendors);
+    if (sandboxes.server) started.push(sandboxes.server);
+    const inProcessModel = overrides.offlineModelUrl === undefined && (overrides.offlineModel ?? needsOfflineModel(config.model));
+    const offlineModel = inProcessModel ? new OfflineModelServer() : null;
+    const offlineModelUrl = offlineModel ? await offlineModel.start() : (overrides.offlineModelUrl ?? null);
+    if (offlineModel) {
+      started.push(offlineModel);
+      logger.info({ url: offlineModelUrl }, 'offline model serving (set ANTHROPIC_API_KEY for Claude)');
+    }
+
+    const runEvents = new RunEvents();
+    const realtime: Realtime = await startRealtime(orm, overrides.bus ?? (await createEventBus(config, base.databaseUrl, logger)), runEvents, logger);
+    started.push(realtime);
+    logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');
+
+    const nodeId = newId();
+    const services = createAppServices(base, {
+      executor: overrides.executor,
+      vendors,
+      sandboxUrls: sandboxes.urls,
+      offlineModelUrl,
+      nodeId,
+      runEvents,
+      realtime,
+    });
+    // Registered before the worker takes a job (it records the worker's lock owner); the
+    // first sweep recovers a previous incarnation's work at once.
+    const liveness =
+      overrides.liveness === false
+        ? null
+        : await startNodeLiveness({
+            orm,
+            nodeId,
+            settings: config.node,
+            defaultName: overrides.nodeName ?? `${os.hostname()}:${config.port}`,
+            vendorTimeoutMs: config.vendor.timeoutMs,
+            inFlight: services.inFlight,
+            reconciler: services.reconciler,
+            logger,
+            // Declared dead while alive: its jobs and calls belong to another node now.
+            onFenced: overrides.onFenced ?? (() => process.exit(70)),
+          });
+    if (liveness) started.push({ stop: () => liveness.stop(true) });
+    const worker: Worker | null =
+      overrides.worker === false
+        ? null
+        : await startWorker({
+            connectionString: base.databaseUrl,
+            orm,
+            runtime: services.runtime,
+            logger,
+            concurrency: config.node.workerConcurrency,
+            onLockOwner: (lockOwner) => liveness?.addLockOwner(lockOwner),
+          });
+    if (worker) started.push(worker);
+    const schema = await buildToolgateSchema();
+    const server = await startHttpServer(
+      services,
+      schema,
+      { host: config.host, port: config.port },
+      {
+        persistedDocuments: overrides.persistedDocuments,
+      },
+    );
+
+    let stopping: Promise<ShutdownReport> | null = null;
+    return {
+      services,
+      schema,
+      server,
+      sandboxes: sandboxes.server,
+      offlineModel,
+      liveness,
+      stop: () => (stopping ??= shutdown({ config, logger, services, server, worker, liveness, realtime, edges: [sandboxes.server, offlineModel] })),
+    };
+  } catch (error) {
+    await undo();
+    throw error;
+  }
+}
+
+/** Where vendor calls go: sandboxes of another process, in-process ones, or the real vendors. */
+async function startSandboxes(
+  config: Config,
+  logger: Logger,
+  inProcess: boolean | undefined,
+  registrations: readonly VendorRegistration[],
+): Promise<{ server: SandboxServer | null; urls: Record<string, string> | null }> {
+  const vendors = createVendorSandboxes(registrations);
+  if (config.vendorSandboxUrl && inProcess === undefined) {
+    // Sandboxes in their own process (`toolgate sandboxes`): vendor state outlives this one.
+    const base = config.vendorSandboxUrl;
+    const urls = Object.fromEntries(vendors.map((s) => [s.vendor, `${base}/${s.vendor}`]));
+    logger.info({ sandboxUrls: urls }, 'vendor sandboxes of another process serving the vendors');
+    return { server: null, urls };
+  }
+  if (!(inProcess ?? config.vendorSandboxes)) return { server: null, urls: null };
+  const server = new SandboxServer(vendors);
+  await server.start();
+  const urls = Object.fromEntries(vendors.map((s) => [s.vendor, server.urlFor(s.vendor)]));
+  logger.info({ sandboxUrls: urls }, 'vendor sandboxes serving the vendors');
+  return { server, urls };
+}
+
+/**
+ * Shutdown within SHUTDOWN_TIMEOUT_MS: new calls are refused at once; 60 % of the budget
+ * for in-flight requests, job steps and vendor calls; what still runs is reconciled here
+ * in the next 25 %; then the node records how it ended and the rest closes.
+ */
+async function shutdown(parts: {
+  config: Config;
+  logger: Logger;
+  services: AppServices;
+  server: ToolgateServer;
+  worker: Worker | null;
+  liveness: NodeLiveness | null;
+  realtime: Realtime;
+  edges: ({ stop(): Promise<void> } | null)[];
+}): Promise<ShutdownReport> {
+  const { config, logger, services } = parts;
+  const begun = Date.now();
+  const budget = config.shutdownTimeoutMs;
+  const waitUntil = begun + Math.round(budget * 0.6);
+  const reconcileUntil = begun + Math.round(budget * 0.85);
+  services.gateway.drain();
+  const drained = await withDeadline(Promise.all([parts.server.stop(), parts.worker?.stop()]), waitUntil);
+  const idle = await services.inFlight.idle(waitUntil - Date.now());
+  const handedOver = idle ? [] : services.inFlight.list();
+  for (const toolCallId of handedOver) {
+    logger.warn({ toolCallId }, 'vendor call still in flight at the end of the shutdown budget: handed to reconciliation');
+  }
+  await Promise.all(
+    handedOver.map((toolCallId) =>
+      services.reconciler
+        .reconcile(toolCallId, services.nodeId, 'shutdown', { deadline: reconcileUntil, inFlight: true })
+        .catch((error: unknown) =>
+          logger.warn({ err: error, toolCallId }, 'could not settle the call at shutdown; a live node or the next start will'),
+        ),
+    ),
+  );
+  await parts.liveness?.stop(drained && idle);
+  if (!drained) logger.warn('job steps still running at the end of the shutdown budget: their jobs are released to live nodes');
+  await withDeadline(parts.realtime.stop(), begun + budget);
+  for (const edge of parts.edges) await edge?.stop();
+  return { handedOver, drained: drained && idle };
+}
+
+/** Whether `work` finished before the deadline (it keeps running either way). */
+async function withDeadline(work: Promise<unknown>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([work.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

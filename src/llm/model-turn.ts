@@ -1,0 +1,72 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { ModelTool } from './tool-definitions';
+
+/** A stored conversation block (run_messages.content): what the model saw or said, plus Toolgate's notes. */
+export type StoredBlock = Record<string, unknown> & { type: string };
+
+/** What the model said in one turn, as Toolgate stores it. */
+export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+export interface ModelTurn {
+  model: string;
+  maxTokens: number;
+  system: string;
+  tools: ModelTool[];
+  messages: { role: 'user' | 'assistant'; content: StoredBlock[] }[];
+  signal: AbortSignal;
+  /** Each text delta, as it streams. */
+  onText(delta: string): void;
+}
+
+export interface TurnReply {
+  content: ReplyBlock[];
+  stopReason: string | null;
+  usage: { input_tokens: number; output_tokens: number };
+}
+
+/**
+ * Layer 1: one streamed turn of the Messages API through the real SDK (Claude, any
+ * compatible endpoint, or the offline development double). Errors are the SDK's.
+ */
+export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<TurnReply> {
+  const stream = client.messages.stream(
+    {
+      model: turn.model,
+      max_tokens: turn.maxTokens,
+      system: turn.system,
+      tools: turn.tools,
+      messages: turn.messages.map((m) => ({ role: m.role, content: m.content.map(toBlockParam) })),
+    },
+    { signal: turn.signal },
+  );
+  stream.on('text', (delta) => turn.onText(delta));
+  const reply = await stream.finalMessage();
+  return {
+    content: reply.content.flatMap((block): ReplyBlock[] => {
+      if (block.type === 'text') return [{ type: 'text', text: block.text }];
+      if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+      return []; // thinking and server-tool blocks are not part of Toolgate's conversation
+    }),
+    stopReason: reply.stop_reason,
+    usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
+  };
+}
+
+/** A stored block as the Messages API takes it (Toolgate's own notes are not sent). */
+function toBlockParam(block: StoredBlock): Anthropic.ContentBlockParam {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: String(block.text ?? '') };
+    case 'tool_use':
+      return { type: 'tool_use', id: String(block.id), name: String(block.name), input: block.input ?? {} };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        tool_use_id: String(block.tool_use_id),
+        content: String(block.content ?? ''),
+        ...(block.is_error === true ? { is_error: true } : {}),
+      };
+    default:
+      throw new Error(`a stored message block of unknown type ${block.type}`);
+  }
+}

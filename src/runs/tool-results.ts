@@ -1,0 +1,35 @@
+import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import type { ToolCallOutcome } from '../gateway/gateway.types';
+import type { ToolCall } from '../gateway/tool-call.entity';
+import type { StoredBlock } from './run-messages';
+
+/**
+ * What the model is told for one tool_use (ADR-029 step 13), or a pending note: a call
+ * waiting for a human, or still `running` where a crash left it (reconciliation settles it
+ * and queues the run's next step). A replayed success carries the stored (redacted) result.
+ */
+export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): StoredBlock {
+  const base = { type: 'tool_result', tool_use_id: toolUseId };
+  if (outcome.status === 'waiting_approval' || outcome.status === 'approved' || outcome.status === 'running') {
+    return { ...base, content: '', toolgate: { pending: true, toolCallId: outcome.toolCallId } };
+  }
+  if (outcome.status === 'succeeded') return { ...base, content: JSON.stringify(outcome.result ?? null) };
+  return { ...base, is_error: true, content: outcome.error?.message ?? 'Tool execution failed' };
+}
+
+function errorFor(code: string | null): ToolCallOutcome['error'] {
+  const known = code && code in ERROR_CATALOG ? (code as ErrorCode) : 'VENDOR_ERROR';
+  return { code: known, message: ERROR_CATALOG[known].modelMessage ?? 'Tool execution failed' };
+}
+
+/** A call's outcome as stored: a succeeded call carries its stored (redacted) result, never an error. */
+export function storedOutcome(call: ToolCall): ToolCallOutcome {
+  return {
+    status: call.status,
+    toolCallId: call.id,
+    result: call.status === 'succeeded' ? call.outputRedacted : null,
+    error: call.status === 'succeeded' ? null : errorFor(call.errorCode),
+    approvalRequestId: null,
+    replayed: true,
+  };
+}
