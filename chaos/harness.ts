@@ -80,7 +80,11 @@ export interface ChaosReport {
   ok: boolean;
 }
 
-export async function runChaos(options: ChaosOptions, log: (line: string) => void, hooks: { onDatabaseServer?: (server: DatabaseServer) => void } = {}): Promise<ChaosReport> {
+export async function runChaos(
+  options: ChaosOptions,
+  log: (line: string) => void,
+  hooks: { onDatabaseServer?: (server: DatabaseServer) => void } = {},
+): Promise<ChaosReport> {
   fs.mkdirSync(options.logDir, { recursive: true });
   const startedAt = new Date().toISOString();
   const server = await openDatabaseServer(log);
@@ -132,7 +136,9 @@ export async function runChaos(options: ChaosOptions, log: (line: string) => voi
         const result = await verifyScenario(cluster, driver, record, options.terminalWithinMs);
         results.push(result);
         failed = result.failures.length > 0;
-        log(`  ${result.failures.length === 0 ? 'ok' : `${result.failures.length} failure(s)`}: ${result.runs} runs, ${result.kills} kill(s), ${result.invoices} invoices, reconciled ${JSON.stringify(result.reconciled)} (${((Date.now() - began) / 1000).toFixed(0)} s)`);
+        log(
+          `  ${result.failures.length === 0 ? 'ok' : `${result.failures.length} failure(s)`}: ${result.runs} runs, ${result.kills} kill(s), ${result.invoices} invoices, reconciled ${JSON.stringify(result.reconciled)} (${((Date.now() - began) / 1000).toFixed(0)} s)`,
+        );
         for (const failure of result.failures) log(`    FAIL ${failure}`);
       } catch (error) {
         const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -59,7 +59,12 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): ChaosOptions {
     if (!Number.isInteger(n) || n < min) throw new UsageError(`--${flag} (${FLAGS[flag]}) must be an integer ≥ ${min}`);
     return n;
   };
-  const scenarios = values.scenarios ? values.scenarios.split(',').map((s) => s.trim()).filter(Boolean) : [...SCENARIOS];
+  const scenarios = values.scenarios
+    ? values.scenarios
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : [...SCENARIOS];
   const unknown = scenarios.filter((s) => !(SCENARIOS as readonly string[]).includes(s));
   if (unknown.length) throw new UsageError(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
   const logLevel = values['log-level'] ?? DEFAULTS.logLevel;
@@ -86,7 +91,14 @@ async function main(): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     const doc = fs.readFileSync(__filename, 'utf8');
-    process.stderr.write(`${error.message ? `chaos: ${error.message}\n\n` : ''}${/\/\*\*([\s\S]*?)\*\//.exec(doc)?.[1].replace(/^ \* ?/gm, '').trim() ?? ''}\n`);
+    process.stderr.write(
+      `${error.message ? `chaos: ${error.message}\n\n` : ''}${
+        /\/\*\*([\s\S]*?)\*\//
+          .exec(doc)?.[1]
+          .replace(/^ \* ?/gm, '')
+          .trim() ?? ''
+      }\n`,
+    );
     return error.message ? 2 : 0;
   }
   const t0 = Date.now();

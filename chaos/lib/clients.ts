@@ -14,7 +14,13 @@ export class GraphqlError extends Error {
 /** The request never got an answer (connection refused or reset: the node is down or died). */
 export class ConnectionLost extends Error {}
 
-export async function graphql<T = any>(url: string, key: string, query: string, variables: Record<string, unknown> = {}, timeoutMs = 15_000): Promise<T> {
+export async function graphql<T = any>(
+  url: string,
+  key: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+  timeoutMs = 15_000,
+): Promise<T> {
   let response: Response;
   try {
     response = await fetch(url, {
@@ -24,7 +30,9 @@ export async function graphql<T = any>(url: string, key: string, query: string, 
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    throw new ConnectionLost(`${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+    throw new ConnectionLost(
+      `${url}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`,
+    );
   }
   let body: { data?: T; errors?: { message: string; extensions?: { code?: string } }[] };
   try {

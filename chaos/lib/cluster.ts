@@ -81,7 +81,12 @@ export class Cluster {
     let sandbox: Child | null = null;
     try {
       const sandboxPort = await freePort();
-      sandbox = spawnCli('sandboxes', ['sandboxes', '--port', String(sandboxPort)], baseEnv({ NODE_ENV: 'production' }), path.join(logDir, 'sandboxes.log'));
+      sandbox = spawnCli(
+        'sandboxes',
+        ['sandboxes', '--port', String(sandboxPort)],
+        baseEnv({ NODE_ENV: 'production' }),
+        path.join(logDir, 'sandboxes.log'),
+      );
       const started = sandbox;
       await waitUntil(`the sandboxes of ${scenario} to announce their URL`, () => started.stdout().includes('VENDOR_SANDBOX_URL='), 20_000, started);
       const control = new SandboxControl(`http://127.0.0.1:${sandboxPort}`);
@@ -150,7 +155,13 @@ export class Cluster {
 
   /** `toolgate ledger verify --json` on the scenario database: one result per org. */
   async ledgerVerify(): Promise<{ ok: boolean; orgs: { ok: boolean; eventsChecked?: number; problem?: string }[]; exitCode: number | null }> {
-    const result = await runCli('ledger-verify', ['ledger', 'verify', '--json'], cliEnv(this.db.url), path.join(this.logDir, 'ledger-verify.log'), 60_000);
+    const result = await runCli(
+      'ledger-verify',
+      ['ledger', 'verify', '--json'],
+      cliEnv(this.db.url),
+      path.join(this.logDir, 'ledger-verify.log'),
+      60_000,
+    );
     const orgs = result.stdout
       .split('\n')
       .filter((line) => line.trim().startsWith('{'))

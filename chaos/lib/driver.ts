@@ -88,7 +88,12 @@ export class Driver {
     return this.start(node, batch, LOOKUP_MESSAGE, { kind: 'lookup' });
   }
 
-  private async start(node: Node, batch: number, message: string, what: Pick<TrackedRun, 'kind' | 'customerId' | 'amount'>): Promise<TrackedRun | null> {
+  private async start(
+    node: Node,
+    batch: number,
+    message: string,
+    what: Pick<TrackedRun, 'kind' | 'customerId' | 'amount'>,
+  ): Promise<TrackedRun | null> {
     try {
       const data = await graphql<{ startAgentRun: { id: string } }>(
         node.url,
@@ -118,9 +123,14 @@ export class Driver {
   /** resolveApproval APPROVE as the expert: 'approved', 'lost' (the node died before answering) or the error code. */
   async approve(node: Node, approvalId: string): Promise<string> {
     try {
-      await graphql(node.url, this.key('expert'), 'mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE, reason: "chaos harness") { status } }', {
-        id: approvalId,
-      });
+      await graphql(
+        node.url,
+        this.key('expert'),
+        'mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE, reason: "chaos harness") { status } }',
+        {
+          id: approvalId,
+        },
+      );
       return 'approved';
     } catch (error) {
       if (error instanceof ConnectionLost) {
@@ -137,12 +147,13 @@ export class Driver {
     const statuses = new Map<string, string>();
     let after: string | null = null;
     for (;;) {
-      const data: { runs: { edges: { node: { id: string; status: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await graphql(
-        node.url,
-        this.key('client'),
-        'query($after: String) { runs(first: 100, after: $after) { edges { node { id status } } pageInfo { hasNextPage endCursor } } }',
-        { after },
-      );
+      const data: { runs: { edges: { node: { id: string; status: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } =
+        await graphql(
+          node.url,
+          this.key('client'),
+          'query($after: String) { runs(first: 100, after: $after) { edges { node { id status } } pageInfo { hasNextPage endCursor } } }',
+          { after },
+        );
       for (const edge of data.runs.edges) statuses.set(edge.node.id, edge.node.status);
       if (!data.runs.pageInfo.hasNextPage) return statuses;
       after = data.runs.pageInfo.endCursor;
@@ -177,16 +188,20 @@ export class Driver {
   }
 
   /** Ledger events of one type (admin: metadata included), in sequence order. */
-  async ledgerEvents(node: Node, type: string): Promise<{ type: string; resourceId: string | null; runId: string | null; sequence: string; metadata: Record<string, unknown> }[]> {
+  async ledgerEvents(
+    node: Node,
+    type: string,
+  ): Promise<{ type: string; resourceId: string | null; runId: string | null; sequence: string; metadata: Record<string, unknown> }[]> {
     const events: { type: string; resourceId: string | null; runId: string | null; sequence: string; metadata: Record<string, unknown> }[] = [];
     let after: string | null = null;
     for (;;) {
-      const data: { ledgerEvents: { edges: { node: (typeof events)[number] }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } = await graphql(
-        node.url,
-        this.key('admin'),
-        'query($after: String, $type: String) { ledgerEvents(first: 100, after: $after, filter: { type: $type }) { edges { node { type resourceId runId sequence metadata } } pageInfo { hasNextPage endCursor } } }',
-        { after, type },
-      );
+      const data: { ledgerEvents: { edges: { node: (typeof events)[number] }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } } =
+        await graphql(
+          node.url,
+          this.key('admin'),
+          'query($after: String, $type: String) { ledgerEvents(first: 100, after: $after, filter: { type: $type }) { edges { node { type resourceId runId sequence metadata } } pageInfo { hasNextPage endCursor } } }',
+          { after, type },
+        );
       events.push(...data.ledgerEvents.edges.map((e) => e.node));
       if (!data.ledgerEvents.pageInfo.hasNextPage) return events;
       after = data.ledgerEvents.pageInfo.endCursor;
@@ -245,7 +260,13 @@ export class Driver {
    * The drive loop: approves every pending approval (one at a time, on a live node) and
    * polls until `done()`; stops early when `watch` (a node expected to die) has died.
    */
-  async drive(options: { deadline: number; approve: boolean; done: () => Promise<boolean>; watch?: Node; via?: string }): Promise<'done' | 'died' | 'timeout'> {
+  async drive(options: {
+    deadline: number;
+    approve: boolean;
+    done: () => Promise<boolean>;
+    watch?: Node;
+    via?: string;
+  }): Promise<'done' | 'died' | 'timeout'> {
     for (;;) {
       if (options.watch && !options.watch.child.alive()) return 'died';
       try {

@@ -2,15 +2,16 @@ import type { ScenarioResult } from './verify';
 
 /** The summary table (markdown) and the failures under it. */
 export function renderTable(results: ScenarioResult[], terminalWithinMs = 60_000): string {
-  const header =
-    `| scenario | runs | kills | terminal ≤ ${terminalWithinMs / 1000} s | invoice calls: succeeded / failed (codes) | invoices | duplicated effects | lost | under review | reconciled (re_executed / vendor_confirmed / vendor_not_performed / vendor_outcome_unknown) | ledger |`;
+  const header = `| scenario | runs | kills | terminal ≤ ${terminalWithinMs / 1000} s | invoice calls: succeeded / failed (codes) | invoices | duplicated effects | lost | under review | reconciled (re_executed / vendor_confirmed / vendor_not_performed / vendor_outcome_unknown) | ledger |`;
   const rule = '| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | --- | --- |';
   const rows = results.map((r) => {
     const failed = Object.entries(r.invoiceCalls.byOutcome)
       .filter(([outcome]) => outcome !== 'succeeded')
       .map(([outcome, n]) => `${n} ${outcome.replace(/^failed /, '')}`);
     const calls = `${r.invoiceCalls.byOutcome.succeeded ?? 0} / ${failed.length ? failed.join(', ') : '0'}`;
-    const terminal = r.terminal.ok ? `yes (${((r.terminal.afterMs ?? 0) / 1000).toFixed(1)} s)` : `**NO** (${r.terminal.notTerminal.length} not terminal)`;
+    const terminal = r.terminal.ok
+      ? `yes (${((r.terminal.afterMs ?? 0) / 1000).toFixed(1)} s)`
+      : `**NO** (${r.terminal.notTerminal.length} not terminal)`;
     const rec = r.reconciled;
     const reconciled = `${rec.re_executed} / ${rec.vendor_confirmed} / ${rec.vendor_not_performed} / ${rec.vendor_outcome_unknown}${rec.input_lost ? ` (+${rec.input_lost} input_lost)` : ''}`;
     const mark = (n: number) => (n === 0 ? '0' : `**${n}**`);
@@ -49,8 +50,13 @@ export function renderFailures(results: ScenarioResult[]): string {
 export function renderNotes(results: ScenarioResult[]): string {
   const lines: string[] = [];
   for (const r of results) {
-    const kills = r.record.kills.map((k) => `${k.node}#${k.incarnation} ${k.how} at ${(k.atMs / 1000).toFixed(1)} s${k.heldAtVendor.length ? ` (${k.heldAtVendor.length} invoice write(s)${k.lookupsHeld ? ` and ${k.lookupsHeld} lookup(s)` : ''} held)` : ''}`);
-    lines.push(`- ${r.name}: runs ${JSON.stringify(r.runStatuses)}; lookups ${JSON.stringify(r.lookupCalls.byOutcome)}; interrupted ${r.interrupted}; kills: ${kills.join('; ') || 'none'}`);
+    const kills = r.record.kills.map(
+      (k) =>
+        `${k.node}#${k.incarnation} ${k.how} at ${(k.atMs / 1000).toFixed(1)} s${k.heldAtVendor.length ? ` (${k.heldAtVendor.length} invoice write(s)${k.lookupsHeld ? ` and ${k.lookupsHeld} lookup(s)` : ''} held)` : ''}`,
+    );
+    lines.push(
+      `- ${r.name}: runs ${JSON.stringify(r.runStatuses)}; lookups ${JSON.stringify(r.lookupCalls.byOutcome)}; interrupted ${r.interrupted}; kills: ${kills.join('; ') || 'none'}`,
+    );
     for (const note of r.notes) lines.push(`  - ${note}`);
   }
   return lines.join('\n');

@@ -116,7 +116,9 @@ function failpointFor(name: ScenarioName, batchIndex: number, size: number, look
       // Three words per text delta: a first turn ("Let me take care of that for you.") is 3 deltas,
       // so even batches die in a first turn, odd ones in a reply after the invoice.
       const firstTurns = 3 * size;
-      return batchIndex % 2 === 0 ? `during_model_stream:${between(random, 1, firstTurns)}` : `during_model_stream:${between(random, firstTurns + 1, 2 * firstTurns)}`;
+      return batchIndex % 2 === 0
+        ? `during_model_stream:${between(random, 1, firstTurns)}`
+        : `during_model_stream:${between(random, firstTurns + 1, 2 * firstTurns)}`;
     }
   }
 }
@@ -127,9 +129,23 @@ async function statusesOf(driver: Driver, ids: string[]): Promise<Map<string, st
 }
 
 const allTerminal = async (driver: Driver, runs: TrackedRun[]) =>
-  [...(await statusesOf(driver, runs.map((r) => r.id))).values()].every((s) => TERMINAL_RUN.has(s));
+  [
+    ...(
+      await statusesOf(
+        driver,
+        runs.map((r) => r.id),
+      )
+    ).values(),
+  ].every((s) => TERMINAL_RUN.has(s));
 
-function recordKill(ctx: ScenarioContext, node: Node, how: string, exit: { code: number | null; signal: string | null }, held: string[] = [], lookupsHeld = 0): void {
+function recordKill(
+  ctx: ScenarioContext,
+  node: Node,
+  how: string,
+  exit: { code: number | null; signal: string | null },
+  held: string[] = [],
+  lookupsHeld = 0,
+): void {
   const kill: KillRecord = {
     node: node.name,
     incarnation: node.incarnation,
@@ -141,7 +157,9 @@ function recordKill(ctx: ScenarioContext, node: Node, how: string, exit: { code:
   };
   ctx.record.kills.push(kill);
   ctx.record.quietAfter = Math.max(ctx.record.quietAfter, Date.now() + ctx.settings.slowMs + 500);
-  ctx.log(`  killed ${node.name}#${node.incarnation} (${how}; ${kill.exit})${held.length ? `; held at the vendor: ${held.length} invoice write(s)` : ''}${lookupsHeld ? `, ${lookupsHeld} lookup(s)` : ''}`);
+  ctx.log(
+    `  killed ${node.name}#${node.incarnation} (${how}; ${kill.exit})${held.length ? `; held at the vendor: ${held.length} invoice write(s)` : ''}${lookupsHeld ? `, ${lookupsHeld} lookup(s)` : ''}`,
+  );
 }
 
 /**
@@ -182,10 +200,16 @@ async function failpointScenario(ctx: ScenarioContext, name: ScenarioName): Prom
     deathsBeforeBatch = 0;
     const size = sizes[index];
     const failpoint = node.failpoints;
-    log(`  batch ${index + 1}/${sizes.length}: ${size} invoice run(s)${lookups ? ` + ${lookups} lookup(s)` : ''}, TOOLGATE_FAILPOINTS=${failpoint ?? '(none)'}`);
+    log(
+      `  batch ${index + 1}/${sizes.length}: ${size} invoice run(s)${lookups ? ` + ${lookups} lookup(s)` : ''}, TOOLGATE_FAILPOINTS=${failpoint ?? '(none)'}`,
+    );
     const runs = await startBatch(ctx, [node], index, size, lookups);
     // The expert approves once the batch's requests are all queued (a node may die meanwhile: the drive notices).
-    await driver.waitParked(node, runs.filter((r) => r.kind === 'invoice').map((r) => r.id), 30_000);
+    await driver.waitParked(
+      node,
+      runs.filter((r) => r.kind === 'invoice').map((r) => r.id),
+      30_000,
+    );
     const outcome = await driver.drive({
       deadline: Date.now() + 45_000,
       approve: true,
@@ -222,9 +246,11 @@ async function killAtVendor(ctx: ScenarioContext, node: Node, callIds: () => Set
     }
     const requests = await control.requests();
     const now = Date.now();
-    requests.forEach((r, i) => firstSeen.has(i) || firstSeen.set(i, now));
+    for (let i = 0; i < requests.length; i++) if (!firstSeen.has(i)) firstSeen.set(i, now);
     const ids = callIds();
-    const held = requests.filter((r) => r.vendor === 'nango' && r.method === 'POST' && r.fault === 'slow' && ids.has(toolCallIdOfRequestId(r.requestId) ?? ''));
+    const held = requests.filter(
+      (r) => r.vendor === 'nango' && r.method === 'POST' && r.fault === 'slow' && ids.has(toolCallIdOfRequestId(r.requestId) ?? ''),
+    );
     if (held.length > 0 && firstAt === null) firstAt = now;
     if (firstAt !== null && now - firstAt >= window) {
       const exit = await node.child.kill();
@@ -302,10 +328,15 @@ async function vendorCallScenario(ctx: ScenarioContext, unknown: boolean): Promi
     log(`  batch ${index + 1}/${sizes.length}: ${size} invoice run(s) + ${settings.lookups} lookup(s), vendor held ${settings.slowMs} ms`);
     await control.clearFaults();
     await control.fault('nango', { kind: 'slow', delayMs: settings.slowMs }, { pathIncludes: '/invoice', times: size });
-    if (settings.lookups) await control.fault('shopify', { kind: 'slow', delayMs: settings.slowMs }, { pathIncludes: 'graphql.json', times: settings.lookups });
+    if (settings.lookups)
+      await control.fault('shopify', { kind: 'slow', delayMs: settings.slowMs }, { pathIncludes: 'graphql.json', times: settings.lookups });
     const baseline = (await control.requests()).length;
     const runs = await startBatch(ctx, [node], index, size, 0);
-    const approvalsReady = await driver.waitForApprovals(node, runs.map((r) => r.id), 30_000);
+    const approvalsReady = await driver.waitForApprovals(
+      node,
+      runs.map((r) => r.id),
+      30_000,
+    );
     if (!approvalsReady) throw new Error(`the approvals of batch ${index + 1} did not all appear within 30 s`);
     for (let i = 0; i < settings.lookups; i++) {
       const run = await driver.startLookupRun(node, index);
@@ -333,7 +364,9 @@ async function vendorCallScenario(ctx: ScenarioContext, unknown: boolean): Promi
         const heldSeen = held.every((id) => interrupted.has(id));
         if (open.length === 0 && heldSeen) break;
         if (Date.now() > settledBy) {
-          ctx.record.notes.push(`batch ${index + 1}: interrupted calls not settled within 30 s of the restart (${open.map((c) => c.id).join(', ') || 'held calls not interrupted'})`);
+          ctx.record.notes.push(
+            `batch ${index + 1}: interrupted calls not settled within 30 s of the restart (${open.map((c) => c.id).join(', ') || 'held calls not interrupted'})`,
+          );
           break;
         }
         await sleep(200);
@@ -364,7 +397,14 @@ async function twoNodesScenario(ctx: ScenarioContext): Promise<void> {
   if (settings.lookups) await control.fault('shopify', { kind: 'slow', delayMs: holdMs }, { pathIncludes: 'graphql.json', times: settings.lookups });
   const baseline = (await control.requests()).length;
   const runs = await startBatch(ctx, [a, b], 0, size, 0);
-  if (!(await driver.waitForApprovals(b, runs.map((r) => r.id), 30_000))) throw new Error('the approvals did not all appear within 30 s');
+  if (
+    !(await driver.waitForApprovals(
+      b,
+      runs.map((r) => r.id),
+      30_000,
+    ))
+  )
+    throw new Error('the approvals did not all appear within 30 s');
   for (let i = 0; i < settings.lookups; i++) {
     const run = await driver.startLookupRun(i % 2 === 0 ? a : b, 0);
     if (run) runs.push(run);

@@ -41,7 +41,8 @@ const count = <T>(items: T[], key: (item: T) => string): Record<string, number> 
   return out;
 };
 
-const outcomeOf = (call: { status: string; errorCode: string | null }) => (call.status === 'succeeded' ? 'succeeded' : `${call.status}${call.errorCode ? ` ${call.errorCode}` : ''}`);
+const outcomeOf = (call: { status: string; errorCode: string | null }) =>
+  call.status === 'succeeded' ? 'succeeded' : `${call.status}${call.errorCode ? ` ${call.errorCode}` : ''}`;
 
 export async function verifyScenario(cluster: Cluster, driver: Driver, record: ScenarioRecord, terminalWithinMs: number): Promise<ScenarioResult> {
   const node = driver.liveNode();
@@ -64,7 +65,8 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
 
   // 2. No call left in flight or waiting.
   for (const call of calls) {
-    if (['running', 'approved', 'waiting_approval'].includes(call.status)) fail(`tool call ${call.id} (${call.toolName}.${call.action}, run ${call.runId}) left ${call.status}`);
+    if (['running', 'approved', 'waiting_approval'].includes(call.status))
+      fail(`tool call ${call.id} (${call.toolName}.${call.action}, run ${call.runId}) left ${call.status}`);
   }
 
   // 3. The vendor's effects per idempotency key.
@@ -146,7 +148,8 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
   const interrupted = new Set(interruptedEvents.map((e) => e.resourceId ?? ''));
   for (const id of interrupted) {
     const outcome = settledById.get(id);
-    if (outcome && typeof outcome.metadata.reconciled !== 'string') fail(`call ${id} was interrupted but settled without reconciliation (${outcome.type})`);
+    if (outcome && typeof outcome.metadata.reconciled !== 'string')
+      fail(`call ${id} was interrupted but settled without reconciliation (${outcome.type})`);
   }
 
   // 6. VENDOR_OUTCOME_UNKNOWN only where the vendor could not tell, and only for the calls the kill interrupted.
@@ -161,7 +164,8 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
     const held = new Set(record.kills.flatMap((k) => k.heldAtVendor));
     for (const id of held) {
       const call = callsById.get(id);
-      if (call && call.errorCode !== 'VENDOR_OUTCOME_UNKNOWN') fail(`call ${id} was held at the vendor at a kill, lookups failed, yet it ended ${outcomeOf(call)}`);
+      if (call && call.errorCode !== 'VENDOR_OUTCOME_UNKNOWN')
+        fail(`call ${id} was held at the vendor at a kill, lookups failed, yet it ended ${outcomeOf(call)}`);
     }
     if (held.size === 0) fail('no invoice write was held at the vendor at any kill: the scenario proved nothing');
   }

@@ -49,13 +49,20 @@ const scenario = (name: string) => {
 
 describe('chaos harness, small configuration', () => {
   test('both scenarios ran to their verification', () => {
-    expect({ errors: report.errors, scenarios: report.results.map((r) => r.name) }).toEqual({ errors: [], scenarios: ['after_vendor_response', 'two_nodes'] });
+    expect({ errors: report.errors, scenarios: report.results.map((r) => r.name) }).toEqual({
+      errors: [],
+      scenarios: ['after_vendor_response', 'two_nodes'],
+    });
   });
 
   test.each(['after_vendor_response', 'two_nodes'])('%s: every invariant holds (terminal, no duplicate, nothing lost, ledger intact)', (name) => {
     const result = scenario(name);
     // The failures name run and tool call ids; the logs of every process are in result.logDir.
-    expect({ scenario: name, failures: result.failures, logs: result.failures.length ? result.logDir : null }).toEqual({ scenario: name, failures: [], logs: null });
+    expect({ scenario: name, failures: result.failures, logs: result.failures.length ? result.logDir : null }).toEqual({
+      scenario: name,
+      failures: [],
+      logs: null,
+    });
     expect(result.terminal.ok).toBe(true);
     expect(result.duplicatedEffects).toBe(0);
     expect(result.lost).toBe(0);
