@@ -6,7 +6,7 @@ import { ToolCallStatusEnum } from '../graphql/enums';
 import type { ToolCallStatus } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 import { badInput } from '../errors/app-error';
-import { isStorable } from './gateway.service';
+import { isStorable } from './call-outcome';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -1,10 +1,10 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { AppError, notFound } from '../errors/app-error';
-import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import { ERROR_CATALOG } from '../errors/error-codes';
 import { isUuid } from '../db/ids';
 import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
-import { ACTIVE_RUN_STATUSES, type RunMetadata, type RunStatus } from '../runs/agent-run.entity';
+import { ACTIVE_RUN_STATUSES, type RunStatus } from '../runs/agent-run.entity';
 import { evaluatePolicy, type PolicyVerdict } from '../policy/policy-evaluator';
 import { redactInput } from '../redaction/redact';
 import { openJson } from '../credentials/sealed-json';
@@ -20,6 +20,8 @@ import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRe
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
 import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
 import { startApprovedCall } from './tool-call-state';
+import { loadRunForCall } from './run-for-call';
+import { assertDriver, blocked, isStorable, outcomeOf, replay, storable } from './call-outcome';
 import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
@@ -36,18 +38,6 @@ export interface GatewayDeps {
   nodeId: string;
   inFlight: InFlightCalls;
   failpoints: Failpoints;
-}
-
-interface RunForCall {
-  id: string;
-  orgId: string;
-  specialistId: string;
-  status: RunStatus;
-  driver: string;
-  allowedTools: string[];
-  configVersion: number;
-  policyVersion: number;
-  shadowMode: boolean;
 }
 
 /**
@@ -176,7 +166,7 @@ export class ToolGateway {
   }
 
   private async decide(tx: EntityManager, request: ToolCallRequest, claim: (callId: string) => void): Promise<DecidedCall | ToolCallOutcome> {
-    const run = await this.loadRun(tx, request.caller.orgId, request.runId);
+    const run = await loadRunForCall(tx, request.caller.orgId, request.runId);
     assertDriver(run.driver, request.caller);
     if (request.toolUseId) {
       const existing = await this.findByToolUse(tx, request);
@@ -287,45 +277,6 @@ export class ToolGateway {
     }
   }
 
-  private async loadRun(em: EntityManager, orgId: string, runId: string): Promise<RunForCall> {
-    if (!isUuid(runId)) throw notFound('Run');
-    const [row] = await em.execute<
-      {
-        id: string;
-        org_id: string;
-        specialist_id: string;
-        status: RunStatus;
-        metadata: RunMetadata;
-        driver: string;
-        config_version: number;
-        policy_version: number;
-        policy_shadow_mode: boolean;
-      }[]
-    >(
-      `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode
-         from agent_runs r join orgs o on o.id = r.org_id
-        where r.id = ? and r.org_id = ?`,
-      [runId, orgId],
-    );
-    if (!row) throw notFound('Run');
-    if (!ACTIVE_RUN_STATUSES.includes(row.status)) {
-      throw new AppError('RUN_NOT_ACTIVE', `Run is ${row.status}; tool calls are accepted only while it is running`, {
-        runStatus: row.status,
-      });
-    }
-    return {
-      id: row.id,
-      orgId: row.org_id,
-      specialistId: row.specialist_id,
-      status: row.status,
-      driver: row.driver,
-      allowedTools: row.metadata?.runtimeManifest?.allowedTools ?? [],
-      configVersion: row.config_version,
-      policyVersion: row.policy_version,
-      shadowMode: row.policy_shadow_mode,
-    };
-  }
-
   /** A plain existence check first: on the hot path the answer is almost always "none". */
   private async findByToolUse(em: EntityManager, request: ToolCallRequest): Promise<ToolCall | null> {
     const [row] = await em.execute<{ id: string }[]>('select id from tool_calls where run_id = ? and org_id = ? and tool_use_id = ?', [
@@ -335,52 +286,4 @@ export class ToolGateway {
     ]);
     return row ? em.findOne(ToolCall, { id: row.id }) : null;
   }
-}
-
-function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
-  return { status: 'blocked', toolCallId: call.id, result: null, error: errorFor(code), approvalRequestId: null, replayed: false };
-}
-
-/**
- * The state of a call made before. A succeeded call replays its stored result, which is
- * the redacted output (only the first answer carried the unredacted one): a call that
- * happened is never reported as failed.
- */
-async function replay(em: EntityManager, call: ToolCall): Promise<ToolCallOutcome> {
-  const approval = await em.findOne(ApprovalRequest, { toolCallId: call.id, orgId: call.orgId });
-  return { ...outcomeOf(call, call.outputRedacted, approval?.id ?? null), replayed: true };
-}
-
-/** Toolgate's own runtime drives internal runs: an API caller must not act on them. */
-function assertDriver(driver: string, caller: Caller): void {
-  if (driver === 'internal' && caller.keyId !== null) {
-    throw new AppError('FORBIDDEN', "This run is driven by Toolgate's agent runtime; its tool calls cannot be made through the API");
-  }
-}
-
-/** PostgreSQL text and jsonb cannot hold NUL. */
-export function isStorable(value: unknown, depth = 0): boolean {
-  if (typeof value === 'string') return !value.includes('\u0000');
-  if (depth > 64 || value === null || typeof value !== 'object') return true;
-  return Object.entries(value).every(([key, v]) => !key.includes('\u0000') && isStorable(v, depth + 1));
-}
-
-function storable<T>(value: T): T {
-  return isStorable(value) ? value : (JSON.parse(JSON.stringify(value).replace(/\\u0000/g, '\\ufffd')) as T);
-}
-
-export function outcomeOf(call: ToolCall, result: unknown, approvalRequestId: string | null): ToolCallOutcome {
-  const code = call.errorCode as ErrorCode | null;
-  return {
-    status: call.status,
-    toolCallId: call.id,
-    result: call.status === 'succeeded' ? result : null,
-    error: code ? errorFor(code) : null,
-    approvalRequestId,
-    replayed: false,
-  };
-}
-
-function errorFor(code: ErrorCode): { code: ErrorCode; message: string } {
-  return { code, message: ERROR_CATALOG[code].modelMessage ?? 'Tool execution failed' };
 }

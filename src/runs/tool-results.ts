@@ -1,4 +1,4 @@
-import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
+import { errorFor } from '../gateway/call-outcome';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
 import type { StoredBlock } from './run-messages';
@@ -15,11 +15,6 @@ export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): Stored
   }
   if (outcome.status === 'succeeded') return { ...base, content: JSON.stringify(outcome.result ?? null) };
   return { ...base, is_error: true, content: outcome.error?.message ?? 'Tool execution failed' };
-}
-
-function errorFor(code: string | null): ToolCallOutcome['error'] {
-  const known = code && code in ERROR_CATALOG ? (code as ErrorCode) : 'VENDOR_ERROR';
-  return { code: known, message: ERROR_CATALOG[known].modelMessage ?? 'Tool execution failed' };
 }
 
 /** A call's outcome as stored: a succeeded call carries its stored (redacted) result, never an error. */

@@ -1,0 +1,112 @@
+// The `toolgate` command's building blocks (src/cli.ts dispatches to them).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Config } from './config';
+import type { Logger } from './logger';
+import { openRuntime, type Toolgate } from './main';
+import type { SeedResult } from './seed/demo-seed';
+import { findOrg } from './orgs/org.service';
+import { Org } from './orgs/org.entity';
+import { verifyLedger } from './ledger/ledger-verify';
+import { ROLES } from './auth/roles';
+import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
+
+export class UsageError extends Error {}
+
+export async function withRuntime(
+  config: Config,
+  logger: Logger,
+  run: (runtime: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>,
+  options: { migrate: boolean } = { migrate: true },
+): Promise<number> {
+  const runtime = await openRuntime(config, logger, options);
+  try {
+    if (!options.migrate) {
+      const pending = await pendingMigrations(runtime.orm);
+      if (pending.length > 0) {
+        throw new UsageError(`the database has ${pending.length} pending migration(s); run \`toolgate migrate\` first`);
+      }
+    }
+    await run(runtime);
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+export async function verifyLedgers(config: Config, logger: Logger, orgId: string | null, json: boolean): Promise<number> {
+  let broken = 0;
+  const code = await withRuntime(
+    config,
+    logger,
+    async (runtime) => {
+      const em = runtime.orm.em.fork();
+      const orgIds = orgId ? [(await findOrg(em, orgId)).id] : (await em.find(Org, {}, { orderBy: { createdAt: 'asc' } })).map((o) => o.id);
+      for (const id of orgIds) {
+        const result = await verifyLedger(runtime.orm.em.fork(), id);
+        if (!result.ok) broken += 1;
+        process.stdout.write(
+          json
+            ? `${JSON.stringify(result)}\n`
+            : result.ok
+              ? `org ${id}: ok (${result.eventsChecked} events)\n`
+              : `org ${id}: BROKEN at sequence ${result.firstBadSequence} (event ${result.firstBadEventId}): ${result.problem}\n`,
+        );
+      }
+    },
+    { migrate: false },
+  );
+  return code === 0 && broken > 0 ? 1 : code;
+}
+
+export function describeVersions(counts: Record<number, number>, current: number): string {
+  const lines = Object.entries(counts).map(([version, count]) => `  v${version}: ${count} credential(s)`);
+  const old = Object.keys(counts).filter((v) => Number(v) !== current);
+  const advice =
+    old.length === 0
+      ? `Every credential uses v${current}; older master keys can be removed from MASTER_ENCRYPTION_KEYS.\n`
+      : `Still on older keys: ${old.map((v) => `v${v}`).join(', ')}; run \`toolgate credentials rotate\` before retiring them.\n`;
+  return `${lines.join('\n')}${lines.length ? '\n' : ''}${advice}`;
+}
+
+export function describeSeed(seed: SeedResult | null, toolgate: Toolgate | null): string {
+  const url = toolgate?.server.url ?? 'http://localhost:4000/graphql';
+  if (!seed) {
+    if (!toolgate) return '';
+    return `\nToolgate is serving ${url}\nKeys are shown only when issued: \`npx toolgate seed\` prints fresh demo keys, \`npx toolgate keys create --org ID --role ROLE\` one more.\n\n`;
+  }
+  const lines = [
+    '',
+    `Toolgate ${toolgate ? `is serving ${url}` : 'demo org'}`,
+    `Demo org ${seed.orgId} with specialist ${seed.specialistId}.`,
+    'API keys (shown once; keep them):',
+    ...ROLES.map((role) => `  ${role.padEnd(8)} ${seed.keys[role]}`),
+    '',
+    'Try:',
+    `  curl -s ${url} -H 'content-type: application/json' \\`,
+    `    -H 'authorization: Bearer ${seed.keys.admin}' \\`,
+    `    -d '{"query":"{ viewer { org { id name } role } }"}'`,
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+/** Rewrites migrations/index.ts to list every migration file in name (= time) order. */
+export async function writeMigrationIndex(): Promise<void> {
+  const files = (await fs.readdir(MIGRATIONS_DIR))
+    .filter((f) => /^Migration\d+.*\.ts$/.test(f))
+    .map((f) => f.replace(/\.ts$/, ''))
+    .sort();
+  const body = [
+    '// The ordered list of migrations, loaded as code so that the compiled server and the',
+    '// swc-transformed tests run the same files. `npm run migration:create` rewrites this file.',
+    "import type { MigrationObject } from '@mikro-orm/core';",
+    ...files.map((f) => `import { ${f} } from './${f}';`),
+    '',
+    'export const MIGRATIONS: MigrationObject[] = [',
+    ...files.map((f) => `  { name: '${f}', class: ${f} },`),
+    '];',
+    '',
+  ];
+  await fs.writeFile(path.join(MIGRATIONS_DIR, 'index.ts'), body.join('\n'));
+}

@@ -1,0 +1,57 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError, notFound } from '../errors/app-error';
+import { isUuid } from '../db/ids';
+import { ACTIVE_RUN_STATUSES, type RunMetadata, type RunStatus } from '../runs/agent-run.entity';
+
+/** What the gateway needs of a run and its org, in one SELECT (the org's versions invalidate its caches). */
+export interface RunForCall {
+  id: string;
+  orgId: string;
+  specialistId: string;
+  status: RunStatus;
+  driver: string;
+  allowedTools: string[];
+  configVersion: number;
+  policyVersion: number;
+  shadowMode: boolean;
+}
+
+/** The run, if it is the caller's org's and active; NOT_FOUND or RUN_NOT_ACTIVE otherwise. */
+export async function loadRunForCall(em: EntityManager, orgId: string, runId: string): Promise<RunForCall> {
+  if (!isUuid(runId)) throw notFound('Run');
+  const [row] = await em.execute<
+    {
+      id: string;
+      org_id: string;
+      specialist_id: string;
+      status: RunStatus;
+      metadata: RunMetadata;
+      driver: string;
+      config_version: number;
+      policy_version: number;
+      policy_shadow_mode: boolean;
+    }[]
+  >(
+    `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode
+       from agent_runs r join orgs o on o.id = r.org_id
+      where r.id = ? and r.org_id = ?`,
+    [runId, orgId],
+  );
+  if (!row) throw notFound('Run');
+  if (!ACTIVE_RUN_STATUSES.includes(row.status)) {
+    throw new AppError('RUN_NOT_ACTIVE', `Run is ${row.status}; tool calls are accepted only while it is running`, {
+      runStatus: row.status,
+    });
+  }
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    specialistId: row.specialist_id,
+    status: row.status,
+    driver: row.driver,
+    allowedTools: row.metadata?.runtimeManifest?.allowedTools ?? [],
+    configVersion: row.config_version,
+    policyVersion: row.policy_version,
+    shadowMode: row.policy_shadow_mode,
+  };
+}
