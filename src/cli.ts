@@ -10,7 +10,7 @@ import { createKey, createOrg } from './orgs/org.service';
 import { countByKeyVersion, rotateCredentials } from './credentials/credential-rotation';
 import { isRole, ROLES } from './auth/roles';
 import { AppError } from './errors/app-error';
-import { buildToolgateSchema, printToolgateSchema } from './graphql/schema';
+import { buildToolgateSchema, printToolgateSchema } from './api/schema';
 import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { MIGRATIONS_DIR } from './db/orm';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';

@@ -103,7 +103,7 @@ export interface ApiConfig {
   /** Aliases per operation, `__typename` aliases included. */
   maxAliases: number;
   maxDirectives: number;
-  /** Estimated cost of one operation (list sizes from `first`; see src/graphql/limits.ts). */
+  /** Estimated cost of one operation (list sizes from `first`; see src/api/limits.ts). */
   maxCost: number;
   /** Roles that may only run manifest operations by id; the rest may also send query text. */
   trustedDocumentRoles: Role[];

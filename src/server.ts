@@ -13,12 +13,12 @@ import type { Logger } from './logger';
 import type { Caller } from './auth/caller';
 import { pendingMigrations } from './db/orm';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from './db/unavailable';
-import { createClientErrorFormatter } from './graphql/client-errors';
-import { OperationGuard } from './graphql/operation-guard';
-import { PersistedDocuments, defaultPersistedDocumentsFile } from './graphql/persisted-documents';
-import { startGraphQLWebSocket } from './graphql/websocket';
-import { graphqlRoute } from './graphql/http/graphql-route';
-import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './graphql/http/apollo-plugins';
+import { createClientErrorFormatter } from './api/client-errors';
+import { OperationGuard } from './api/operation-guard';
+import { PersistedDocuments, defaultPersistedDocumentsFile } from './api/persisted-documents';
+import { startGraphQLWebSocket } from './api/websocket';
+import { graphqlRoute } from './api/http/graphql-route';
+import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 
 export interface ToolgateServer {
   httpServer: http.Server;

@@ -1,7 +1,10 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
-import { ApprovalKindEnum, ApprovalStatusEnum } from '../graphql/enums';
-import type { ApprovalKind, ApprovalRequest, ApprovalStatus } from './approval-request.entity';
+import { APPROVAL_KINDS, APPROVAL_STATUSES, type ApprovalKind, type ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
+import { graphqlEnum } from '../graphql/enums';
+
+export const ApprovalKindEnum = graphqlEnum(APPROVAL_KINDS, 'ApprovalKind');
+export const ApprovalStatusEnum = graphqlEnum(APPROVAL_STATUSES, 'ApprovalStatus');
 
 @ObjectType('ApprovalRequest', { description: 'A human decision a tool call waits for' })
 export class ApprovalRequestType {

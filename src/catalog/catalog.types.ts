@@ -1,9 +1,11 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { RiskLevelEnum } from '../graphql/enums';
-import type { RiskLevel } from './risk';
+import { RISK_LEVELS, type RiskLevel } from './risk';
 import type { ToolDefinition } from './tool-definition.entity';
 import { toolKey } from './tool-key';
+import { graphqlEnum } from '../graphql/enums';
+
+export const RiskLevelEnum = graphqlEnum(RISK_LEVELS, 'RiskLevel');
 
 @ObjectType('ToolCatalogEntry', { description: "A catalog tool action and whether the caller's org enabled it" })
 export class ToolCatalogEntryType {

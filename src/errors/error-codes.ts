@@ -15,7 +15,7 @@ export const ERROR_CODES = [
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_ALLOWED',
   'RATE_LIMITED',
-  // Request limits (src/graphql/limits.ts): the operation is refused before execution
+  // Request limits (src/api/limits.ts): the operation is refused before execution
   'QUERY_TOO_DEEP',
   'QUERY_TOO_COSTLY',
   'TOO_MANY_ALIASES',

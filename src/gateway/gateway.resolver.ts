@@ -2,7 +2,7 @@ import { Arg, Authorized, Ctx, Field, ID, InputType, Mutation, ObjectType, Resol
 import { GraphQLJSON } from 'graphql-scalars';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import { ToolCallStatusEnum } from '../graphql/enums';
+import { ToolCallStatusEnum } from './tool-call.types';
 import type { ToolCallStatus } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 import { badInput } from '../errors/app-error';

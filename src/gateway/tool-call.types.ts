@@ -1,9 +1,12 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
-import { RiskLevelEnum, ToolCallStatusEnum } from '../graphql/enums';
+import { RiskLevelEnum } from '../catalog/catalog.types';
 import type { RiskLevel } from '../catalog/risk';
-import type { ToolCall, ToolCallStatus } from './tool-call.entity';
+import { TOOL_CALL_STATUSES, type ToolCall, type ToolCallStatus } from './tool-call.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
+import { graphqlEnum } from '../graphql/enums';
+
+export const ToolCallStatusEnum = graphqlEnum(TOOL_CALL_STATUSES, 'ToolCallStatus');
 
 @ObjectType('ToolCall', { description: 'One tool invocation as recorded by the gateway (input and output redacted)' })
 export class ToolCallType {

@@ -1,9 +1,11 @@
 import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { RoleEnum } from '../graphql/enums';
-import type { Role } from '../auth/roles';
+import { ROLES, type Role } from '../auth/roles';
 import type { Org } from './org.entity';
 import type { Specialist } from './specialist.entity';
 import type { FeatureFlag } from './feature-flag.entity';
+import { graphqlEnum } from '../graphql/enums';
+
+export const RoleEnum = graphqlEnum(ROLES, 'Role', 'The role of an API key');
 
 @ObjectType('Org')
 export class OrgType {

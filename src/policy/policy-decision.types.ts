@@ -1,9 +1,12 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { PolicyOutcomeEnum, RiskLevelEnum } from '../graphql/enums';
-import type { PolicyOutcome } from './policy-decision-outcome';
+import { RiskLevelEnum } from '../catalog/catalog.types';
+import { POLICY_OUTCOMES, type PolicyOutcome } from './policy-decision-outcome';
 import type { RiskLevel } from '../catalog/risk';
 import type { PolicyDecision } from './policy-decision.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
+import { graphqlEnum } from '../graphql/enums';
+
+export const PolicyOutcomeEnum = graphqlEnum(POLICY_OUTCOMES, 'PolicyOutcome');
 
 @ObjectType('PolicyDecision', { description: 'One policy evaluation: what was decided, by which rule, at which version' })
 export class PolicyDecisionType {

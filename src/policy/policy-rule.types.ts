@@ -1,6 +1,8 @@
 import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
-import { PolicyOutcomeEnum, RiskLevelEnum, RoleEnum } from '../graphql/enums';
+import { PolicyOutcomeEnum } from './policy-decision.types';
+import { RiskLevelEnum } from '../catalog/catalog.types';
+import { RoleEnum } from '../orgs/org.types';
 import type { PolicyOutcome } from './policy-decision-outcome';
 import type { RiskLevel } from '../catalog/risk';
 import type { Role } from '../auth/roles';

@@ -1,9 +1,11 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { RunStatusEnum } from '../graphql/enums';
 import { GraphQLJSON } from 'graphql-scalars';
-import type { AgentRun, RunStatus } from './agent-run.entity';
+import { RUN_STATUSES, type AgentRun, type RunStatus } from './agent-run.entity';
 import type { RunMessage } from './run-message.entity';
 import { PageArgs, TimeRange, connectionType } from '../graphql/pagination';
+import { graphqlEnum } from '../graphql/enums';
+
+export const RunStatusEnum = graphqlEnum(RUN_STATUSES, 'RunStatus');
 
 @ObjectType('AgentRun', { description: 'One conversation of an agent with a specialist' })
 export class AgentRunType {

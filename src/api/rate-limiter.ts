@@ -2,7 +2,7 @@ import { AppError } from '../errors/app-error';
 
 /**
  * A token bucket per API key, in this process's memory: `points` is the burst, refilled
- * at `pointsPerSecond`; each operation takes its cost (src/graphql/limits.ts). With several
+ * at `pointsPerSecond`; each operation takes its cost (src/api/limits.ts). With several
  * API nodes each node keeps its own buckets, so a key's effective budget is per node
  * (put a shared store behind `take` to make it global).
  */

@@ -13,7 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../graphql/context';
 import type { Caller } from '../auth/caller';
 import { authenticate, parseAuthorization } from '../auth/api-key.service';
 import type { ApiConfig } from '../config';

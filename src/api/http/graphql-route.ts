@@ -3,7 +3,7 @@ import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { RequestContext } from '../context';
+import type { RequestContext } from '../../graphql/context';
 import type { Caller } from '../../auth/caller';
 import { authenticate, parseAuthorization } from '../../auth/api-key.service';
 import { AppError } from '../../errors/app-error';

@@ -1,5 +1,5 @@
 import { Kind, createSourceEventStream, execute, getOperationAST, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import type { RequestContext } from './context';
+import type { RequestContext } from '../graphql/context';
 
 /**
  * Subscription fan-out by group. Subscriptions of one org and role running the same

@@ -1,6 +1,6 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLError } from 'graphql';
-import type { RequestContext } from '../context';
+import type { RequestContext } from '../../graphql/context';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
 import { isExpectedError } from '../../errors/format-error';
