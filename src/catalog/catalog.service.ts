@@ -4,11 +4,10 @@ import { ToolPermission } from './tool-permission.entity';
 import { ToolSpecialistBinding } from './tool-specialist-binding.entity';
 import { TOOL_CATALOG, type CatalogEntry } from './tool-catalog';
 import { toolKey, type ToolKey } from './tool-key';
-import { appendLedgerEvent } from '../ledger/ledger.service';
 import { AppError } from '../errors/app-error';
 import type { Caller } from '../auth/caller';
 import { findSpecialist } from '../orgs/org.service';
-import { bumpConfigVersion } from '../orgs/config-version';
+import { recordConfigChange } from '../orgs/config-version';
 
 /**
  * Writes the catalog (by default the registered vendors', src/vendors/index.ts) into
@@ -62,13 +61,9 @@ export async function setToolPermission(
     }
     permission.enabled = enabled;
     permission.updatedAt = new Date();
-    await tx.flush();
-    await bumpConfigVersion(tx, caller.orgId);
-    await appendLedgerEvent(tx, {
-      orgId: caller.orgId,
+    await recordConfigChange(tx, caller, {
       type: 'permission.changed',
       resourceId: permission.id,
-      actor: caller,
       metadata: { scope: 'org', tool: toolKey(toolName, action), enabled, previous },
     });
     return { permission, tool };
@@ -92,14 +87,10 @@ export async function bindToolToSpecialist(
     } else if (!bound && existing) {
       tx.remove(existing);
     }
-    await tx.flush();
     if (bound !== Boolean(existing)) {
-      await bumpConfigVersion(tx, caller.orgId);
-      await appendLedgerEvent(tx, {
-        orgId: caller.orgId,
+      await recordConfigChange(tx, caller, {
         type: 'permission.changed',
         resourceId: specialistId,
-        actor: caller,
         metadata: { scope: 'specialist', specialistId, tool: toolKey(toolName, action), bound },
       });
     }

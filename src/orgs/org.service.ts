@@ -8,7 +8,7 @@ import type { Role } from '../auth/roles';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { AppError, badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
-import { bumpConfigVersion } from './config-version';
+import { recordConfigChange } from './config-version';
 
 const FLAG_KEY = /^[a-z][a-z0-9_.]{0,63}$/;
 
@@ -96,15 +96,7 @@ export async function setFeatureFlag(em: EntityManager, caller: Caller, key: str
     if (!flag) flag = tx.create(FeatureFlag, { orgId: caller.orgId, key, enabled });
     flag.enabled = enabled;
     flag.updatedAt = new Date();
-    await tx.flush();
-    await bumpConfigVersion(tx, caller.orgId);
-    await appendLedgerEvent(tx, {
-      orgId: caller.orgId,
-      type: 'feature_flag.changed',
-      resourceId: flag.id,
-      actor: caller,
-      metadata: { key, enabled, previous },
-    });
+    await recordConfigChange(tx, caller, { type: 'feature_flag.changed', resourceId: flag.id, metadata: { key, enabled, previous } });
     return flag;
   });
 }

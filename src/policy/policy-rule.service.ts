@@ -1,8 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { PolicyRule, type PolicyCondition } from './policy-rule.entity';
-import { CONDITION_PATH } from './policy-evaluator';
-import type { PolicyOutcome } from './policy-decision-outcome';
-import type { RiskLevel } from '../catalog/risk';
+import { PolicyRule } from './policy-rule.entity';
+import { CONDITION_PATH, type CompiledRule } from './policy-evaluator';
 import { ROLES } from '../auth/roles';
 import type { Caller } from '../auth/caller';
 import { appendLedgerEvent } from '../ledger/ledger.service';
@@ -11,17 +9,10 @@ import { findOrg, findSpecialist } from '../orgs/org.service';
 import { badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 
-export interface PolicyRuleInput {
+/** A rule as an admin writes it: the evaluator's fields, optionally an id to replace, and whether it is on. */
+export interface PolicyRuleInput extends Omit<CompiledRule, 'id' | 'specialistId'> {
   id?: string | null;
-  name: string;
-  position: number;
-  toolPattern: string;
-  actionPattern: string;
-  conditions: PolicyCondition[];
-  roles: string[];
   specialistId?: string | null;
-  risk: RiskLevel;
-  decision: PolicyOutcome;
   enabled: boolean;
 }
 
