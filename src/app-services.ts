@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
+import type { Clock } from './clock';
 import type { Logger } from './logger';
 import type { ToolExecutor } from './executor/executor.types';
 import type { MasterKeyring } from './credentials/keyring';
@@ -46,6 +47,8 @@ export interface ServiceOptions {
   /** Base URL of the offline model, when it serves instead of Claude. */
   offlineModelUrl?: string | null;
   nodeId: string;
+  /** Time for token caches and the breaker (default: the system clock; tests move a manual one). */
+  clock?: Clock;
   /** The vendors (default: VENDORS of src/vendors/index.ts; a test may add its own). */
   vendors?: readonly VendorRegistration[];
   /** In-process run signals (tokens, status), shared with the realtime relay. */
@@ -64,6 +67,7 @@ export function createAppServices(
       orm,
       keyring,
       registry: createVendorRegistry(handlersOf(options.vendors ?? VENDORS)),
+      clock: options.clock,
       settings: config.vendor,
       urlOverrides: config.vendorUrls,
       sandboxUrls: options.sandboxUrls ?? null,

@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from './config';
+import type { Clock } from './clock';
 import type { Logger } from './logger';
 import type { MasterKeyring } from './credentials/keyring';
 import type { ToolExecutor } from './executor/executor.types';
@@ -36,6 +37,8 @@ export interface ComposeOverrides {
   worker?: boolean;
   /** Register as a node: heartbeat, reap dead nodes, reconcile (default true). */
   liveness?: boolean;
+  /** Time for token caches and the breaker (default: the system clock). */
+  clock?: Clock;
   /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
   vendors?: readonly VendorRegistration[];
   /** Default: TOOLGATE_NODE_NAME, else host:port. */
@@ -98,6 +101,7 @@ export async function composeToolgate(
     const nodeId = newId();
     const services = createAppServices(base, {
       executor: overrides.executor,
+      clock: overrides.clock,
       vendors,
       sandboxUrls: sandboxes.urls,
       offlineModelUrl,

@@ -7,6 +7,7 @@ import {
   type CircuitBreakerPolicy,
   type IBackoff,
   type IBackoffFactory,
+  type IHalfOpenAfterBackoffContext,
   type IRetryBackoffContext,
 } from 'cockatiel';
 import { readCredential } from '../credentials/credential.service';
@@ -19,6 +20,7 @@ import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutco
 import type { RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
 import { toolKey } from '../catalog/tool-key';
+import { systemClock, type Clock } from '../clock';
 
 export interface VendorExecutorDeps {
   orm: MikroORM;
@@ -30,6 +32,8 @@ export interface VendorExecutorDeps {
   /** vendor → sandbox base URL, when the sandboxes serve the vendors. */
   sandboxUrls: Record<string, string> | null;
   logger: Logger;
+  /** The time of token caches and the breaker's half-open delay (default: the system clock). */
+  clock?: Clock;
 }
 
 /** A call ready for its attempts, or why it cannot be made. */
@@ -56,7 +60,11 @@ export class VendorExecutor implements ToolExecutor {
   /** Per-vendor memory for handlers (e.g. cached access tokens), never shared across vendors. */
   private readonly caches = new Map<string, Map<string, unknown>>();
 
-  constructor(private readonly deps: VendorExecutorDeps) {}
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: VendorExecutorDeps) {
+    this.clock = deps.clock ?? systemClock;
+  }
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     const retries: RetryRecord[] = [];
@@ -166,6 +174,7 @@ export class VendorExecutor implements ToolExecutor {
                 signal,
                 idempotencyKey: `toolgate-${request.toolCallId}`,
                 cache: this.cacheFor(handler.vendor),
+                clock: this.clock,
               }),
             ),
           };
@@ -202,7 +211,10 @@ export class VendorExecutor implements ToolExecutor {
     if (!breaker) {
       breaker = circuitBreaker(
         handleWhen((error) => classifyFailure(error).vendorUnhealthy),
-        { halfOpenAfter: this.deps.settings.breakerHalfOpenMs, breaker: new ConsecutiveBreaker(this.deps.settings.breakerThreshold) },
+        {
+          halfOpenAfter: new ClockHalfOpen(this.clock, this.deps.settings.breakerHalfOpenMs),
+          breaker: new ConsecutiveBreaker(this.deps.settings.breakerThreshold),
+        },
       );
       this.breakers.set(key, breaker);
     }
@@ -237,6 +249,31 @@ class RetryAfterBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>
     const exponential = Math.min(this.maxMs, this.baseMs * 2 ** (context.attempt - 1));
     const duration = retryAfter ?? exponential / 2 + Math.random() * (exponential / 2);
     return { duration, next: (c) => this.next(c) };
+  }
+}
+
+/**
+ * The breaker's half-open delay on our clock. cockatiel half-opens an open breaker when
+ * `Date.now() - openedAt >= backoff.duration`, reading Date.now() itself and `duration` at
+ * each call while open; this backoff (created when the breaker opens or re-opens) answers
+ * 0 once our clock has moved `halfOpenMs` past that moment and Infinity before, so the
+ * decision follows the injected clock. With the system clock it is cockatiel's constant delay.
+ */
+class ClockHalfOpen implements IBackoffFactory<IHalfOpenAfterBackoffContext> {
+  constructor(
+    private readonly clock: Clock,
+    private readonly halfOpenMs: number,
+  ) {}
+
+  next(): IBackoff<IHalfOpenAfterBackoffContext> {
+    const { clock, halfOpenMs } = this;
+    const openedAt = clock.now();
+    return {
+      get duration() {
+        return clock.now() - openedAt >= halfOpenMs ? 0 : Number.POSITIVE_INFINITY;
+      },
+      next: () => this.next(),
+    };
   }
 }
 

@@ -1,4 +1,5 @@
 import type { RiskLevel } from '../catalog/risk';
+import type { Clock } from '../clock';
 
 /**
  * The one interface every vendor handler implements. A vendor is a folder under
@@ -27,6 +28,8 @@ export interface VendorContext {
   idempotencyKey: string;
   /** Per-handler memory that lives as long as the process (e.g. cached access tokens). */
   cache: Map<string, unknown>;
+  /** The time for token expiry and the like (systemClock in production; tests move a manual one). */
+  clock: Clock;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../support/app';
+import { ManualClock } from '../support/clock';
 import type { Fault } from '../../src/vendors/sandbox/sandbox-server';
 import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
 import {
@@ -9,7 +10,6 @@ import {
   inspectCall,
   newTenant,
   resetSandbox,
-  sleep,
   startRun,
   vendorRequests,
   type Tenant,
@@ -22,39 +22,38 @@ import {
  * through and its outcome closes or re-opens it. Retries are off so one call is one
  * attempt; every test uses a fresh org, so no breaker state leaks between tests.
  *
- * Two apps, so that only the probe tests depend on the clock: `steady` never half-opens
- * within a test; `probing` half-opens after PROBE_AFTER_MS, long enough for the one call
- * that checks a breaker is still open right after it opened, even on a loaded machine.
+ * The half-open delay runs on a manual clock: the probe tests advance it by
+ * PROBE_AFTER_MS instead of sleeping, and the other tests never move it, so no breaker
+ * half-opens behind their back however slow the machine.
  */
 const THRESHOLD = 3;
-const PROBE_AFTER_MS = 1500;
+const PROBE_AFTER_MS = 60_000;
 const TIMEOUT_MS = 800;
 const LOOKUP = 'order_lookup.lookup';
 const ORDER = { orderId: '12345' };
 
-let steady: TestApp;
-let probing: TestApp;
-
-const settings = (halfOpenMs: number) => ({
-  VENDOR_MAX_RETRIES: '0',
-  VENDOR_TIMEOUT_MS: String(TIMEOUT_MS),
-  VENDOR_BREAKER_THRESHOLD: String(THRESHOLD),
-  VENDOR_BREAKER_HALF_OPEN_MS: String(halfOpenMs),
-});
+const clock = new ManualClock();
+let app: TestApp;
 
 beforeAll(async () => {
-  steady = await startTestApp(settings(600_000), { sandboxes: true });
-  probing = await startTestApp(settings(PROBE_AFTER_MS), { sandboxes: true });
+  // The app's vendor executor reads the manual clock: the half-open delay passes only when a test moves it.
+  app = await startTestApp(
+    {
+      VENDOR_MAX_RETRIES: '0',
+      VENDOR_TIMEOUT_MS: String(TIMEOUT_MS),
+      VENDOR_BREAKER_THRESHOLD: String(THRESHOLD),
+      VENDOR_BREAKER_HALF_OPEN_MS: String(PROBE_AFTER_MS),
+    },
+    { sandboxes: true, clock },
+  );
 });
 
 afterAll(async () => {
-  await steady?.close();
-  await probing?.close();
+  await app?.close();
 });
 
 beforeEach(() => {
-  resetSandbox(steady);
-  resetSandbox(probing);
+  resetSandbox(app);
 });
 
 interface Org {
@@ -64,7 +63,7 @@ interface Org {
 }
 
 /** A new org; by default with order_lookup.lookup only (less to set up), null: every tool of the vendors. */
-async function freshOrg(app: TestApp = steady, vendors: string[] = ['shopify'], only: string[] | null = [LOOKUP]): Promise<Org> {
+async function freshOrg(vendors: string[] = ['shopify'], only: string[] | null = [LOOKUP]): Promise<Org> {
   const tenant = await newTenant(app, vendors, {}, only ?? undefined);
   return { app, tenant, runId: await startRun(app, tenant) };
 }
@@ -102,7 +101,7 @@ async function expectClosed(org: Org): Promise<void> {
 }
 
 test('THRESHOLD consecutive 503s open the breaker: the next call fails CIRCUIT_OPEN without reaching the vendor', async () => {
-  const org = await freshOrg(steady, ['shopify', 'jumio'], null);
+  const org = await freshOrg(['shopify', 'jumio'], null);
   await trip(org);
 
   const { answer, requests } = await call(org);
@@ -131,11 +130,13 @@ test('THRESHOLD consecutive 503s open the breaker: the next call fails CIRCUIT_O
 });
 
 test('after VENDOR_BREAKER_HALF_OPEN_MS a successful probe closes the breaker', async () => {
-  const org = await freshOrg(probing);
+  const org = await freshOrg();
   await trip(org);
   await expectOpen(org);
+  clock.advance(PROBE_AFTER_MS - 1);
+  await expectOpen(org);
 
-  await sleep(PROBE_AFTER_MS + 50);
+  clock.advance(1);
   const probe = await call(org);
   expect(probe.answer.status).toBe('succeeded');
   expect(probe.requests).toBe(1);
@@ -147,17 +148,19 @@ test('after VENDOR_BREAKER_HALF_OPEN_MS a successful probe closes the breaker', 
 });
 
 test('a failed probe re-opens the breaker for another VENDOR_BREAKER_HALF_OPEN_MS', async () => {
-  const org = await freshOrg(probing);
+  const org = await freshOrg();
   await trip(org);
   await expectOpen(org);
 
-  await sleep(PROBE_AFTER_MS + 50);
+  clock.advance(PROBE_AFTER_MS);
   const probe = await call(org, HTTP_503);
   expect(probe.answer.error?.code).toBe('VENDOR_ERROR');
   expect(probe.requests).toBe(1);
   await expectOpen(org);
+  clock.advance(PROBE_AFTER_MS - 1);
+  await expectOpen(org);
 
-  await sleep(PROBE_AFTER_MS + 50);
+  clock.advance(1);
   await expectClosed(org);
   await expectClosed(org);
 });

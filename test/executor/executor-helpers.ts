@@ -187,5 +187,3 @@ export async function storedTextOf(app: TestApp, toolCallId: string): Promise<st
   expect(rows).toHaveLength(1);
   return [...rows, ...events].map((r) => String(r.row)).join('\n');
 }
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,5 +1,7 @@
 import { SandboxServer, type SandboxRequest, type VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
+import { systemClock } from '../../src/clock';
+import { ManualClock } from '../support/clock';
 import { amazonHandler } from '../../src/vendors/amazon/amazon.handler';
 import { getOrderAction } from '../../src/vendors/amazon/get-order.action';
 import { getCatalogItemAction } from '../../src/vendors/amazon/get-catalog-item.action';
@@ -42,6 +44,7 @@ function ctx(overrides: Partial<VendorContext> = {}, target: SandboxServer = ser
     signal: new AbortController().signal,
     idempotencyKey: 'tc-1',
     cache: new Map(),
+    clock: systemClock,
     ...overrides,
   };
 }
@@ -234,16 +237,17 @@ describe('Login with Amazon token exchange', () => {
   });
 
   test('the token is exchanged again once it expires (sandbox expires_in 1 s)', async () => {
-    const shortLived = new SandboxServer([createAmazonSandbox({ accessTokenTtlSeconds: 1 })]);
+    const clock = new ManualClock();
+    const shortLived = new SandboxServer([createAmazonSandbox({ accessTokenTtlSeconds: 1, clock })]);
     await shortLived.start();
     try {
-      const context = ctx({}, shortLived);
+      const context = ctx({ clock }, shortLived);
       await getCatalogItemAction.execute({ asin: 'B07FZ8S74R' }, context);
       await getCatalogItemAction.execute({ asin: 'B07FZ8S74R' }, context);
       expect(tokenExchanges(shortLived.requests)).toBe(1);
       const firstToken = shortLived.requests[1].headers['x-amz-access-token'] as string;
 
-      await new Promise((resolve) => setTimeout(resolve, 1100));
+      clock.advance(1100);
       await getCatalogItemAction.execute({ asin: 'B07FZ8S74R' }, context);
       expect(tokenExchanges(shortLived.requests)).toBe(2);
 

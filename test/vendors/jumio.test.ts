@@ -1,5 +1,7 @@
 import { SandboxServer, type RecordedRequest } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
+import { systemClock } from '../../src/clock';
+import { ManualClock } from '../support/clock';
 import { jumioHandler } from '../../src/vendors/jumio/jumio.handler';
 import { getStatusAction } from '../../src/vendors/jumio/get-status.action';
 import { jumioTokenCacheKey, type JumioCachedToken } from '../../src/vendors/jumio/jumio.transport';
@@ -35,6 +37,7 @@ function context(overrides: Partial<VendorContext> = {}, target: SandboxServer =
     signal: new AbortController().signal,
     idempotencyKey: 'tc-1',
     cache: new Map(),
+    clock: systemClock,
     ...overrides,
   };
 }
@@ -196,14 +199,17 @@ describe('Jumio access tokens', () => {
   });
 
   test('a short-lived token is refreshed before it expires (sandbox expires_in = 1)', async () => {
-    const shortLived = new SandboxServer([createJumioSandbox({ tokenExpiresIn: 1 })]);
+    const clock = new ManualClock();
+    const shortLived = new SandboxServer([createJumioSandbox({ tokenExpiresIn: 1, clock })]);
     await shortLived.start();
     try {
-      const ctx = context({}, shortLived);
+      const ctx = context({ clock }, shortLived);
       await getStatusAction.execute(input, ctx);
+      clock.advance(499);
       await getStatusAction.execute(input, ctx);
       expect(tokenRequests(shortLived.requests)).toHaveLength(1);
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // Refreshed at half the lifetime: 500 ms in, while the sandbox still accepts the token.
+      clock.advance(1);
       await getStatusAction.execute(input, ctx);
       expect(tokenRequests(shortLived.requests)).toHaveLength(2);
     } finally {

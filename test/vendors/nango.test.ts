@@ -1,5 +1,6 @@
 import { SandboxServer, type SandboxRequest, type VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
+import { systemClock } from '../../src/clock';
 import { nangoHandler } from '../../src/vendors/nango/nango.handler';
 import { accountBalanceAction } from '../../src/vendors/nango/account-balance.action';
 import { sendInvoiceAction } from '../../src/vendors/nango/send-invoice.action';
@@ -44,6 +45,7 @@ function context(credentials: Record<string, unknown> = {}, idempotencyKey = 'tc
     signal: new AbortController().signal,
     idempotencyKey,
     cache: new Map(),
+    clock: systemClock,
   };
 }
 

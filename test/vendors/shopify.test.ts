@@ -1,5 +1,6 @@
 import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
+import { systemClock } from '../../src/clock';
 import { shopifyHandler } from '../../src/vendors/shopify/shopify.handler';
 import { orderLookupAction } from '../../src/vendors/shopify/order-lookup.action';
 import { getProductAction } from '../../src/vendors/shopify/get-product.action';
@@ -28,6 +29,7 @@ function ctx(overrides: Partial<VendorContext> = {}, target: SandboxServer = ser
     signal: new AbortController().signal,
     idempotencyKey: 'tc-1',
     cache: new Map(),
+    clock: systemClock,
     ...overrides,
   };
 }

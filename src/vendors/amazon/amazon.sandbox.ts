@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../../clock';
 import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/sandbox-server';
 import { amazonDemoCredentials, CATALOG_DATASETS, KNOWN_MARKETPLACES, SEED_CATALOG, SEED_ORDER_ITEMS, SEED_ORDERS } from './amazon.sandbox-data';
 
@@ -10,6 +11,8 @@ export { amazonDemoCredentials } from './amazon.sandbox-data';
  * 2022-04-01), which accept only access tokens this sandbox issued and has not expired.
  */
 export interface AmazonSandboxOptions {
+  /** What "expired" is measured against (default the system clock; a test shares its manual clock). */
+  clock?: Clock;
   /** expires_in of issued access tokens; LWA's is 3600. */
   accessTokenTtlSeconds?: number;
   /** Order items per getOrderItems page (then NextToken). */
@@ -45,6 +48,7 @@ const ok = (json: unknown, rateLimit: string): SandboxResponse => ({
 
 export function createAmazonSandbox(options: AmazonSandboxOptions = {}): VendorSandbox {
   const ttlSeconds = options.accessTokenTtlSeconds ?? 3600;
+  const clock = options.clock ?? systemClock;
   const pageSize = options.orderItemsPageSize ?? 100;
   const refreshTokens = new Set<string>([amazonDemoCredentials.refreshToken, ...(options.extraRefreshTokens ?? [])]);
   /** Issued access token → when it expires. */
@@ -62,7 +66,7 @@ export function createAmazonSandbox(options: AmazonSandboxOptions = {}): VendorS
       return lwaError(400, 'invalid_grant', 'The request has an invalid grant parameter : refresh_token');
     }
     const accessToken = `Atza|${randomBytes(48).toString('base64url')}`;
-    issued.set(accessToken, Date.now() + ttlSeconds * 1000);
+    issued.set(accessToken, clock.now() + ttlSeconds * 1000);
     return {
       status: 200,
       json: { access_token: accessToken, refresh_token: form.refresh_token, token_type: 'bearer', expires_in: ttlSeconds },
@@ -75,7 +79,7 @@ export function createAmazonSandbox(options: AmazonSandboxOptions = {}): VendorS
     const expiresAt = typeof header === 'string' ? issued.get(header) : undefined;
     const denied = 'Access to requested resource is denied.';
     if (expiresAt === undefined) return spApiError(403, 'Unauthorized', denied, 'The access token you provided is revoked, malformed or invalid.');
-    if (expiresAt <= Date.now()) return spApiError(403, 'Unauthorized', denied, 'The access token you provided has expired.');
+    if (expiresAt <= clock.now()) return spApiError(403, 'Unauthorized', denied, 'The access token you provided has expired.');
     return null;
   }
 

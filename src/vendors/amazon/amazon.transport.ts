@@ -50,7 +50,7 @@ export function tokenCacheKey(ctx: VendorContext): string {
 async function accessToken(ctx: VendorContext): Promise<{ token: string; cached: boolean }> {
   const key = tokenCacheKey(ctx);
   const cached = ctx.cache.get(key) as CachedToken | undefined;
-  if (cached && Date.now() < cached.expiresAt) return { token: cached.accessToken, cached: true };
+  if (cached && ctx.clock.now() < cached.expiresAt) return { token: cached.accessToken, cached: true };
 
   const form = new URLSearchParams({
     grant_type: 'refresh_token',
@@ -77,7 +77,7 @@ async function accessToken(ctx: VendorContext): Promise<{ token: string; cached:
     throw new VendorProtocolError(status);
   }
   const lifetimeMs = expiresIn * 1000;
-  ctx.cache.set(key, { accessToken: token, expiresAt: Date.now() + lifetimeMs - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 10) });
+  ctx.cache.set(key, { accessToken: token, expiresAt: ctx.clock.now() + lifetimeMs - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 10) });
   return { token, cached: false };
 }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { systemClock, type Clock } from '../../clock';
 import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/sandbox-server';
 import { seedExecutions, type SandboxExecution } from './jumio.sandbox-data';
 
@@ -17,6 +18,8 @@ export const jumioDemoCredentials = {
 const PUBLIC_RETRIEVAL_URL = 'https://retrieval.amer-1.jumio.ai';
 
 export interface JumioSandboxOptions {
+  /** What "expired" is measured against (default the system clock; a test shares its manual clock). */
+  clock?: Clock;
   /** expires_in of issued tokens, in seconds (Jumio: 3600). */
   tokenExpiresIn?: number;
   clientId?: string;
@@ -52,6 +55,7 @@ export function createJumioSandbox(options: JumioSandboxOptions = {}): JumioSand
   const clientId = options.clientId ?? jumioDemoCredentials.clientId;
   const clientSecret = options.clientSecret ?? jumioDemoCredentials.clientSecret;
   const expiresIn = options.tokenExpiresIn ?? 3600;
+  const clock = options.clock ?? systemClock;
   const tokens = new Map<string, number>();
   const executions = seedExecutions();
   let issued = 0;
@@ -73,7 +77,7 @@ export function createJumioSandbox(options: JumioSandboxOptions = {}): JumioSand
       return { status: 400, json: { error: 'unsupported_grant_type' } };
     }
     const accessToken = `sbx-jumio-${randomBytes(24).toString('hex')}`;
-    tokens.set(accessToken, Date.now() + expiresIn * 1000);
+    tokens.set(accessToken, clock.now() + expiresIn * 1000);
     issued += 1;
     return {
       status: 200,
@@ -86,7 +90,7 @@ export function createJumioSandbox(options: JumioSandboxOptions = {}): JumioSand
   function find(request: SandboxRequest): SandboxExecution | SandboxResponse {
     const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
     const expiresAt = bearer ? tokens.get(bearer) : undefined;
-    if (expiresAt === undefined || Date.now() >= expiresAt) {
+    if (expiresAt === undefined || clock.now() >= expiresAt) {
       return { status: 401, headers: { 'www-authenticate': 'Bearer' }, json: { message: 'Unauthorized' } };
     }
     const accountId = decodeParam(request.params.accountId);

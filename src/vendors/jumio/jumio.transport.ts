@@ -83,7 +83,7 @@ async function requestToken(ctx: VendorContext): Promise<JumioCachedToken> {
   ) {
     throw new VendorProtocolError(response.status);
   }
-  const now = Date.now();
+  const now = ctx.clock.now();
   const lifetimeMs = expiresIn * 1000;
   const expiresAt = now + lifetimeMs;
   return { accessToken, expiresAt, refreshAt: expiresAt - Math.min(EXPIRY_MARGIN_MS, lifetimeMs / 2) };
@@ -91,7 +91,7 @@ async function requestToken(ctx: VendorContext): Promise<JumioCachedToken> {
 
 async function accessToken(ctx: VendorContext, key: string): Promise<{ token: string; fromCache: boolean }> {
   const cached = ctx.cache.get(key) as JumioCachedToken | undefined;
-  if (cached && Date.now() < cached.refreshAt) return { token: cached.accessToken, fromCache: true };
+  if (cached && ctx.clock.now() < cached.refreshAt) return { token: cached.accessToken, fromCache: true };
   ctx.cache.delete(key);
   const fresh = await requestToken(ctx);
   ctx.cache.set(key, fresh);
