@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildToolgateSchema, printToolgateSchema } from '../src/graphql/schema';
+import { buildToolgateSchema, printToolgateSchema } from '../src/api/schema';
 
 const SCHEMA_FILE = path.join(__dirname, '..', 'schema.graphql');
 

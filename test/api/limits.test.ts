@@ -3,8 +3,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
 import { post, runOverSocket, socket, textOf, type RawResponse, type SocketOutcome } from '../support/graphql-http';
 import { PartnerRunsDocument, RunsDocument, ToolCallDocument } from '../../gql/graphql';
-import { buildToolgateSchema } from '../../src/graphql/schema';
-import { LIST_SIZE_ESTIMATE, MUTATION_COST, checkTokenLimit, operationCost } from '../../src/graphql/limits';
+import { buildToolgateSchema } from '../../src/api/schema';
+import { LIST_SIZE_ESTIMATE, MUTATION_COST, checkTokenLimit, operationCost } from '../../src/api/limits';
 import { loadConfig } from '../../src/config';
 
 // Every limit refuses the operation before it runs, with a stable code, over HTTP and over

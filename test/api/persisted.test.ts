@@ -8,8 +8,8 @@ import { apqHash, documentId, get, post, runOverSocket, socket, textOf, type Raw
 import * as generated from '../../gql/graphql';
 import { LedgerEventsDocument, PartnerRunToolCallsDocument, PartnerRunsDocument, PartnerToolCallDocument, ViewerDocument } from '../../gql/graphql';
 import manifestJson from '../../gql/persisted-documents.json';
-import { PersistedDocuments, defaultPersistedDocumentsFile, sha256Hex } from '../../src/graphql/persisted-documents';
-import { buildToolgateSchema } from '../../src/graphql/schema';
+import { PersistedDocuments, defaultPersistedDocumentsFile, sha256Hex } from '../../src/api/persisted-documents';
+import { buildToolgateSchema } from '../../src/api/schema';
 
 // Partner keys run manifest operations by id and nothing else; first-party keys may also
 // send text and use Apollo's automatic persisted queries (APQ).

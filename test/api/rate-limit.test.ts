@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
 import { post, runOverSocket, socket, type RawResponse } from '../support/graphql-http';
-import { RateLimiter } from '../../src/graphql/rate-limiter';
+import { RateLimiter } from '../../src/api/rate-limiter';
 import { loadConfig, ConfigError } from '../../src/config';
 
 describe('RateLimiter (token bucket per key)', () => {

@@ -1,20 +1,53 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { parse } from 'graphql';
 import { errorCode, type GraphQLResponse, type TestApp } from '../support/app';
 import type { SeedResult } from '../../src/seed/demo-seed';
+import { SetFeatureFlagDocument } from '../../gql/graphql';
 
 /**
  * Shared GraphQL documents and helpers of the gateway suites. Every suite seeds the demo
  * org (all catalog tools enabled and bound, tool_calling_enabled on, sandbox credentials)
  * into its own database and drives the gateway only through the API.
+ *
+ * Where operations/ has the operation, the suites use its typed document from gql/
+ * (SetFeatureFlagDocument); the documents below select what the gateway suites pin, which
+ * no product operation does, so they are typed here by hand.
  */
-export const START_RUN = `mutation($input: StartAgentRunInput!) {
+const typed = <R, V>(source: string) => parse(source) as TypedDocumentNode<R, V>;
+
+export interface StartedRun {
+  id: string;
+  status: string;
+  allowedTools: string[];
+  policyVersion: number;
+}
+
+export interface RunView {
+  id: string;
+  status: string;
+  allowedTools: string[];
+  policyVersion: number;
+  pendingApprovalCount: number;
+  toolCostCents: number;
+  toolCalls: { id: string; status: string; costCents: number }[];
+  ledgerEvents: { type: string; resourceId: string | null; metadata: Record<string, any> }[];
+}
+
+export const START_RUN = typed<
+  { startAgentRun: StartedRun },
+  { input: { specialistId: string; driver?: 'EXTERNAL' | 'INTERNAL'; message?: string; correlationId?: string } }
+>(`mutation($input: StartAgentRunInput!) {
   startAgentRun(input: $input) { id status allowedTools policyVersion }
-}`;
+}`);
 
-export const EXECUTE = `mutation($input: ExecuteToolCallInput!) {
+export const EXECUTE = typed<
+  { executeToolCall: ToolCallResult },
+  { input: { runId: string; toolName: string; action: string; params: unknown; correlationId: string; toolUseId?: string } }
+>(`mutation($input: ExecuteToolCallInput!) {
   executeToolCall(input: $input) { status toolCallId result error { code message } approvalRequestId replayed }
-}`;
+}`);
 
-export const TOOL_CALL = `query($id: ID!) {
+export const TOOL_CALL = typed<{ toolCall: ToolCallNode }, { id: string }>(`query($id: ID!) {
   toolCall(id: $id) {
     id runId toolName action correlationId status errorCode errorText riskLevel reviewRequired
     input output durationMs costCents retryCount vendorStatusCode
@@ -22,25 +55,30 @@ export const TOOL_CALL = `query($id: ID!) {
     policyDecision { outcome shadowOutcome risk matchedRuleId policyVersion callerRole reason toolName action runId }
     approvalRequest { id kind status }
   }
-}`;
+}`);
 
-export const RUN = `query($id: ID!) {
+export const RUN = typed<{ run: RunView }, { id: string }>(`query($id: ID!) {
   run(id: $id) {
     id status allowedTools policyVersion pendingApprovalCount toolCostCents
     toolCalls { id status costCents }
     ledgerEvents { type resourceId metadata }
   }
-}`;
+}`);
 
-export const ORG = '{ viewer { org { policyVersion policyShadowMode } } }';
+export const ORG = typed<{ viewer: { org: { policyVersion: number; policyShadowMode: boolean } } }, Record<string, never>>(
+  '{ viewer { org { policyVersion policyShadowMode } } }',
+);
 
-export const SET_FLAG = `mutation($key: String!, $enabled: Boolean!) {
-  setFeatureFlag(key: $key, enabled: $enabled) { key enabled }
-}`;
-export const SET_PERMISSION = `mutation($tool: String!, $action: String!, $enabled: Boolean!) {
+export const SET_PERMISSION = typed<
+  { setToolPermission: { toolName: string; action: string; enabled: boolean } },
+  { tool: string; action: string; enabled: boolean }
+>(`mutation($tool: String!, $action: String!, $enabled: Boolean!) {
   setToolPermission(toolName: $tool, action: $action, enabled: $enabled) { toolName action enabled }
-}`;
-export const BIND = `mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { specialistId toolName action bound } }`;
+}`);
+export const BIND = typed<
+  { bindToolToSpecialist: { specialistId: string; toolName: string; action: string; bound: boolean } },
+  { input: { specialistId: string; toolName: string; action: string; bound: boolean } }
+>(`mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { specialistId toolName action bound } }`);
 
 export interface ToolCallResult {
   status: string;
@@ -111,16 +149,16 @@ export class GatewayClient {
     readonly seed: Pick<SeedResult, 'orgId' | 'specialistId' | 'keys'>,
   ) {}
 
-  /** A GraphQL request that must succeed; answers `data`. */
-  async ok<T = any>(query: string, variables: Record<string, unknown> = {}, key = this.seed.keys.admin): Promise<T> {
-    const res = await this.app.gql<T>(query, { key, variables });
+  /** A GraphQL request that must succeed; answers `data` (typed by a typed document). */
+  async ok<R, V>(document: TypedDocumentNode<R, V>, variables?: V, key?: string): Promise<R>;
+  async ok<T = any>(query: string, variables?: Record<string, unknown>, key?: string): Promise<T>;
+  async ok(query: string | TypedDocumentNode<unknown, unknown>, variables: unknown = {}, key = this.seed.keys.admin): Promise<unknown> {
+    const res = await this.app.gql(query as string, { key, variables: variables as Record<string, unknown> });
     if (res.body.errors) throw new Error(`unexpected errors: ${JSON.stringify(res.body.errors)}`);
     return res.body.data!;
   }
 
-  async startRun(
-    options: { specialistId?: string; key?: string } = {},
-  ): Promise<{ id: string; status: string; allowedTools: string[]; policyVersion: number }> {
+  async startRun(options: { specialistId?: string; key?: string } = {}): Promise<StartedRun> {
     const data = await this.ok(
       START_RUN,
       { input: { specialistId: options.specialistId ?? this.seed.specialistId, driver: 'EXTERNAL' } },
@@ -141,7 +179,7 @@ export class GatewayClient {
     action: string,
     params: unknown,
     options: { toolUseId?: string; correlationId?: string; key?: string } = {},
-  ): Promise<GraphQLResponse> {
+  ): Promise<GraphQLResponse<{ executeToolCall: ToolCallResult }>> {
     const input = {
       runId,
       toolName,
@@ -163,7 +201,7 @@ export class GatewayClient {
   ): Promise<ToolCallResult> {
     const res = await this.executeRaw(runId, toolName, action, params, options);
     if (res.body.errors) throw new Error(`executeToolCall failed: ${JSON.stringify(res.body.errors)}`);
-    return res.body.data!.executeToolCall as ToolCallResult;
+    return res.body.data!.executeToolCall;
   }
 
   /** The recorded call with its decision and ledger events, read as an admin. */
@@ -171,16 +209,7 @@ export class GatewayClient {
     return (await this.ok(TOOL_CALL, { id })).toolCall;
   }
 
-  async run(id: string): Promise<{
-    id: string;
-    status: string;
-    allowedTools: string[];
-    policyVersion: number;
-    pendingApprovalCount: number;
-    toolCostCents: number;
-    toolCalls: { id: string; status: string; costCents: number }[];
-    ledgerEvents: { type: string; resourceId: string | null; metadata: Record<string, any> }[];
-  }> {
+  async run(id: string): Promise<RunView> {
     return (await this.ok(RUN, { id })).run;
   }
 
@@ -189,7 +218,7 @@ export class GatewayClient {
   }
 
   async setFlag(enabled: boolean): Promise<void> {
-    await this.ok(SET_FLAG, { key: 'tool_calling_enabled', enabled });
+    await this.ok(SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled });
   }
 
   async setPermission(tool: string, action: string, enabled: boolean): Promise<void> {

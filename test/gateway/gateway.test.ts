@@ -1,8 +1,7 @@
-import { startTestApp, type TestApp } from '../support/app';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { useDemoApp } from '../support/demo-fixture';
 import { redactOutput } from '../../src/redaction/redact';
 import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
-import { blockedBeforePolicy, blockedTrail, eventTrail, GatewayClient, refusedOutcome, rowOf, SAY } from './gateway-helpers';
+import { blockedBeforePolicy, blockedTrail, eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
 
 /**
  * The gateway end to end over GraphQL, against the real vendor sandboxes: the happy path
@@ -10,22 +9,14 @@ import { blockedBeforePolicy, blockedTrail, eventTrail, GatewayClient, refusedOu
  * global kill switch (failure mode 1), and one vendor failure (failure mode 4).
  */
 describe('gateway on the demo org', () => {
-  let app: TestApp;
-  let seed: SeedResult;
-  let gw: GatewayClient;
-  beforeAll(async () => {
-    app = await startTestApp({}, { sandboxes: true });
-    seed = await seedDemo(app.em(), app.masterKey);
-    gw = new GatewayClient(app, seed);
-  });
-  afterAll(async () => app?.close());
+  const demo = useDemoApp({}, { sandboxes: true });
 
   test('order_lookup.lookup succeeds: full result to the agent, redacted output stored, requested → succeeded', async () => {
-    const run = await gw.startRun();
-    const { policyVersion } = await gw.org();
-    const shopifyBefore = gw.vendorRequests('shopify');
+    const run = await demo.gw.startRun();
+    const { policyVersion } = await demo.gw.org();
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
 
-    const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { correlationId: 'corr-happy' });
+    const out = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { correlationId: 'corr-happy' });
 
     expect(out).toMatchObject({ status: 'succeeded', error: null, approvalRequestId: null, replayed: false });
     // The model sees everything, personal data included.
@@ -37,9 +28,9 @@ describe('gateway on the demo org', () => {
       customerEmail: 'bob.norman@example.com',
       shippingAddress: { name: 'Bob Norman', address1: 'Chestnut Street 92', city: 'Louisville', zip: '40202' },
     });
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
 
-    const call = await gw.call(out.toolCallId);
+    const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual({
       status: 'succeeded',
       errorCode: null,
@@ -103,22 +94,22 @@ describe('gateway on the demo org', () => {
       },
     ]);
     // A successful tool call leaves the run running.
-    expect((await gw.run(run.id)).status).toBe('running');
+    expect((await demo.gw.run(run.id)).status).toBe('running');
   });
 
   test('costs come from the catalog and the run sums them (kyc_check 5, account_balance 1, order_lookup 0)', async () => {
-    const run = await gw.startRun();
-    const kyc = await gw.execute(run.id, 'kyc_check', 'get_status', {
+    const run = await demo.gw.startRun();
+    const kyc = await demo.gw.execute(run.id, 'kyc_check', 'get_status', {
       accountId: JUMIO_DEMO_ACCOUNT_ID,
       workflowExecutionId: JUMIO_DEMO_EXECUTIONS.passed,
     });
-    const balance = await gw.execute(run.id, 'account_balance', 'lookup', {});
-    const order = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+    const balance = await demo.gw.execute(run.id, 'account_balance', 'lookup', {});
+    const order = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     // Blocked calls cost nothing.
-    const blocked = await gw.execute(run.id, 'wire', 'transfer', { amount: 1 });
+    const blocked = await demo.gw.execute(run.id, 'wire', 'transfer', { amount: 1 });
     expect([kyc.status, balance.status, order.status, blocked.status]).toEqual(['succeeded', 'succeeded', 'succeeded', 'blocked']);
 
-    const kycCall = await gw.call(kyc.toolCallId);
+    const kycCall = await demo.gw.call(kyc.toolCallId);
     // Medium risk with no rule is `observe`: executed, flagged for review.
     expect(rowOf(kycCall)).toEqual({
       status: 'succeeded',
@@ -136,7 +127,7 @@ describe('gateway on the demo org', () => {
       ['tool_call.succeeded', 5],
     ]);
 
-    const balanceCall = await gw.call(balance.toolCallId);
+    const balanceCall = await demo.gw.call(balance.toolCallId);
     expect(rowOf(balanceCall)).toEqual({
       status: 'succeeded',
       errorCode: null,
@@ -149,7 +140,7 @@ describe('gateway on the demo org', () => {
     });
     expect(balance.result.accounts.length).toBeGreaterThan(0);
 
-    const summary = await gw.run(run.id);
+    const summary = await demo.gw.run(run.id);
     expect(summary.toolCostCents).toBe(6);
     expect(Object.fromEntries(summary.toolCalls.map((c) => [c.id, c.costCents]))).toEqual({
       [kyc.toolCallId]: 5,
@@ -160,18 +151,18 @@ describe('gateway on the demo org', () => {
   });
 
   test('secrets in allowed fields are stored redacted; the vendor still gets the value', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const secret = 'sk_live_4eC39HqLyjWDarjtT1zdp7dc';
-    const nangoBefore = gw.app.sandbox!.requests.length;
-    const out = await gw.execute(run.id, 'account_balance', 'lookup', { accountName: secret });
+    const nangoBefore = demo.gw.app.sandbox!.requests.length;
+    const out = await demo.gw.execute(run.id, 'account_balance', 'lookup', { accountName: secret });
     expect(out.status).toBe('succeeded');
     // Nothing in the sandbox company is called like that.
     expect(out.result).toEqual({ accounts: [], totalBalance: null });
-    const sent = gw.app.sandbox!.requests.slice(nangoBefore).filter((r) => r.vendor === 'nango');
+    const sent = demo.gw.app.sandbox!.requests.slice(nangoBefore).filter((r) => r.vendor === 'nango');
     expect(sent).toHaveLength(1);
     expect(sent[0].query.get('query')).toContain(secret);
 
-    const call = await gw.call(out.toolCallId);
+    const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual({
       status: 'succeeded',
       errorCode: null,
@@ -185,13 +176,13 @@ describe('gateway on the demo org', () => {
     expect(JSON.stringify(call)).not.toContain(secret);
 
     // A card number in free text is cut out of the stored input; the rest of the text stays.
-    const invoice = await gw.execute(run.id, 'invoice', 'send', {
+    const invoice = await demo.gw.execute(run.id, 'invoice', 'send', {
       customerId: '1',
       amount: 20,
       description: 'Paid with 4111 1111 1111 1111 last week',
     });
     expect(invoice.status).toBe('waiting_approval');
-    expect((await gw.call(invoice.toolCallId)).input).toEqual({
+    expect((await demo.gw.call(invoice.toolCallId)).input).toEqual({
       customerId: '1',
       amount: 20,
       description: 'Paid with [REDACTED] last week',
@@ -199,27 +190,27 @@ describe('gateway on the demo org', () => {
   });
 
   test('FEATURE_DISABLED: the flag turned off blocks the very next call, before policy; on again, calls run', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     // Warm the gateway's config cache with the flag on.
-    expect((await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
-    const decisionsBefore = await gw.count('policy_decisions');
-    const shopifyBefore = gw.vendorRequests('shopify');
+    expect((await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
+    const decisionsBefore = await demo.gw.count('policy_decisions');
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
 
-    await gw.setFlag(false);
+    await demo.gw.setFlag(false);
     let blockedId: string;
     try {
-      const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { correlationId: 'corr-flag-off' });
+      const out = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { correlationId: 'corr-flag-off' });
       expect(out).toEqual(refusedOutcome('blocked', 'FEATURE_DISABLED', SAY.FEATURE_DISABLED));
       blockedId = out.toolCallId;
       // The flag is checked first: even a tool outside the manifest is FEATURE_DISABLED.
-      const unknown = await gw.execute(run.id, 'wire', 'transfer', {});
+      const unknown = await demo.gw.execute(run.id, 'wire', 'transfer', {});
       expect(unknown.error?.code).toBe('FEATURE_DISABLED');
-      expect(eventTrail(await gw.call(unknown.toolCallId))[1]).toEqual({ type: 'tool_call.blocked', reason: 'feature_disabled' });
+      expect(eventTrail(await demo.gw.call(unknown.toolCallId))[1]).toEqual({ type: 'tool_call.blocked', reason: 'feature_disabled' });
     } finally {
-      await gw.setFlag(true);
+      await demo.gw.setFlag(true);
     }
 
-    const call = await gw.call(blockedId);
+    const call = await demo.gw.call(blockedId);
     expect(rowOf(call)).toEqual(blockedBeforePolicy('FEATURE_DISABLED', { orderId: '12345' }));
     expect(call).toMatchObject({ durationMs: null, vendorStatusCode: null, policyDecision: null });
     expect(call.ledgerEvents).toEqual([
@@ -244,21 +235,21 @@ describe('gateway on the demo org', () => {
         },
       },
     ]);
-    expect(await gw.count('policy_decisions')).toBe(decisionsBefore);
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore);
+    expect(await demo.gw.count('policy_decisions')).toBe(decisionsBefore);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore);
 
     // Back on: the next call runs again (the cache saw the second change too).
-    const again = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+    const again = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(again.status).toBe('succeeded');
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
   });
 
   test('a vendor 500 fails the call with the fixed sentence, no vendor text, and the run goes on', async () => {
-    const run = await gw.startRun();
-    gw.app.sandbox!.injectFault('shopify', { kind: 'status', status: 500 });
-    const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+    const run = await demo.gw.startRun();
+    demo.gw.app.sandbox!.injectFault('shopify', { kind: 'status', status: 500 });
+    const out = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(out).toEqual(refusedOutcome('failed', 'VENDOR_ERROR', SAY.VENDOR_FAILURE));
-    const call = await gw.call(out.toolCallId);
+    const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual({
       status: 'failed',
       errorCode: 'VENDOR_ERROR',
@@ -278,33 +269,27 @@ describe('gateway on the demo org', () => {
     expect(JSON.stringify(call)).not.toContain('vendor-internal-trace-xyz');
     expect(JSON.stringify(call)).not.toContain('sandbox fault');
 
-    const after = await gw.run(run.id);
+    const after = await demo.gw.run(run.id);
     expect(after.status).toBe('running');
     expect(after.toolCostCents).toBe(0);
-    expect((await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
+    expect((await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
   });
 });
 
 describe('global kill switch (TOOL_CALLING_KILL_SWITCH=true)', () => {
-  let app: TestApp;
-  let gw: GatewayClient;
-  beforeAll(async () => {
-    app = await startTestApp({ TOOL_CALLING_KILL_SWITCH: 'true' }, { sandboxes: true });
-    gw = new GatewayClient(app, await seedDemo(app.em(), app.masterKey));
-  });
-  afterAll(async () => app?.close());
+  const demo = useDemoApp({ TOOL_CALLING_KILL_SWITCH: 'true' }, { sandboxes: true });
 
   test('blocks with FEATURE_DISABLED although the org flag is on, and records that the switch did it', async () => {
-    const flags = await gw.ok('{ viewer { org { featureFlags { key enabled } } } }');
+    const flags = await demo.gw.ok('{ viewer { org { featureFlags { key enabled } } } }');
     expect(flags.viewer.org.featureFlags).toContainEqual({ key: 'tool_calling_enabled', enabled: true });
-    const run = await gw.startRun();
-    const out = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
+    const run = await demo.gw.startRun();
+    const out = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(out).toMatchObject({ status: 'blocked', result: null, error: { code: 'FEATURE_DISABLED', message: SAY.FEATURE_DISABLED } });
-    const call = await gw.call(out.toolCallId);
+    const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual(blockedBeforePolicy('FEATURE_DISABLED', { orderId: '12345' }));
     expect(call.policyDecision).toBeNull();
     expect(eventTrail(call)).toEqual(blockedTrail('feature_disabled'));
     expect(call.ledgerEvents[1].metadata).toMatchObject({ errorCode: 'FEATURE_DISABLED', killSwitch: true });
-    expect(gw.vendorRequests('shopify')).toBe(0);
+    expect(demo.gw.vendorRequests('shopify')).toBe(0);
   });
 });

@@ -1,35 +1,26 @@
-import { startTestApp, type TestApp } from '../support/app';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { useDemoApp } from '../support/demo-fixture';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
-import { blockedBeforePolicy, blockedTrail, errorCode, eventTrail, GatewayClient, refusedOutcome, rowOf, SAY } from './gateway-helpers';
+import { blockedBeforePolicy, blockedTrail, errorCode, eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
 
 /**
  * What the gateway refuses before policy: a tool outside the run's frozen manifest
  * (failure mode 2) and input that does not match the tool's schema. Both are recorded as
  * blocked calls without a policy decision, and nothing reaches a vendor.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
-beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
-});
-afterAll(async () => app?.close());
+const demo = useDemoApp({}, { sandboxes: true });
 
 const ALL_TOOLS = TOOL_CATALOG.map((t) => `${t.toolName}.${t.action}`).sort();
 
 describe('NOT_IN_MANIFEST', () => {
   test('a tool no catalog has: blocked, secrets in its params redacted, no decision, no vendor call', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     expect(run.allowedTools).toEqual(ALL_TOOLS);
-    const decisionsBefore = await gw.count('policy_decisions');
-    const requestsBefore = app.sandbox!.requests.length;
+    const decisionsBefore = await demo.gw.count('policy_decisions');
+    const requestsBefore = demo.app.sandbox!.requests.length;
 
-    const out = await gw.execute(run.id, 'wire', 'transfer', { accountNumber: '9876543210', amount: 5000 }, { correlationId: 'corr-wire' });
+    const out = await demo.gw.execute(run.id, 'wire', 'transfer', { accountNumber: '9876543210', amount: 5000 }, { correlationId: 'corr-wire' });
     expect(out).toEqual(refusedOutcome('blocked', 'NOT_IN_MANIFEST', SAY.NOT_IN_MANIFEST));
-    const call = await gw.call(out.toolCallId);
+    const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual(blockedBeforePolicy('NOT_IN_MANIFEST', { accountNumber: '[REDACTED]', amount: 5000 }));
     expect(call).toMatchObject({ toolName: 'wire', action: 'transfer', policyDecision: null, durationMs: null });
     expect(call.ledgerEvents).toEqual([
@@ -48,60 +39,60 @@ describe('NOT_IN_MANIFEST', () => {
         metadata: { tool: 'wire.transfer', correlationId: 'corr-wire', reason: 'not_in_manifest', errorCode: 'NOT_IN_MANIFEST' },
       },
     ]);
-    expect(await gw.count('policy_decisions')).toBe(decisionsBefore);
-    expect(app.sandbox!.requests.length).toBe(requestsBefore);
+    expect(await demo.gw.count('policy_decisions')).toBe(decisionsBefore);
+    expect(demo.app.sandbox!.requests.length).toBe(requestsBefore);
   });
 
   test('an unknown action of a catalog tool is not in the manifest either', async () => {
-    const run = await gw.startRun();
-    const out = await gw.execute(run.id, 'order_lookup', 'delete', { orderId: '12345' });
+    const run = await demo.gw.startRun();
+    const out = await demo.gw.execute(run.id, 'order_lookup', 'delete', { orderId: '12345' });
     expect(out.error).toEqual({ code: 'NOT_IN_MANIFEST', message: SAY.NOT_IN_MANIFEST });
-    expect(eventTrail(await gw.call(out.toolCallId))).toEqual(blockedTrail('not_in_manifest'));
+    expect(eventTrail(await demo.gw.call(out.toolCallId))).toEqual(blockedTrail('not_in_manifest'));
   });
 
   test('the manifest is frozen: a tool disabled after the run started still runs there, and is missing from new runs', async () => {
-    const before = await gw.startRun();
-    await gw.setPermission('order_lookup', 'lookup', false);
+    const before = await demo.gw.startRun();
+    await demo.gw.setPermission('order_lookup', 'lookup', false);
     try {
-      const inOldRun = await gw.execute(before.id, 'order_lookup', 'lookup', { orderId: '12345' });
+      const inOldRun = await demo.gw.execute(before.id, 'order_lookup', 'lookup', { orderId: '12345' });
       expect(inOldRun.status).toBe('succeeded');
       expect(inOldRun.result.trackingNumbers).toEqual(['TRACK-001']);
 
-      const after = await gw.startRun();
+      const after = await demo.gw.startRun();
       expect(after.allowedTools).toEqual(ALL_TOOLS.filter((t) => t !== 'order_lookup.lookup'));
-      const shopifyBefore = gw.vendorRequests('shopify');
-      const inNewRun = await gw.execute(after.id, 'order_lookup', 'lookup', { orderId: '12345' });
+      const shopifyBefore = demo.gw.vendorRequests('shopify');
+      const inNewRun = await demo.gw.execute(after.id, 'order_lookup', 'lookup', { orderId: '12345' });
       expect(inNewRun).toMatchObject({ status: 'blocked', result: null, error: { code: 'NOT_IN_MANIFEST', message: SAY.NOT_IN_MANIFEST } });
-      const call = await gw.call(inNewRun.toolCallId);
+      const call = await demo.gw.call(inNewRun.toolCallId);
       expect(rowOf(call)).toEqual(blockedBeforePolicy('NOT_IN_MANIFEST', { orderId: '12345' }));
       expect(call.policyDecision).toBeNull();
       expect(eventTrail(call)).toEqual(blockedTrail('not_in_manifest'));
-      expect(gw.vendorRequests('shopify')).toBe(shopifyBefore);
+      expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore);
       // Re-enabling does not reach into a run already started either.
-      await gw.setPermission('order_lookup', 'lookup', true);
-      expect((await gw.run(after.id)).allowedTools).not.toContain('order_lookup.lookup');
+      await demo.gw.setPermission('order_lookup', 'lookup', true);
+      expect((await demo.gw.run(after.id)).allowedTools).not.toContain('order_lookup.lookup');
     } finally {
-      await gw.setPermission('order_lookup', 'lookup', true);
+      await demo.gw.setPermission('order_lookup', 'lookup', true);
     }
-    expect((await gw.startRun()).allowedTools).toEqual(ALL_TOOLS);
+    expect((await demo.gw.startRun()).allowedTools).toEqual(ALL_TOOLS);
   });
 
   test('a tool unbound from the specialist is absent from new runs (and blocked there); bound again, it is back', async () => {
-    const before = await gw.startRun();
-    await gw.bind(seed.specialistId, 'shopify_query', 'get_product', false);
+    const before = await demo.gw.startRun();
+    await demo.gw.bind(demo.seed.specialistId, 'shopify_query', 'get_product', false);
     try {
-      const after = await gw.startRun();
+      const after = await demo.gw.startRun();
       expect(after.allowedTools).toEqual(ALL_TOOLS.filter((t) => t !== 'shopify_query.get_product'));
-      const blocked = await gw.execute(after.id, 'shopify_query', 'get_product', { productId: '632910392' });
+      const blocked = await demo.gw.execute(after.id, 'shopify_query', 'get_product', { productId: '632910392' });
       expect(blocked.error?.code).toBe('NOT_IN_MANIFEST');
-      expect(eventTrail(await gw.call(blocked.toolCallId))).toEqual(blockedTrail('not_in_manifest'));
+      expect(eventTrail(await demo.gw.call(blocked.toolCallId))).toEqual(blockedTrail('not_in_manifest'));
       // The run started while it was bound keeps it.
-      const kept = await gw.execute(before.id, 'shopify_query', 'get_product', { productId: '632910392' });
+      const kept = await demo.gw.execute(before.id, 'shopify_query', 'get_product', { productId: '632910392' });
       expect(kept.status).toBe('succeeded');
     } finally {
-      await gw.bind(seed.specialistId, 'shopify_query', 'get_product', true);
+      await demo.gw.bind(demo.seed.specialistId, 'shopify_query', 'get_product', true);
     }
-    expect((await gw.startRun()).allowedTools).toEqual(ALL_TOOLS);
+    expect((await demo.gw.startRun()).allowedTools).toEqual(ALL_TOOLS);
   });
 });
 
@@ -127,13 +118,13 @@ describe('INVALID_TOOL_INPUT', () => {
     ],
     ['params that are not an object', 'order_lookup', 'lookup', CANARY, [{ path: '/', problem: 'must be object' }]],
   ])('%s: blocked before policy; the ledger names the paths, never the values', async (_label, toolName, action, params, problems) => {
-    const run = await gw.startRun();
-    const decisionsBefore = await gw.count('policy_decisions');
-    const requestsBefore = app.sandbox!.requests.length;
+    const run = await demo.gw.startRun();
+    const decisionsBefore = await demo.gw.count('policy_decisions');
+    const requestsBefore = demo.app.sandbox!.requests.length;
 
-    const out = await gw.execute(run.id, toolName, action, params, { correlationId: 'corr-invalid' });
+    const out = await demo.gw.execute(run.id, toolName, action, params, { correlationId: 'corr-invalid' });
     expect(out).toEqual(refusedOutcome('blocked', 'INVALID_TOOL_INPUT', SAY.INVALID_TOOL_INPUT));
-    const call = await gw.call(out.toolCallId);
+    const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual(
       // The row keeps the (secret-redacted) input the agent sent, as for every call.
       blockedBeforePolicy('INVALID_TOOL_INPUT', params),
@@ -153,14 +144,14 @@ describe('INVALID_TOOL_INPUT', () => {
       },
     ]);
     expect(JSON.stringify(call.ledgerEvents)).not.toContain('CANARY');
-    expect(await gw.count('policy_decisions')).toBe(decisionsBefore);
-    expect(app.sandbox!.requests.length).toBe(requestsBefore);
+    expect(await demo.gw.count('policy_decisions')).toBe(decisionsBefore);
+    expect(demo.app.sandbox!.requests.length).toBe(requestsBefore);
   });
 
   test('several problems are all listed, each by path', async () => {
-    const run = await gw.startRun();
-    const out = await gw.execute(run.id, 'invoice', 'send', { customerId: 7, amount: -1, currency: 'usd', extra: CANARY });
-    const call = await gw.call(out.toolCallId);
+    const run = await demo.gw.startRun();
+    const out = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: 7, amount: -1, currency: 'usd', extra: CANARY });
+    const call = await demo.gw.call(out.toolCallId);
     const blocked = call.ledgerEvents.find((e) => e.type === 'tool_call.blocked')!;
     const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
     expect([...blocked.metadata.problems].sort(byPath)).toEqual([
@@ -186,10 +177,10 @@ describe('input PostgreSQL cannot store', () => {
     ['a param value', { toolName: 'order_lookup', action: 'lookup', params: { orderId: '123\u000045' } }],
     ['a param key', { toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345', 'x\u0000': 1 } }],
   ])('a NUL in %s is BAD_USER_INPUT and writes nothing', async (_label, input) => {
-    const run = await gw.startRun();
-    const callsBefore = await gw.count('tool_calls');
-    const res = await gw.executeRaw(run.id, input.toolName, input.action, input.params);
+    const run = await demo.gw.startRun();
+    const callsBefore = await demo.gw.count('tool_calls');
+    const res = await demo.gw.executeRaw(run.id, input.toolName, input.action, input.params);
     expect(errorCode(res)).toBe('BAD_USER_INPUT');
-    expect(await gw.count('tool_calls')).toBe(callsBefore);
+    expect(await demo.gw.count('tool_calls')).toBe(callsBefore);
   });
 });

@@ -1,22 +1,13 @@
-import { startTestApp, type TestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
 import { newOrg } from '../support/factories';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { evaluatePolicy, type CompiledRule, type PolicyInput } from '../../src/policy/policy-evaluator';
-import { GatewayClient, errorCode, recordStatements, touching } from './gateway-helpers';
+import { errorCode, recordStatements, touching } from './gateway-helpers';
 
 /**
  * Administering policy rules: every change is versioned and audited, bad rules are refused
  * whole, and the gateway reads rules and flags only when the org's configuration changed.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
-beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
-});
-afterAll(async () => app?.close());
+const demo = useDemoApp({}, { sandboxes: true });
 
 const UPSERT = `mutation($input: PolicyRuleInput!) {
   upsertPolicyRule(input: $input) { id name position toolPattern actionPattern conditions { path op value } roles specialistId risk decision enabled }
@@ -28,12 +19,12 @@ const POLICY_EVENTS = `{ ledgerEvents(first: 100, filter: { type: "policy.change
   edges { node { type resourceId actorRole metadata } } } }`;
 
 async function policyEvents(): Promise<{ type: string; resourceId: string; actorRole: string; metadata: Record<string, any> }[]> {
-  return (await gw.ok(POLICY_EVENTS)).ledgerEvents.edges.map((e: { node: unknown }) => e.node);
+  return (await demo.gw.ok(POLICY_EVENTS)).ledgerEvents.edges.map((e: { node: unknown }) => e.node);
 }
 
 describe('every change is versioned and audited', () => {
   test('create, update, delete and shadow mode each append policy.changed and bump the version', async () => {
-    const start = (await gw.org()).policyVersion;
+    const start = (await demo.gw.org()).policyVersion;
     const eventsBefore = (await policyEvents()).length;
 
     const input = {
@@ -46,7 +37,7 @@ describe('every change is versioned and audited', () => {
       risk: 'high',
       decision: 'block',
     };
-    const created = (await gw.ok(UPSERT, { input })).upsertPolicyRule;
+    const created = (await demo.gw.ok(UPSERT, { input })).upsertPolicyRule;
     expect(created).toEqual({
       id: expect.any(String),
       name: 'Large invoices',
@@ -60,19 +51,19 @@ describe('every change is versioned and audited', () => {
       decision: 'block',
       enabled: true,
     });
-    expect((await gw.ok(RULES)).policyRules).toEqual([created]);
-    expect((await gw.org()).policyVersion).toBe(start + 1);
+    expect((await demo.gw.ok(RULES)).policyRules).toEqual([created]);
+    expect((await demo.gw.org()).policyVersion).toBe(start + 1);
 
-    const updated = (await gw.ok(UPSERT, { input: { ...input, id: created.id, position: 7, enabled: false } })).upsertPolicyRule;
+    const updated = (await demo.gw.ok(UPSERT, { input: { ...input, id: created.id, position: 7, enabled: false } })).upsertPolicyRule;
     expect(updated).toMatchObject({ id: created.id, position: 7, enabled: false });
-    expect((await gw.org()).policyVersion).toBe(start + 2);
+    expect((await demo.gw.org()).policyVersion).toBe(start + 2);
 
-    expect((await gw.ok(DELETE, { id: created.id })).deletePolicyRule).toBe(true);
-    expect((await gw.ok(RULES)).policyRules).toEqual([]);
-    expect((await gw.org()).policyVersion).toBe(start + 3);
+    expect((await demo.gw.ok(DELETE, { id: created.id })).deletePolicyRule).toBe(true);
+    expect((await demo.gw.ok(RULES)).policyRules).toEqual([]);
+    expect((await demo.gw.org()).policyVersion).toBe(start + 3);
 
-    expect((await gw.ok(SHADOW, { enabled: true })).setPolicyShadowMode).toBe(start + 4);
-    expect((await gw.ok(SHADOW, { enabled: false })).setPolicyShadowMode).toBe(start + 5);
+    expect((await demo.gw.ok(SHADOW, { enabled: true })).setPolicyShadowMode).toBe(start + 4);
+    expect((await demo.gw.ok(SHADOW, { enabled: false })).setPolicyShadowMode).toBe(start + 5);
 
     const events = (await policyEvents()).slice(eventsBefore);
     expect(events.map((e) => [e.type, e.actorRole, e.metadata.change, e.metadata.policyVersion])).toEqual([
@@ -92,27 +83,27 @@ describe('every change is versioned and audited', () => {
   test("only admins change rules; admins and experts read them; another org's rule is NOT_FOUND", async () => {
     const input = { name: 'r', position: 1, risk: 'low', decision: 'allow' };
     for (const role of ['agent', 'expert', 'client', 'partner'] as const) {
-      expect(errorCode(await app.gql(UPSERT, { key: seed.keys[role], variables: { input } }))).toBe('FORBIDDEN');
-      expect(errorCode(await app.gql(SHADOW, { key: seed.keys[role], variables: { enabled: true } }))).toBe('FORBIDDEN');
+      expect(errorCode(await demo.app.gql(UPSERT, { key: demo.seed.keys[role], variables: { input } }))).toBe('FORBIDDEN');
+      expect(errorCode(await demo.app.gql(SHADOW, { key: demo.seed.keys[role], variables: { enabled: true } }))).toBe('FORBIDDEN');
     }
-    expect(errorCode(await app.gql(RULES, { key: seed.keys.expert }))).toBeUndefined();
-    expect(errorCode(await app.gql(RULES, { key: seed.keys.agent }))).toBe('FORBIDDEN');
+    expect(errorCode(await demo.app.gql(RULES, { key: demo.seed.keys.expert }))).toBeUndefined();
+    expect(errorCode(await demo.app.gql(RULES, { key: demo.seed.keys.agent }))).toBe('FORBIDDEN');
 
-    const mine = (await gw.ok(UPSERT, { input })).upsertPolicyRule.id;
+    const mine = (await demo.gw.ok(UPSERT, { input })).upsertPolicyRule.id;
     try {
-      const other = await newOrg(app.em());
-      const versionBefore = (await gw.org()).policyVersion;
-      expect(errorCode(await app.gql(DELETE, { key: other.keys.admin, variables: { id: mine } }))).toBe('NOT_FOUND');
-      expect(errorCode(await app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, id: mine } } }))).toBe('NOT_FOUND');
+      const other = await newOrg(demo.app.em());
+      const versionBefore = (await demo.gw.org()).policyVersion;
+      expect(errorCode(await demo.app.gql(DELETE, { key: other.keys.admin, variables: { id: mine } }))).toBe('NOT_FOUND');
+      expect(errorCode(await demo.app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, id: mine } } }))).toBe('NOT_FOUND');
       // A specialist of this org cannot scope the other org's rule.
-      expect(errorCode(await app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, specialistId: seed.specialistId } } }))).toBe(
-        'NOT_FOUND',
-      );
-      expect((await app.gql(RULES, { key: other.keys.admin })).body.data!.policyRules).toEqual([]);
-      expect((await gw.ok(RULES)).policyRules.map((r: { id: string }) => r.id)).toEqual([mine]);
-      expect((await gw.org()).policyVersion).toBe(versionBefore);
+      expect(
+        errorCode(await demo.app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, specialistId: demo.seed.specialistId } } })),
+      ).toBe('NOT_FOUND');
+      expect((await demo.app.gql(RULES, { key: other.keys.admin })).body.data!.policyRules).toEqual([]);
+      expect((await demo.gw.ok(RULES)).policyRules.map((r: { id: string }) => r.id)).toEqual([mine]);
+      expect((await demo.gw.org()).policyVersion).toBe(versionBefore);
     } finally {
-      await gw.ok(DELETE, { id: mine });
+      await demo.gw.ok(DELETE, { id: mine });
     }
   });
 });
@@ -139,35 +130,35 @@ describe('bad rules are BAD_USER_INPUT and write nothing', () => {
     ['an unknown condition op', { conditions: [{ path: 'amount', op: 'ne', value: 1 }] }],
     ['21 conditions', { conditions: Array.from({ length: 21 }, () => ({ path: 'amount', op: 'exists' })) }],
   ])('%s', async (_label, change) => {
-    const versionBefore = (await gw.org()).policyVersion;
-    const eventsBefore = await gw.count('ledger_events');
-    const rulesBefore = await gw.count('policy_rules');
-    const res = await app.gql(UPSERT, { key: seed.keys.admin, variables: { input: { ...valid, ...change } } });
+    const versionBefore = (await demo.gw.org()).policyVersion;
+    const eventsBefore = await demo.gw.count('ledger_events');
+    const rulesBefore = await demo.gw.count('policy_rules');
+    const res = await demo.app.gql(UPSERT, { key: demo.seed.keys.admin, variables: { input: { ...valid, ...change } } });
     expect(errorCode(res)).toBe('BAD_USER_INPUT');
     expect(res.body.data ?? null).toBeNull();
-    expect(await gw.count('policy_rules')).toBe(rulesBefore);
-    expect(await gw.count('ledger_events')).toBe(eventsBefore);
-    expect((await gw.org()).policyVersion).toBe(versionBefore);
+    expect(await demo.gw.count('policy_rules')).toBe(rulesBefore);
+    expect(await demo.gw.count('ledger_events')).toBe(eventsBefore);
+    expect((await demo.gw.org()).policyVersion).toBe(versionBefore);
   });
 
   test('a bad update leaves the stored rule as it was', async () => {
-    const id = (await gw.ok(UPSERT, { input: valid })).upsertPolicyRule.id;
+    const id = (await demo.gw.ok(UPSERT, { input: valid })).upsertPolicyRule.id;
     try {
-      const before = (await gw.ok(RULES)).policyRules;
-      const res = await app.gql(UPSERT, { key: seed.keys.admin, variables: { input: { ...valid, id, toolPattern: 'bad pattern' } } });
+      const before = (await demo.gw.ok(RULES)).policyRules;
+      const res = await demo.app.gql(UPSERT, { key: demo.seed.keys.admin, variables: { input: { ...valid, id, toolPattern: 'bad pattern' } } });
       expect(errorCode(res)).toBe('BAD_USER_INPUT');
-      expect((await gw.ok(RULES)).policyRules).toEqual(before);
+      expect((await demo.gw.ok(RULES)).policyRules).toEqual(before);
     } finally {
-      await gw.ok(DELETE, { id });
+      await demo.gw.ok(DELETE, { id });
     }
   });
 });
 
 describe('the gateway keeps rules and flags in memory', () => {
-  const lookup = (runId: string) => recordStatements(app, () => gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' }));
+  const lookup = (runId: string) => recordStatements(demo.app, () => demo.gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' }));
 
   test('no reads per call; one reload after a rule change, a flag change or shadow mode', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     await lookup(run.id); // warm-up
 
     const warm = await lookup(run.id);
@@ -176,8 +167,9 @@ describe('the gateway keeps rules and flags in memory', () => {
     expect(touching(warm.statements, 'feature_flags')).toEqual([]);
 
     // A rule change: the next call reloads rules and flags once, and already decides by the new rule.
-    const id = (await gw.ok(UPSERT, { input: { name: 'block lookups', position: 1, toolPattern: 'order_lookup', risk: 'high', decision: 'block' } }))
-      .upsertPolicyRule.id;
+    const id = (
+      await demo.gw.ok(UPSERT, { input: { name: 'block lookups', position: 1, toolPattern: 'order_lookup', risk: 'high', decision: 'block' } })
+    ).upsertPolicyRule.id;
     const reloaded = await lookup(run.id);
     expect(reloaded.value.error?.code).toBe('POLICY_BLOCKED');
     expect(touching(reloaded.statements, 'policy_rules')).toHaveLength(1);
@@ -186,17 +178,17 @@ describe('the gateway keeps rules and flags in memory', () => {
     expect(settled.value.error?.code).toBe('POLICY_BLOCKED');
     expect(touching(settled.statements, 'policy_rules')).toEqual([]);
 
-    await gw.ok(DELETE, { id });
+    await demo.gw.ok(DELETE, { id });
     const afterDelete = await lookup(run.id);
     expect(afterDelete.value.status).toBe('succeeded');
     expect(touching(afterDelete.statements, 'policy_rules')).toHaveLength(1);
 
-    await gw.setFlag(true); // unchanged value, still a change of configuration
+    await demo.gw.setFlag(true); // unchanged value, still a change of configuration
     const afterFlag = await lookup(run.id);
     expect(touching(afterFlag.statements, 'feature_flags')).toHaveLength(1);
     expect(touching((await lookup(run.id)).statements, 'feature_flags')).toEqual([]);
 
-    await gw.ok(SHADOW, { enabled: false });
+    await demo.gw.ok(SHADOW, { enabled: false });
     const afterShadow = await lookup(run.id);
     expect(touching(afterShadow.statements, 'policy_rules')).toHaveLength(1);
     expect(touching((await lookup(run.id)).statements, 'policy_rules')).toEqual([]);

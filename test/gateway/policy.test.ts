@@ -1,21 +1,12 @@
-import { startTestApp, type TestApp } from '../support/app';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { eventTrail, GatewayClient, refusedOutcome, rowOf, SAY } from './gateway-helpers';
+import { useDemoApp } from '../support/demo-fixture';
+import { eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
 
 /**
  * The policy engine as an org admin configures it and as the gateway enforces it: rules
  * written through upsertPolicyRule, calls made through executeToolCall, decisions read
  * back from the ToolCall, its PolicyDecision and its ledger events.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
-beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
-});
-afterAll(async () => app?.close());
+const demo = useDemoApp({}, { sandboxes: true });
 
 const UPSERT = `mutation($input: PolicyRuleInput!) {
   upsertPolicyRule(input: $input) { id name position toolPattern actionPattern conditions { path op value } roles specialistId risk decision enabled }
@@ -39,27 +30,27 @@ interface RuleInput {
 }
 
 async function rule(input: RuleInput): Promise<string> {
-  const data = await gw.ok(UPSERT, { input: { position: 10, risk: 'medium', decision: 'block', ...input } });
+  const data = await demo.gw.ok(UPSERT, { input: { position: 10, risk: 'medium', decision: 'block', ...input } });
   return data.upsertPolicyRule.id;
 }
 
 // Every test starts from no rules and shadow mode off.
 afterEach(async () => {
-  const { policyRules } = await gw.ok(RULES);
-  for (const r of policyRules) await gw.ok(DELETE, { id: r.id });
-  if ((await gw.org()).policyShadowMode) await gw.ok(SHADOW, { enabled: false });
+  const { policyRules } = await demo.gw.ok(RULES);
+  for (const r of policyRules) await demo.gw.ok(DELETE, { id: r.id });
+  if ((await demo.gw.org()).policyShadowMode) await demo.gw.ok(SHADOW, { enabled: false });
 });
 
 /** The decision of one call: which rule matched (null: the catalog default), and the outcome. */
 async function decide(runId: string, toolName: string, action: string, params: unknown) {
-  const out = await gw.execute(runId, toolName, action, params);
-  const call = await gw.call(out.toolCallId);
+  const out = await demo.gw.execute(runId, toolName, action, params);
+  const call = await demo.gw.call(out.toolCallId);
   return { out, call, matched: call.policyDecision?.matchedRuleId ?? null, outcome: call.policyDecision?.outcome ?? null };
 }
 
 describe('a blocking rule with a condition (invoice.send, amount > 1000)', () => {
   test("over the bound: POLICY_BLOCKED with the rule's risk and the new version; under it: the catalog default (approval)", async () => {
-    const versionBefore = (await gw.org()).policyVersion;
+    const versionBefore = (await demo.gw.org()).policyVersion;
     const ruleId = await rule({
       name: 'large invoices',
       position: 5,
@@ -69,14 +60,14 @@ describe('a blocking rule with a condition (invoice.send, amount > 1000)', () =>
       risk: 'medium',
       decision: 'block',
     });
-    const { policyVersion } = await gw.org();
+    const { policyVersion } = await demo.gw.org();
     expect(policyVersion).toBe(versionBefore + 1);
-    const run = await gw.startRun();
-    const nangoBefore = gw.vendorRequests('nango');
+    const run = await demo.gw.startRun();
+    const nangoBefore = demo.gw.vendorRequests('nango');
 
-    const big = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 1500 }, { correlationId: 'corr-big' });
+    const big = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 1500 }, { correlationId: 'corr-big' });
     expect(big).toEqual(refusedOutcome('blocked', 'POLICY_BLOCKED', SAY.POLICY_BLOCKED));
-    const blocked = await gw.call(big.toolCallId);
+    const blocked = await demo.gw.call(big.toolCallId);
     expect(rowOf(blocked)).toEqual({
       status: 'blocked',
       errorCode: 'POLICY_BLOCKED',
@@ -124,9 +115,9 @@ describe('a blocking rule with a condition (invoice.send, amount > 1000)', () =>
       },
     ]);
 
-    const small = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50 });
+    const small = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50 });
     expect(small).toMatchObject({ status: 'waiting_approval', error: null, result: null, approvalRequestId: expect.any(String) });
-    const waiting = await gw.call(small.toolCallId);
+    const waiting = await demo.gw.call(small.toolCallId);
     expect(rowOf(waiting)).toEqual({
       status: 'waiting_approval',
       errorCode: null,
@@ -152,14 +143,14 @@ describe('a blocking rule with a condition (invoice.send, amount > 1000)', () =>
     ]);
     expect(waiting.ledgerEvents[1].metadata).toMatchObject({ approvalRequestId: small.approvalRequestId, kind: 'expert' });
     // Neither call reached QuickBooks.
-    expect(gw.vendorRequests('nango')).toBe(nangoBefore);
-    expect(await gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
+    expect(demo.gw.vendorRequests('nango')).toBe(nangoBefore);
+    expect(await demo.gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
   });
 });
 
 describe('no rule: the catalog default risk decides', () => {
   test('low → allow, medium → observe (runs, flagged for review), high → require_expert_approval', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const low = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(low.out.status).toBe('succeeded');
     expect(low.call).toMatchObject({ riskLevel: 'low', reviewRequired: false });
@@ -195,15 +186,15 @@ describe('no rule: the catalog default risk decides', () => {
       risk: 'high',
       decision: 'require_client_approval',
     });
-    const run = await gw.startRun();
-    const nangoBefore = gw.vendorRequests('nango');
+    const run = await demo.gw.startRun();
+    const nangoBefore = demo.gw.vendorRequests('nango');
 
     const small = await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 5 });
     expect(small.out.status).toBe('succeeded');
     expect(small.out.result).toMatchObject({ totalAmount: 5 });
     expect(small.matched).toBe(allowSmall);
     expect(rowOf(small.call)).toMatchObject({ status: 'succeeded', riskLevel: 'low', reviewRequired: false, costCents: 2 });
-    expect(gw.vendorRequests('nango')).toBeGreaterThan(nangoBefore);
+    expect(demo.gw.vendorRequests('nango')).toBeGreaterThan(nangoBefore);
 
     const other = await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 500 });
     expect(other.out.status).toBe('waiting_approval');
@@ -215,7 +206,7 @@ describe('no rule: the catalog default risk decides', () => {
 describe('matching', () => {
   test('glob patterns: * any run, ? exactly one character, everything else literal', async () => {
     const querying = await rule({ name: '*_query', toolPattern: '*_query', risk: 'low' });
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     expect((await decide(run.id, 'shopify_query', 'get_product', { productId: '632910392' })).matched).toBe(querying);
     expect((await decide(run.id, 'amazon_query', 'get_order', { orderId: '902-3159896-1390916' })).matched).toBe(querying);
     expect((await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).matched).toBeNull();
@@ -225,11 +216,11 @@ describe('matching', () => {
 
     const single = await rule({ name: '?', toolPattern: 'invoic?', actionPattern: 'se?d', position: 30, risk: 'low' });
     expect((await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 1 })).matched).toBe(single);
-    await gw.ok(DELETE, { id: single });
+    await demo.gw.ok(DELETE, { id: single });
     // `?` is one character, never none; `.` is literal, not "any character".
     await rule({ name: 'invoice?', toolPattern: 'invoice?', position: 30, risk: 'low' });
     await rule({ name: 'dot', toolPattern: 'order.lookup', position: 31, risk: 'low' });
-    await gw.ok(DELETE, { id: orders });
+    await demo.gw.ok(DELETE, { id: orders });
     expect((await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 1 })).matched).toBeNull();
     expect((await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).matched).toBeNull();
   });
@@ -243,7 +234,7 @@ describe('matching', () => {
     ['exists false', { path: 'email', op: 'exists', value: false }, {}, { email: 'ap@example.com' }],
   ])('condition %s matches only the call it describes', async (_label, condition, matching, other) => {
     const id = await rule({ name: `cond ${_label}`, toolPattern: 'invoice', actionPattern: 'send', conditions: [condition] });
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const hit = await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 20, ...matching });
     expect(hit.matched).toBe(id);
     expect(hit.out.error?.code).toBe('POLICY_BLOCKED');
@@ -261,7 +252,7 @@ describe('matching', () => {
         { path: 'amount', op: 'gt', value: 100 },
       ],
     });
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     expect((await decide(run.id, 'invoice', 'send', { customerId: '58', amount: 500, currency: 'EUR' })).matched).toBe(id);
     expect((await decide(run.id, 'invoice', 'send', { customerId: '58', amount: 50, currency: 'EUR' })).matched).toBeNull();
     expect((await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 500, currency: 'USD' })).matched).toBeNull();
@@ -269,7 +260,7 @@ describe('matching', () => {
 
   test('roles: a rule for admins does not match agent calls; one for agents does', async () => {
     await rule({ name: 'admins only', toolPattern: 'order_lookup', roles: ['admin'] });
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const free = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(free.matched).toBeNull();
     expect(free.out.status).toBe('succeeded');
@@ -281,18 +272,18 @@ describe('matching', () => {
   });
 
   test('specialistId: a rule for one specialist leaves the others alone', async () => {
-    const created = await gw.ok('mutation { createSpecialist(input: { name: "Billing" }) { id } }');
+    const created = await demo.gw.ok('mutation { createSpecialist(input: { name: "Billing" }) { id } }');
     const billing: string = created.createSpecialist.id;
-    await gw.bind(billing, 'order_lookup', 'lookup', true);
+    await demo.gw.bind(billing, 'order_lookup', 'lookup', true);
     const id = await rule({ name: 'billing may not look up orders', toolPattern: 'order_lookup', specialistId: billing });
 
-    const billingRun = await gw.startRun({ specialistId: billing });
+    const billingRun = await demo.gw.startRun({ specialistId: billing });
     expect(billingRun.allowedTools).toEqual(['order_lookup.lookup']);
     const stopped = await decide(billingRun.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(stopped.matched).toBe(id);
     expect(stopped.out.error?.code).toBe('POLICY_BLOCKED');
 
-    const supportRun = await gw.startRun();
+    const supportRun = await demo.gw.startRun();
     const free = await decide(supportRun.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(free.matched).toBeNull();
     expect(free.out.status).toBe('succeeded');
@@ -301,14 +292,14 @@ describe('matching', () => {
   test('the first matching rule by position wins; moving a rule changes who wins', async () => {
     const allow = await rule({ name: 'allow lookups', toolPattern: 'order_lookup', position: 10, risk: 'low', decision: 'allow' });
     const block = await rule({ name: 'block lookups', toolPattern: 'order_lookup', position: 5, risk: 'high', decision: 'block' });
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const first = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(first.matched).toBe(block);
     expect(first.call).toMatchObject({ status: 'blocked', riskLevel: 'high', errorCode: 'POLICY_BLOCKED' });
 
     // Same rule (by id), new position: replaced, not duplicated.
     await rule({ id: block, name: 'block lookups', toolPattern: 'order_lookup', position: 50, risk: 'high', decision: 'block' });
-    const { policyRules } = await gw.ok(RULES);
+    const { policyRules } = await demo.gw.ok(RULES);
     expect(policyRules.map((r: { id: string; position: number }) => [r.id, r.position])).toEqual([
       [allow, 10],
       [block, 50],
@@ -321,8 +312,8 @@ describe('matching', () => {
 
   test('a disabled rule is listed but ignored; enabled again, it applies', async () => {
     const id = await rule({ name: 'off', toolPattern: 'order_lookup', enabled: false });
-    expect((await gw.ok(RULES)).policyRules).toEqual([{ id, name: 'off', position: 10, enabled: false }]);
-    const run = await gw.startRun();
+    expect((await demo.gw.ok(RULES)).policyRules).toEqual([{ id, name: 'off', position: 10, enabled: false }]);
+    const run = await demo.gw.startRun();
     expect((await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).matched).toBeNull();
     await rule({ id, name: 'off', toolPattern: 'order_lookup', enabled: true });
     expect((await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).matched).toBe(id);
@@ -332,17 +323,17 @@ describe('matching', () => {
 describe('shadow mode', () => {
   test('a blocking rule only records what it would do: the call runs, flagged for review', async () => {
     const id = await rule({ name: 'block lookups', toolPattern: 'order_lookup', risk: 'high', decision: 'block' });
-    const before = (await gw.org()).policyVersion;
-    const version = (await gw.ok(SHADOW, { enabled: true })).setPolicyShadowMode;
+    const before = (await demo.gw.org()).policyVersion;
+    const version = (await demo.gw.ok(SHADOW, { enabled: true })).setPolicyShadowMode;
     expect(version).toBe(before + 1);
-    expect(await gw.org()).toEqual({ policyVersion: version, policyShadowMode: true });
-    const run = await gw.startRun();
-    const shopifyBefore = gw.vendorRequests('shopify');
+    expect(await demo.gw.org()).toEqual({ policyVersion: version, policyShadowMode: true });
+    const run = await demo.gw.startRun();
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
 
     const shadowed = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(shadowed.out).toMatchObject({ status: 'succeeded', error: null });
     expect(shadowed.out.result.trackingNumbers).toEqual(['TRACK-001']);
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
     expect(rowOf(shadowed.call)).toMatchObject({ status: 'succeeded', errorCode: null, riskLevel: 'high', reviewRequired: true });
     expect(shadowed.call.policyDecision).toMatchObject({
       outcome: 'allow',
@@ -361,7 +352,7 @@ describe('shadow mode', () => {
     expect(plain.call.reviewRequired).toBe(false);
 
     // Off again: the rule blocks.
-    await gw.ok(SHADOW, { enabled: false });
+    await demo.gw.ok(SHADOW, { enabled: false });
     const enforced = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(enforced.call).toMatchObject({ status: 'blocked', errorCode: 'POLICY_BLOCKED' });
     expect(enforced.call.policyDecision).toMatchObject({ outcome: 'block', shadowOutcome: null });

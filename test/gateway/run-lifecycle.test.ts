@@ -1,56 +1,47 @@
 import { Client } from 'pg';
-import { startTestApp, type TestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
 import { newOrg } from '../support/factories';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { GatewayClient, START_RUN, errorCode, recordStatements, touching, transactionsIn } from './gateway-helpers';
+import { type GatewayClient, START_RUN, errorCode, recordStatements, touching, transactionsIn } from './gateway-helpers';
 
 /**
  * Runs as the gateway sees them (open, frozen, completed), who may call executeToolCall,
  * idempotency by toolUseId, and the cost of the hot path in transactions.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
-beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
-});
-afterAll(async () => app?.close());
+const demo = useDemoApp({}, { sandboxes: true });
 
 const COMPLETE = 'mutation($id: ID!) { completeAgentRun(runId: $id) { id status completedAt } }';
 const UPSERT = 'mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }';
 
 describe('run lifecycle', () => {
   test('startAgentRun opens a running run with its manifest and policy version frozen', async () => {
-    const run = await gw.startRun();
-    const { policyVersion } = await gw.org();
+    const run = await demo.gw.startRun();
+    const { policyVersion } = await demo.gw.org();
     expect(run).toMatchObject({ status: 'running', policyVersion });
     expect(run.allowedTools).toContain('order_lookup.lookup');
-    const created = await gw.run(run.id);
+    const created = await demo.gw.run(run.id);
     expect(created.ledgerEvents.map((e) => e.type)).toEqual(['run.created', 'run.started']);
     expect(created.ledgerEvents[0].metadata).toMatchObject({ allowedTools: run.allowedTools, policyVersion });
 
     // A policy change later does not touch the run's recorded version or manifest.
-    const rule = await gw.ok(UPSERT, {
+    const rule = await demo.gw.ok(UPSERT, {
       input: { name: 'inert', position: 1, toolPattern: 'nothing_matches', risk: 'low', decision: 'allow', enabled: false },
     });
     try {
-      const later = await gw.run(run.id);
+      const later = await demo.gw.run(run.id);
       expect(later.policyVersion).toBe(policyVersion);
       expect(later.allowedTools).toEqual(run.allowedTools);
-      expect((await gw.startRun()).policyVersion).toBe(policyVersion + 1);
+      expect((await demo.gw.startRun()).policyVersion).toBe(policyVersion + 1);
     } finally {
-      await gw.ok('mutation($id: ID!) { deletePolicyRule(id: $id) }', { id: rule.upsertPolicyRule.id });
+      await demo.gw.ok('mutation($id: ID!) { deletePolicyRule(id: $id) }', { id: rule.upsertPolicyRule.id });
     }
   });
 
   test('completeAgentRun completes the run (run.completed); later tool calls are RUN_NOT_ACTIVE and write nothing', async () => {
-    const run = await gw.startRun();
-    expect((await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
-    const done = await gw.ok(COMPLETE, { id: run.id }, seed.keys.agent);
+    const run = await demo.gw.startRun();
+    expect((await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
+    const done = await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
     expect(done.completeAgentRun).toMatchObject({ id: run.id, status: 'completed', completedAt: expect.any(String) });
-    const completed = await gw.run(run.id);
+    const completed = await demo.gw.run(run.id);
     expect(completed.status).toBe('completed');
     expect(completed.ledgerEvents.map((e) => e.type)).toEqual([
       'run.created',
@@ -60,56 +51,56 @@ describe('run lifecycle', () => {
       'run.completed',
     ]);
 
-    const callsBefore = await gw.count('tool_calls');
-    const eventsBefore = await gw.count('ledger_events');
-    const res = await gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_after_end' });
+    const callsBefore = await demo.gw.count('tool_calls');
+    const eventsBefore = await demo.gw.count('ledger_events');
+    const res = await demo.gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_after_end' });
     expect(errorCode(res)).toBe('RUN_NOT_ACTIVE');
     expect(res.body.data).toBeNull();
-    expect(await gw.count('tool_calls')).toBe(callsBefore);
-    expect(await gw.count('ledger_events')).toBe(eventsBefore);
+    expect(await demo.gw.count('tool_calls')).toBe(callsBefore);
+    expect(await demo.gw.count('ledger_events')).toBe(eventsBefore);
     // Completing twice is refused too.
-    expect(errorCode(await app.gql(COMPLETE, { key: seed.keys.agent, variables: { id: run.id } }))).toBe('RUN_NOT_ACTIVE');
+    expect(errorCode(await demo.app.gql(COMPLETE, { key: demo.seed.keys.agent, variables: { id: run.id } }))).toBe('RUN_NOT_ACTIVE');
   });
 
   test('completeAgentRun with a pending approval is APPROVALS_PENDING and the run stays open', async () => {
-    const run = await gw.startRun();
-    const waiting = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50 });
+    const run = await demo.gw.startRun();
+    const waiting = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50 });
     expect(waiting).toMatchObject({ status: 'waiting_approval', approvalRequestId: expect.any(String) });
-    expect(await gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
+    expect(await demo.gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
 
-    const res = await app.gql(COMPLETE, { key: seed.keys.agent, variables: { id: run.id } });
+    const res = await demo.app.gql(COMPLETE, { key: demo.seed.keys.agent, variables: { id: run.id } });
     expect(errorCode(res)).toBe('APPROVALS_PENDING');
     expect(res.body.errors![0].extensions).toMatchObject({ pendingApprovalCount: 1 });
-    expect(await gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
+    expect(await demo.gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
     // A waiting run still takes other calls.
-    expect((await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
+    expect((await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
   });
 
   test("another org's run is NOT_FOUND, and so is a run id that is not a uuid; nothing is written", async () => {
-    const run = await gw.startRun();
-    const other = await newOrg(app.em());
-    const callsBefore = await gw.count('tool_calls');
+    const run = await demo.gw.startRun();
+    const other = await newOrg(demo.app.em());
+    const callsBefore = await demo.gw.count('tool_calls');
     for (const runId of [run.id, 'not-a-uuid']) {
-      const res = await gw.executeRaw(runId, 'order_lookup', 'lookup', { orderId: '12345' }, { key: other.keys.agent });
+      const res = await demo.gw.executeRaw(runId, 'order_lookup', 'lookup', { orderId: '12345' }, { key: other.keys.agent });
       expect(errorCode(res)).toBe('NOT_FOUND');
     }
-    expect(errorCode(await gw.executeRaw('not-a-uuid', 'order_lookup', 'lookup', { orderId: '12345' }))).toBe('NOT_FOUND');
-    expect(errorCode(await app.gql(COMPLETE, { key: other.keys.agent, variables: { id: run.id } }))).toBe('NOT_FOUND');
-    const foreignSpecialist = await app.gql(START_RUN, {
+    expect(errorCode(await demo.gw.executeRaw('not-a-uuid', 'order_lookup', 'lookup', { orderId: '12345' }))).toBe('NOT_FOUND');
+    expect(errorCode(await demo.app.gql(COMPLETE, { key: other.keys.agent, variables: { id: run.id } }))).toBe('NOT_FOUND');
+    const foreignSpecialist = await demo.app.gql(START_RUN, {
       key: other.keys.agent,
-      variables: { input: { specialistId: seed.specialistId, driver: 'EXTERNAL' } },
+      variables: { input: { specialistId: demo.seed.specialistId, driver: 'EXTERNAL' } },
     });
     expect(errorCode(foreignSpecialist)).toBe('NOT_FOUND');
-    expect(await gw.count('tool_calls')).toBe(callsBefore);
-    expect((await gw.run(run.id)).status).toBe('running');
+    expect(await demo.gw.count('tool_calls')).toBe(callsBefore);
+    expect((await demo.gw.run(run.id)).status).toBe('running');
   });
 
   test.each(['client', 'expert', 'admin', 'partner'] as const)('a %s key may not call executeToolCall (FORBIDDEN)', async (role) => {
-    const run = await gw.startRun();
-    const callsBefore = await gw.count('tool_calls');
-    const res = await gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { key: seed.keys[role] });
+    const run = await demo.gw.startRun();
+    const callsBefore = await demo.gw.count('tool_calls');
+    const res = await demo.gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { key: demo.seed.keys[role] });
     expect(errorCode(res)).toBe('FORBIDDEN');
-    expect(await gw.count('tool_calls')).toBe(callsBefore);
+    expect(await demo.gw.count('tool_calls')).toBe(callsBefore);
   });
 
   test.each([
@@ -118,54 +109,54 @@ describe('run lifecycle', () => {
     ['a correlationId over 128 characters', { correlationId: 'c'.repeat(129) }],
     ['a toolUseId with a slash', { toolUseId: 'toolu/1' }],
   ])('%s is BAD_USER_INPUT and writes nothing', async (_label, options) => {
-    const run = await gw.startRun();
-    const callsBefore = await gw.count('tool_calls');
-    const res = await gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, options);
+    const run = await demo.gw.startRun();
+    const callsBefore = await demo.gw.count('tool_calls');
+    const res = await demo.gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, options);
     expect(errorCode(res)).toBe('BAD_USER_INPUT');
-    expect(await gw.count('tool_calls')).toBe(callsBefore);
+    expect(await demo.gw.count('tool_calls')).toBe(callsBefore);
   });
 });
 
 describe('idempotency by toolUseId', () => {
   test('the same toolUseId twice: one vendor call, the second answer is the first call replayed', async () => {
-    const run = await gw.startRun();
-    const shopifyBefore = gw.vendorRequests('shopify');
-    const first = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_1' });
-    const second = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_1' });
+    const run = await demo.gw.startRun();
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
+    const first = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_1' });
+    const second = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_1' });
     expect(first).toMatchObject({ status: 'succeeded', replayed: false });
     expect(second).toMatchObject({ status: 'succeeded', toolCallId: first.toolCallId, error: null, replayed: true });
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
-    expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(await demo.gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
     // The replay records nothing new about the call.
-    expect((await gw.call(first.toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
+    expect((await demo.gw.call(first.toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
     // A new toolUseId is a new call.
-    const third = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_2' });
+    const third = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_seq_2' });
     expect(third).toMatchObject({ status: 'succeeded', replayed: false });
     expect(third.toolCallId).not.toBe(first.toolCallId);
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 2);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 2);
   });
 
   test('a replayed block answers the same code and sentence', async () => {
-    const run = await gw.startRun();
-    const first = await gw.execute(run.id, 'wire', 'transfer', {}, { toolUseId: 'toolu_block' });
-    const second = await gw.execute(run.id, 'wire', 'transfer', {}, { toolUseId: 'toolu_block' });
+    const run = await demo.gw.startRun();
+    const first = await demo.gw.execute(run.id, 'wire', 'transfer', {}, { toolUseId: 'toolu_block' });
+    const second = await demo.gw.execute(run.id, 'wire', 'transfer', {}, { toolUseId: 'toolu_block' });
     expect(second).toEqual({ ...first, replayed: true });
   });
 
   test('two racing requests with one toolUseId: one call, one vendor request, both answers name it', async () => {
-    const run = await gw.startRun();
-    const shopifyBefore = gw.vendorRequests('shopify');
+    const run = await demo.gw.startRun();
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
     const answers = await Promise.all([
-      gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_race' }),
-      gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_race' }),
+      demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_race' }),
+      demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_race' }),
     ]);
     expect(answers[0].toolCallId).toBe(answers[1].toolCallId);
     expect(answers.map((a) => a.replayed).sort()).toEqual([false, true]);
     expect(answers.find((a) => !a.replayed)).toMatchObject({ status: 'succeeded', error: null });
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
-    expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
-    expect(await gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
-    const call = await gw.call(answers[0].toolCallId);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(await demo.gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
+    expect(await demo.gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
+    const call = await demo.gw.call(answers[0].toolCallId);
     expect(call.status).toBe('succeeded');
     expect(call.ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
   });
@@ -173,17 +164,17 @@ describe('idempotency by toolUseId', () => {
   test("when both pass the replay check before either inserts, the loser answers the winner's call", async () => {
     // Hold back every insert into tool_calls (plain reads still pass) until both requests
     // wait on it: both have then looked for the toolUseId and found nothing.
-    const run = await gw.startRun();
-    const shopifyBefore = gw.vendorRequests('shopify');
-    const holder = new Client({ connectionString: app.db.url });
+    const run = await demo.gw.startRun();
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
+    const holder = new Client({ connectionString: demo.app.db.url });
     await holder.connect();
     let answers: Awaited<ReturnType<GatewayClient['execute']>>[];
     try {
       await holder.query('begin');
       await holder.query('lock table tool_calls in exclusive mode');
       const racing = Promise.all([
-        gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
-        gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
+        demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
+        demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
       ]);
       let waiting = 0;
       while (waiting < 2) {
@@ -199,11 +190,11 @@ describe('idempotency by toolUseId', () => {
     }
     expect(answers[0].toolCallId).toBe(answers[1].toolCallId);
     expect(answers.map((a) => a.replayed).sort()).toEqual([false, true]);
-    expect(gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
-    expect(await gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(await demo.gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
     // The loser's decision row went with its rolled-back transaction.
-    expect(await gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
-    expect((await gw.call(answers[0].toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
+    expect(await demo.gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
+    expect((await demo.gw.call(answers[0].toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
   });
 
   /*
@@ -212,22 +203,22 @@ describe('idempotency by toolUseId', () => {
    * when the call waits for approval"; the agent cannot tell what it waits for.
    */
   test('a replayed call waiting for approval names the same approval request', async () => {
-    const run = await gw.startRun();
-    const first = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 75 }, { toolUseId: 'toolu_wait' });
-    const second = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 75 }, { toolUseId: 'toolu_wait' });
+    const run = await demo.gw.startRun();
+    const first = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 75 }, { toolUseId: 'toolu_wait' });
+    const second = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 75 }, { toolUseId: 'toolu_wait' });
     expect(first).toMatchObject({ status: 'waiting_approval', approvalRequestId: expect.any(String), replayed: false });
-    expect(await gw.run(run.id)).toMatchObject({ pendingApprovalCount: 1 });
+    expect(await demo.gw.run(run.id)).toMatchObject({ pendingApprovalCount: 1 });
     expect(second).toEqual({ ...first, replayed: true });
   });
 });
 
 describe('hot path', () => {
   const call = (runId: string, toolName: string, action: string, params: unknown) =>
-    recordStatements(app, () => gw.execute(runId, toolName, action, params));
+    recordStatements(demo.app, () => demo.gw.execute(runId, toolName, action, params));
 
   test('a succeeded call takes two transactions, a blocked or waiting call one; none reads config again', async () => {
-    const run = await gw.startRun();
-    await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }); // warm caches
+    const run = await demo.gw.startRun();
+    await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }); // warm caches
 
     const succeeded = await call(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(succeeded.value.status).toBe('succeeded');

@@ -1,9 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { startTestApp, type TestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { createKey } from '../../src/orgs/org.service';
-import { GatewayClient } from '../gateway/gateway-helpers';
 import { Feed, approvals, bounded, closeSockets, connect, ledgerHead, runEvents, tokens, toolCalls } from './realtime-helpers';
 
 /**
@@ -11,28 +9,22 @@ import { Feed, approvals, bounded, closeSockets, connect, ledgerHead, runEvents,
  * roles and org per subscription, the key again per event, and the HTTP query limits
  * apply to subscription operations too.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
 let other: TestOrg;
 
+const demo = useDemoApp({}, { sandboxes: true });
 beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
-  other = await newOrg(app.em(), 'Other Org');
+  other = await newOrg(demo.app.em(), 'Other Org');
 });
 afterEach(async () => closeSockets());
-afterAll(async () => app?.close());
 
-const lookup = (runId: string) => gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' });
+const lookup = (runId: string) => demo.gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' });
 
 describe('connection_init', () => {
   test.each([
     ['an unknown key', `tg_admin_${randomBytes(24).toString('base64url')}`],
     ['a malformed value', 'Bearer'],
   ])('%s closes the socket with 4403', async (_name, key) => {
-    const socket = connect(app.wsUrl, key);
+    const socket = connect(demo.app.wsUrl, key);
     const feed = runEvents(socket.client, '00000000-0000-0000-0000-000000000000', '0');
     await feed.end();
     expect((feed.error as { code: number }).code).toBe(4403);
@@ -41,15 +33,15 @@ describe('connection_init', () => {
   });
 
   test('no authorization at all closes the socket with 4403', async () => {
-    const socket = connect(app.wsUrl, null);
+    const socket = connect(demo.app.wsUrl, null);
     approvals(socket.client, 'expert');
     expect((await bounded(socket.closed, 'the close event')).code).toBe(4403);
   });
 
   test('a revoked key closes the socket with 4403', async () => {
-    const key = await createKey(app.em(), seed.orgId, 'expert');
-    await app.em().execute('update api_keys set revoked_at = now() where id = ?', [key.id]);
-    const socket = connect(app.wsUrl, key.secret);
+    const key = await createKey(demo.app.em(), demo.seed.orgId, 'expert');
+    await demo.app.em().execute('update api_keys set revoked_at = now() where id = ?', [key.id]);
+    const socket = connect(demo.app.wsUrl, key.secret);
     approvals(socket.client, 'expert');
     expect((await bounded(socket.closed, 'the close event')).code).toBe(4403);
   });
@@ -57,28 +49,28 @@ describe('connection_init', () => {
 
 describe('roles and orgs', () => {
   test('a client key may follow a run; partner and agent keys may not watch the approval queue (FORBIDDEN)', async () => {
-    const run = await gw.startRun();
-    const events = runEvents(connect(app.wsUrl, seed.keys.client).client, run.id, '0');
+    const run = await demo.gw.startRun();
+    const events = runEvents(connect(demo.app.wsUrl, demo.seed.keys.client).client, run.id, '0');
     await events.count(2, 'the run events');
     expect(events.items.map((e) => e.type)).toEqual(['run.created', 'run.started']);
 
     for (const role of ['partner', 'agent'] as const) {
-      const feed = approvals(connect(app.wsUrl, seed.keys[role]).client, 'expert');
+      const feed = approvals(connect(demo.app.wsUrl, demo.seed.keys[role]).client, 'expert');
       await feed.end(`the ${role} subscription to be refused`);
       expect(feed.errorCodes).toEqual(['FORBIDDEN']);
     }
     for (const role of ['admin', 'expert', 'client'] as const) {
       // Allowed: each desk sees a request raised after it subscribed.
-      const feed = approvals(connect(app.wsUrl, seed.keys[role]).client, null, await ledgerHead(app, seed.orgId));
-      const invoice = await gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 10 });
+      const feed = approvals(connect(demo.app.wsUrl, demo.seed.keys[role]).client, null, await ledgerHead(demo.app, demo.seed.orgId));
+      const invoice = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 10 });
       await feed.until((f) => f.items.some((c) => c.approvalRequest.id === invoice.approvalRequestId), `the ${role} desk to see the request`);
       expect(feed.error).toBeNull();
     }
   });
 
   test("another org's run is NOT_FOUND for runEvents, toolCallStatusChanged and runTokens", async () => {
-    const foreign = await newRun(app.em(), other);
-    const { client } = connect(app.wsUrl, seed.keys.admin);
+    const foreign = await newRun(demo.app.em(), other);
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.admin);
     const feeds: Feed<unknown>[] = [
       runEvents(client, foreign.id, '0'),
       toolCalls(client, foreign.id, '0'),
@@ -91,7 +83,7 @@ describe('roles and orgs', () => {
       expect(feed.items).toEqual([]);
     }
     // The owner sees it.
-    const own = runEvents(connect(app.wsUrl, other.keys.client).client, foreign.id, '0');
+    const own = runEvents(connect(demo.app.wsUrl, other.keys.client).client, foreign.id, '0');
     await own.count(1, "the owner's run.created");
     expect(own.items[0]).toMatchObject({ type: 'run.created', runId: foreign.id });
   });
@@ -99,12 +91,12 @@ describe('roles and orgs', () => {
 
 describe('access is re-checked per event', () => {
   test('revoking the key mid-subscription ends it with UNAUTHENTICATED on the next event', async () => {
-    const key = await createKey(app.em(), seed.orgId, 'client');
-    const run = await gw.startRun();
-    const feed = runEvents(connect(app.wsUrl, key.secret).client, run.id, '0');
+    const key = await createKey(demo.app.em(), demo.seed.orgId, 'client');
+    const run = await demo.gw.startRun();
+    const feed = runEvents(connect(demo.app.wsUrl, key.secret).client, run.id, '0');
     await feed.count(2, 'the first events');
 
-    await app.em().execute('update api_keys set revoked_at = now() where id = ?', [key.id]);
+    await demo.app.em().execute('update api_keys set revoked_at = now() where id = ?', [key.id]);
     await lookup(run.id);
     await feed.until((f) => f.ended || f.nextErrors.length > 0 || f.items.length > 2, 'the revocation to take effect');
     // Nothing after the revocation reached the revoked key …
@@ -118,7 +110,7 @@ describe('access is re-checked per event', () => {
 
 describe('the HTTP query limits apply to subscription operations', () => {
   test('too deep: QUERY_TOO_DEEP, and the socket stays usable', async () => {
-    const { client } = connect(app.wsUrl, seed.keys.admin);
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.admin);
     const deep = new Feed(
       client,
       'subscription { toolCallStatusChanged { toolCall { run { toolCalls { run { toolCalls { run { toolCalls { id } } } } } } } } }',
@@ -128,7 +120,7 @@ describe('the HTTP query limits apply to subscription operations', () => {
     await deep.end();
     expect(deep.errorCodes).toEqual(['QUERY_TOO_DEEP']);
 
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const fine = runEvents(client, run.id, '0');
     await fine.count(2, 'a subscription within the limits on the same socket');
   });
@@ -136,7 +128,7 @@ describe('the HTTP query limits apply to subscription operations', () => {
   test('too many aliases: TOO_MANY_ALIASES', async () => {
     const aliases = Array.from({ length: 16 }, (_, i) => `a${i}: id`).join(' ');
     const feed = new Feed(
-      connect(app.wsUrl, seed.keys.admin).client,
+      connect(demo.app.wsUrl, demo.seed.keys.admin).client,
       `subscription { toolCallStatusChanged { toolCall { ${aliases} } } }`,
       {},
       'toolCallStatusChanged',

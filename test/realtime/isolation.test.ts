@@ -1,9 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { startTestApp, type TestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
 import { newOrg, newRun, newToolCall, type TestOrg } from '../support/factories';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
-import { GatewayClient } from '../gateway/gateway-helpers';
 import { closeSockets, connect, ledgerHead, toolCalls, type Feed, type ToolCallChange } from './realtime-helpers';
 
 /**
@@ -16,28 +14,19 @@ import { closeSockets, connect, ledgerHead, toolCalls, type Feed, type ToolCallC
  * live, after its listener is attached), and marker 2 is appended only once the control
  * subscriber has all of B's events.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
 let orgA: TestOrg;
 
 const SUBSCRIBERS = 1000;
 const SOCKETS = 10;
 
+const demo = useDemoApp({}, { sandboxes: true, beforeClose: closeSockets }); // org B: the demo org, tools enabled
 beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey); // org B: the demo org, tools enabled
-  gw = new GatewayClient(app, seed);
-  orgA = await newOrg(app.em(), 'Org A');
-});
-afterAll(async () => {
-  await closeSockets();
-  await app?.close();
+  orgA = await newOrg(demo.app.em(), 'Org A');
 });
 
 /** A tool-call transition in A's ledger (as the gateway would record one), after commit. */
 async function markA(runId: string, toolCallId: string, marker: number): Promise<string> {
-  const event = await app
+  const event = await demo.app
     .em()
     .transactional((tx) =>
       appendLedgerEvent(tx, { orgId: orgA.org.id, type: 'tool_call.succeeded', runId, resourceId: toolCallId, metadata: { marker } }),
@@ -46,39 +35,39 @@ async function markA(runId: string, toolCallId: string, marker: number): Promise
 }
 
 test(`${SUBSCRIBERS} subscribers of org A receive none of org B's events; a subscriber in B receives them all`, async () => {
-  const runA = await newRun(app.em(), orgA, { status: 'running' });
-  const { call: callA } = await newToolCall(app.em(), orgA, runA);
-  const fromA = await ledgerHead(app, orgA.org.id);
+  const runA = await newRun(demo.app.em(), orgA, { status: 'running' });
+  const { call: callA } = await newToolCall(demo.app.em(), orgA, runA);
+  const fromA = await ledgerHead(demo.app, orgA.org.id);
   const marker1 = await markA(runA.id, callA.id, 1);
 
   const started = performance.now();
-  const sockets = Array.from({ length: SOCKETS }, () => connect(app.wsUrl, orgA.keys.client));
+  const sockets = Array.from({ length: SOCKETS }, () => connect(demo.app.wsUrl, orgA.keys.client));
   const feedsA: Feed<ToolCallChange>[] = [];
   for (let i = 0; i < SUBSCRIBERS; i++) feedsA.push(toolCalls(sockets[i % SOCKETS].client, null, fromA));
   await Promise.all(feedsA.map((feed, i) => feed.count(1, `marker 1 at subscriber ${i}`, 30_000)));
   const readyMs = performance.now() - started;
 
-  const control = toolCalls(connect(app.wsUrl, seed.keys.client).client, null, await ledgerHead(app, seed.orgId));
+  const control = toolCalls(connect(demo.app.wsUrl, demo.seed.keys.client).client, null, await ledgerHead(demo.app, demo.seed.orgId));
 
   // Org B at work: lookups on two runs (running → succeeded), a blocked call, an approval.
-  const runsB = [await gw.startRun(), await gw.startRun()];
+  const runsB = [await demo.gw.startRun(), await demo.gw.startRun()];
   const results = await Promise.all(
-    Array.from({ length: 10 }, (_, i) => gw.execute(runsB[i % 2].id, 'order_lookup', 'lookup', { orderId: '12345' })),
+    Array.from({ length: 10 }, (_, i) => demo.gw.execute(runsB[i % 2].id, 'order_lookup', 'lookup', { orderId: '12345' })),
   );
-  const blocked = await gw.execute(runsB[0].id, 'order_lookup', 'delete', { orderId: '12345' });
-  const waiting = await gw.execute(runsB[1].id, 'invoice', 'send', { customerId: '1', amount: 42 });
+  const blocked = await demo.gw.execute(runsB[0].id, 'order_lookup', 'delete', { orderId: '12345' });
+  const waiting = await demo.gw.execute(runsB[1].id, 'invoice', 'send', { customerId: '1', amount: 42 });
   expect(results.map((r) => r.status)).toEqual(Array(10).fill('succeeded'));
   expect([blocked.status, waiting.status]).toEqual(['blocked', 'waiting_approval']);
   const expectedB = 10 * 2 + 2;
   await control.count(expectedB, "all of B's transitions");
 
   // Every one of B's events has been delivered on this node; now the closing marker in A.
-  app.statements.length = 0;
+  demo.app.statements.length = 0;
   const fanOutStart = performance.now();
   const marker2 = await markA(runA.id, callA.id, 2);
   await Promise.all(feedsA.map((feed, i) => feed.count(2, `marker 2 at subscriber ${i}`, 30_000)));
   const fanOutMs = performance.now() - fanOutStart;
-  const fanOutReads = app.statements.filter((s) => /^\[query\] select/.test(s)).length;
+  const fanOutReads = demo.app.statements.filter((s) => /^\[query\] select/.test(s)).length;
 
   const callsB = new Set([...results.map((r) => r.toolCallId), blocked.toolCallId, waiting.toolCallId]);
   expect(control.items).toHaveLength(expectedB);

@@ -1,16 +1,11 @@
-import { startTestApp, type TestApp } from '../support/app';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { useDemoApp } from '../support/demo-fixture';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
-import { GatewayClient } from '../gateway/gateway-helpers';
 import { approvals, closeSockets, connect, increasing, ledgerHead, runEvents, toolCalls, type RunEventItem } from './realtime-helpers';
 
 /**
  * runEvents, toolCallStatusChanged and approvalRequests over the real graphql-ws client,
  * for external runs driven through the gateway (demo org, vendor sandboxes, one node).
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
 
 const COMPLETE = 'mutation($id: ID!) { completeAgentRun(runId: $id) { id status } }';
 const RESOLVE = 'mutation($id: ID!, $decision: ApprovalDecision!) { resolveApproval(id: $id, decision: $decision) { id status } }';
@@ -19,12 +14,10 @@ const UPSERT_RULE = 'mutation($input: PolicyRuleInput!) { upsertPolicyRule(input
 const EXPERT_INVOICE = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: 120.5 };
 const CLIENT_INVOICE = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: 5000 };
 
+const demo = useDemoApp({}, { sandboxes: true });
 beforeAll(async () => {
-  app = await startTestApp({}, { sandboxes: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
   // Invoices above 1000 wait for the client, the others for an expert: one org holds both kinds.
-  await gw.ok(UPSERT_RULE, {
+  await demo.gw.ok(UPSERT_RULE, {
     input: {
       name: 'Large invoices need the client',
       position: 0,
@@ -37,13 +30,12 @@ beforeAll(async () => {
   });
 });
 afterEach(async () => closeSockets());
-afterAll(async () => app?.close());
 
-const lookup = (runId: string) => gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' });
+const lookup = (runId: string) => demo.gw.execute(runId, 'order_lookup', 'lookup', { orderId: '12345' });
 
 /** The run's ledger as stored: the reference the subscription is compared to. */
 async function stored(runId: string): Promise<{ sequence: string; type: string }[]> {
-  const rows = await app
+  const rows = await demo.app
     .em()
     .execute<{ sequence: string; type: string }[]>('select sequence, type from ledger_events where run_id = ? order by sequence', [runId]);
   return rows.map((r) => ({ sequence: String(r.sequence), type: r.type }));
@@ -53,8 +45,8 @@ const shape = (items: RunEventItem[]) => items.map((e) => ({ sequence: e.sequenc
 
 describe('runEvents', () => {
   test('an external run: created, started, requested, succeeded, completed, in order with increasing sequences and the ledger content', async () => {
-    const run = await gw.startRun();
-    const { client } = connect(app.wsUrl, seed.keys.expert);
+    const run = await demo.gw.startRun();
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.expert);
     // From sequence 0: the replay covers whatever happened before the listener was live.
     const feed = runEvents(client, run.id, '0');
     await feed.count(2, 'run.created and run.started');
@@ -62,7 +54,7 @@ describe('runEvents', () => {
     const call = await lookup(run.id);
     expect(call.status).toBe('succeeded');
     await feed.count(4, 'the tool call events');
-    await gw.ok(COMPLETE, { id: run.id }, seed.keys.agent);
+    await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
     await feed.count(5, 'run.completed');
 
     expect(feed.items.map((e) => e.type)).toEqual(['run.created', 'run.started', 'tool_call.requested', 'tool_call.succeeded', 'run.completed']);
@@ -78,10 +70,10 @@ describe('runEvents', () => {
   });
 
   test('the ledger metadata is for roles that may read the audit ledger: a client key gets the events with empty metadata', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     await lookup(run.id);
-    const client = runEvents(connect(app.wsUrl, seed.keys.client).client, run.id, '0');
-    const admin = runEvents(connect(app.wsUrl, seed.keys.admin).client, run.id, '0');
+    const client = runEvents(connect(demo.app.wsUrl, demo.seed.keys.client).client, run.id, '0');
+    const admin = runEvents(connect(demo.app.wsUrl, demo.seed.keys.admin).client, run.id, '0');
     await client.count(4, "the client key's events");
     await admin.count(4, "the admin key's events");
     expect(client.items.map((e) => [e.sequence, e.type])).toEqual(admin.items.map((e) => [e.sequence, e.type]));
@@ -90,7 +82,7 @@ describe('runEvents', () => {
   });
 
   test('afterSequence = a middle sequence: exactly the later events, then live ones, no duplicates', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const first = await lookup(run.id);
     const second = await lookup(run.id);
     const before = await stored(run.id);
@@ -104,14 +96,14 @@ describe('runEvents', () => {
     ]);
     const middle = before[3].sequence; // the first call's tool_call.succeeded
 
-    const { client } = connect(app.wsUrl, seed.keys.admin);
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.admin);
     const feed = runEvents(client, run.id, middle);
     await feed.count(2, 'the replay');
     expect(shape(feed.items)).toEqual(before.slice(4));
     expect(feed.items.map((e) => e.resourceId)).toEqual([second.toolCallId, second.toolCallId]);
 
     const third = await lookup(run.id);
-    await gw.ok(COMPLETE, { id: run.id }, seed.keys.agent);
+    await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
     await feed.count(5, 'the live events');
     const after = await stored(run.id);
     expect(shape(feed.items)).toEqual(after.slice(4));
@@ -125,8 +117,8 @@ describe('runEvents', () => {
   });
 
   test('a dashboard that reconnects with the last sequence it saw misses nothing and sees nothing twice', async () => {
-    const run = await gw.startRun();
-    const one = connect(app.wsUrl, seed.keys.client);
+    const run = await demo.gw.startRun();
+    const one = connect(demo.app.wsUrl, demo.seed.keys.client);
     const feed = runEvents(one.client, run.id, '0');
     await lookup(run.id);
     await feed.count(4, 'the first call');
@@ -137,18 +129,18 @@ describe('runEvents', () => {
     // While nobody listens: two more calls and the completion.
     await lookup(run.id);
     await lookup(run.id);
-    const two = connect(app.wsUrl, seed.keys.client);
+    const two = connect(demo.app.wsUrl, demo.seed.keys.client);
     const resumed = runEvents(two.client, run.id, last);
     await resumed.count(4, 'the missed events');
-    await gw.ok(COMPLETE, { id: run.id }, seed.keys.agent);
+    await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
     await resumed.count(5, 'the live completion');
 
     expect([...shape(feed.items), ...shape(resumed.items)]).toEqual(await stored(run.id));
   });
 
   test('afterSequence must be a decimal sequence number', async () => {
-    const run = await gw.startRun();
-    const { client } = connect(app.wsUrl, seed.keys.client);
+    const run = await demo.gw.startRun();
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.client);
     const feed = runEvents(client, run.id, 'abc');
     await feed.end();
     expect(feed.errorCodes).toEqual(['BAD_USER_INPUT']);
@@ -157,21 +149,21 @@ describe('runEvents', () => {
 
 describe('toolCallStatusChanged', () => {
   test('of one run: running → succeeded, blocked, waiting_approval → approved → succeeded, with redacted fields only', async () => {
-    const run = await gw.startRun();
-    const other = await gw.startRun();
-    const { client } = connect(app.wsUrl, seed.keys.client);
-    const feed = toolCalls(client, run.id, await ledgerHead(app, seed.orgId));
+    const run = await demo.gw.startRun();
+    const other = await demo.gw.startRun();
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.client);
+    const feed = toolCalls(client, run.id, await ledgerHead(demo.app, demo.seed.orgId));
 
     const ok = await lookup(run.id);
     await lookup(other.id); // another run of the org: not this subscription's
-    const blocked = await gw.execute(run.id, 'order_lookup', 'delete', { orderId: '12345' });
+    const blocked = await demo.gw.execute(run.id, 'order_lookup', 'delete', { orderId: '12345' });
     expect(blocked.status).toBe('blocked');
-    const invoice = await gw.execute(run.id, 'invoice', 'send', EXPERT_INVOICE);
+    const invoice = await demo.gw.execute(run.id, 'invoice', 'send', EXPERT_INVOICE);
     expect(invoice.status).toBe('waiting_approval');
     await feed.count(4, 'the first four transitions');
-    await gw.ok(RESOLVE, { id: invoice.approvalRequestId, decision: 'APPROVE' }, seed.keys.expert);
+    await demo.gw.ok(RESOLVE, { id: invoice.approvalRequestId, decision: 'APPROVE' }, demo.seed.keys.expert);
     await feed.count(5, 'the approval');
-    expect((await gw.ok(EXECUTE_APPROVED, { id: invoice.toolCallId }, seed.keys.agent)).executeApprovedToolCall.status).toBe('succeeded');
+    expect((await demo.gw.ok(EXECUTE_APPROVED, { id: invoice.toolCallId }, demo.seed.keys.agent)).executeApprovedToolCall.status).toBe('succeeded');
     await feed.count(6, 'the approved call succeeding');
 
     expect(feed.items.map((c) => [c.toolCall.id, c.status])).toEqual([
@@ -193,13 +185,13 @@ describe('toolCallStatusChanged', () => {
   });
 
   test("without runId: every run of the caller's org, in ledger order", async () => {
-    const { client } = connect(app.wsUrl, seed.keys.partner);
-    const feed = toolCalls(client, null, await ledgerHead(app, seed.orgId));
-    const a = await gw.startRun();
-    const b = await gw.startRun();
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.partner);
+    const feed = toolCalls(client, null, await ledgerHead(demo.app, demo.seed.orgId));
+    const a = await demo.gw.startRun();
+    const b = await demo.gw.startRun();
     const first = await lookup(a.id);
     const second = await lookup(b.id);
-    const third = await gw.execute(a.id, 'order_lookup', 'delete', { orderId: '1' });
+    const third = await demo.gw.execute(a.id, 'order_lookup', 'delete', { orderId: '1' });
     await feed.count(5, 'the transitions of both runs');
     expect(feed.items.map((c) => [c.toolCall.runId, c.toolCall.id, c.status])).toEqual([
       [a.id, first.toolCallId, 'running'],
@@ -214,15 +206,15 @@ describe('toolCallStatusChanged', () => {
 
 describe('approvalRequests', () => {
   test('kind expert sees the request, then its approval; kind client sees nothing of it', async () => {
-    const head = await ledgerHead(app, seed.orgId);
-    const expertDesk = connect(app.wsUrl, seed.keys.expert);
-    const clientDesk = connect(app.wsUrl, seed.keys.client);
+    const head = await ledgerHead(demo.app, demo.seed.orgId);
+    const expertDesk = connect(demo.app.wsUrl, demo.seed.keys.expert);
+    const clientDesk = connect(demo.app.wsUrl, demo.seed.keys.client);
     const experts = approvals(expertDesk.client, 'expert', head);
     const clients = approvals(clientDesk.client, 'client', head);
     const everything = approvals(expertDesk.client, null, head);
 
-    const run = await gw.startRun();
-    const invoice = await gw.execute(run.id, 'invoice', 'send', EXPERT_INVOICE);
+    const run = await demo.gw.startRun();
+    const invoice = await demo.gw.execute(run.id, 'invoice', 'send', EXPERT_INVOICE);
     expect(invoice.status).toBe('waiting_approval');
     await experts.count(1, 'the expert request');
     expect(experts.items[0]).toMatchObject({
@@ -230,7 +222,7 @@ describe('approvalRequests', () => {
       approvalRequest: { id: invoice.approvalRequestId, kind: 'expert', toolCallId: invoice.toolCallId, runId: run.id },
     });
 
-    await gw.ok(RESOLVE, { id: invoice.approvalRequestId, decision: 'APPROVE' }, seed.keys.expert);
+    await demo.gw.ok(RESOLVE, { id: invoice.approvalRequestId, decision: 'APPROVE' }, demo.seed.keys.expert);
     await experts.count(2, 'the approval');
     expect(experts.items[1]).toMatchObject({
       change: 'approved',
@@ -240,7 +232,7 @@ describe('approvalRequests', () => {
 
     // A client approval afterwards: the client desk's first event is that one, so nothing
     // of the expert approval (earlier in the ledger) reached it.
-    const large = await gw.execute(run.id, 'invoice', 'send', CLIENT_INVOICE);
+    const large = await demo.gw.execute(run.id, 'invoice', 'send', CLIENT_INVOICE);
     expect(large.status).toBe('waiting_approval');
     await clients.count(1, 'the client request');
     await everything.count(3, 'all three changes');

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, type TestApp } from '../support/app';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
-import { GatewayClient } from '../gateway/gateway-helpers';
+import { startTestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
 import { ToolGateway } from '../../src/gateway/gateway.service';
 import { OrgConfigCache } from '../../src/gateway/org-config-cache';
 import { ToolRegistry } from '../../src/gateway/tool-registry';
@@ -20,22 +19,13 @@ import { Feed, closeSockets, connect, ledgerHead } from '../realtime/realtime-he
  * sandbox or not. The test app is the live node: its sweep reaps the dead node and
  * settles each call once, from the sandbox's own answers.
  */
-let app: TestApp;
-let seed: SeedResult;
-let gw: GatewayClient;
 let nango: NangoSandbox;
 
+const demo = useDemoApp({ VENDOR_RETRY_BASE_MS: '1' }, { sandboxes: true, liveness: true, beforeClose: closeSockets });
 beforeAll(async () => {
-  app = await startTestApp({ VENDOR_RETRY_BASE_MS: '1' }, { sandboxes: true, liveness: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  gw = new GatewayClient(app, seed);
-  nango = app.sandbox!.sandbox<NangoSandbox>('nango')!;
+  nango = demo.app.sandbox!.sandbox<NangoSandbox>('nango')!;
 });
-afterAll(async () => {
-  await closeSockets();
-  await app?.close();
-});
-afterEach(() => app.sandbox?.clearFaults());
+afterEach(() => demo.app.sandbox?.clearFaults());
 
 const never = <T>() => new Promise<T>(() => undefined);
 
@@ -43,13 +33,13 @@ const never = <T>() => new Promise<T>(() => undefined);
 async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
   const nodeId = options.nodeId ?? randomUUID();
   if (!options.nodeId) {
-    await app.em().execute(
+    await demo.app.em().execute(
       `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at)
        values (?, ?, 'elsewhere', 1, '{}', now(), now())`,
       [nodeId, `dying-${nodeId}`],
     );
   }
-  const real = app.services.executor;
+  const real = demo.app.services.executor;
   const executor: ToolExecutor = {
     execute: async (request) => {
       if (options.reachVendor) await real.execute(request);
@@ -57,13 +47,13 @@ async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
     },
   };
   const gateway = new ToolGateway({
-    orm: app.orm,
+    orm: demo.app.orm,
     executor,
-    keyring: app.masterKey,
+    keyring: demo.app.masterKey,
     settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
     orgConfig: new OrgConfigCache(),
     tools: new ToolRegistry(),
-    logger: app.services.logger,
+    logger: demo.app.services.logger,
     nodeId,
     inFlight: new InFlightCalls(),
     failpoints: NO_FAILPOINTS,
@@ -72,14 +62,14 @@ async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
     nodeId,
     gateway,
     /** The node stops heartbeating: dead once NODE_DEAD_AFTER_MS has passed. */
-    die: () => app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [nodeId]),
+    die: () => demo.app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [nodeId]),
     /** Time passes: its calls' attempts are older than any vendor timeout (they can no longer land). */
     attemptsOver: () =>
-      app.em().execute(`update tool_calls set updated_at = now() - interval '3 hours' where node_id = ? and status = 'running'`, [nodeId]),
+      demo.app.em().execute(`update tool_calls set updated_at = now() - interval '3 hours' where node_id = ? and status = 'running'`, [nodeId]),
   };
 }
 
-const agent = (): Caller => ({ orgId: seed.orgId, role: 'agent', keyId: null });
+const agent = (): Caller => ({ orgId: demo.seed.orgId, role: 'agent', keyId: null });
 
 /** Starts a call on the node and waits until it is `running` there (the promise never settles). */
 async function startCall(node: Awaited<ReturnType<typeof dyingNode>>, runId: string, toolName: string, action: string, params: unknown) {
@@ -90,7 +80,7 @@ async function startCall(node: Awaited<ReturnType<typeof dyingNode>>, runId: str
 
 async function waitForCall(runId: string, toolUseId: string, statuses: string[]): Promise<string> {
   for (let i = 0; i < 200; i++) {
-    const [row] = await app
+    const [row] = await demo.app
       .em()
       .execute<{ id: string; status: string }[]>('select id, status from tool_calls where run_id = ? and tool_use_id = ?', [runId, toolUseId]);
     if (row && statuses.includes(row.status)) return row.id;
@@ -112,10 +102,10 @@ async function approvedInvoice(node: Awaited<ReturnType<typeof dyingNode>>, runI
     caller: agent(),
   });
   expect(outcome.status).toBe('waiting_approval');
-  await gw.ok(
+  await demo.gw.ok(
     'mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE, reason: "ok") { status } }',
     { id: outcome.approvalRequestId },
-    seed.keys.expert,
+    demo.seed.keys.expert,
   );
   void node.gateway.executeApproved(outcome.toolCallId, agent());
   await waitForCall(runId, toolUseId, ['running']);
@@ -125,42 +115,42 @@ async function approvedInvoice(node: Awaited<ReturnType<typeof dyingNode>>, runI
 const invoicesFor = (toolCallId: string) => nango.effects().filter((e) => e.privateNote === `toolgate:toolgate-${toolCallId}`);
 
 async function ledgerOf(toolCallId: string) {
-  return (await gw.call(toolCallId)).ledgerEvents.map((e) => ({ type: e.type, ...e.metadata }));
+  return (await demo.gw.call(toolCallId)).ledgerEvents.map((e) => ({ type: e.type, ...e.metadata }));
 }
 
 describe('a node dies with calls in flight; a live node settles each once', () => {
   test('an idempotent lookup is executed again with the same idempotency key and succeeds with its result', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const node = await dyingNode({ reachVendor: true });
     const { id: callId, toolUseId } = await startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' });
 
     // Alive: nothing to do.
-    expect(await app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
-    expect((await gw.call(callId)).status).toBe('running');
+    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
+    expect((await demo.gw.call(callId)).status).toBe('running');
 
     await node.die();
-    const sweep = await app.liveness!.sweep();
+    const sweep = await demo.app.liveness!.sweep();
     expect(sweep.reaped).toEqual([node.nodeId]);
     expect(sweep.reconciled).toBe(1);
 
-    const call = await gw.call(callId);
+    const call = await demo.gw.call(callId);
     expect(call).toMatchObject({ status: 'succeeded', errorCode: null });
     expect(call.output).toMatchObject({ trackingNumbers: ['TRACK-001'] });
     const trail = await ledgerOf(callId);
     expect(trail.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.interrupted', 'tool_call.succeeded']);
-    expect(trail[1]).toMatchObject({ reason: 'node_dead', previousNodeId: node.nodeId, nodeId: app.services.nodeId });
+    expect(trail[1]).toMatchObject({ reason: 'node_dead', previousNodeId: node.nodeId, nodeId: demo.app.services.nodeId });
     expect(trail[2]).toMatchObject({ reconciled: 're_executed' });
 
     // Settled once: another sweep, here or on any node, finds nothing.
-    expect(await app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
+    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
     // A retry of the same tool_use replays the stored (redacted) result, not an error.
-    const replay = await gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId });
+    const replay = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId });
     expect(replay).toMatchObject({ status: 'succeeded', replayed: true, error: null, toolCallId: callId });
     expect(replay.result).toEqual(call.output);
   });
 
   test("invoice.send that reached QuickBooks: the vendor confirms it by its requestid; succeeded with the vendor's result, one invoice, one email", async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const node = await dyingNode({ reachVendor: true });
     const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
     for (let i = 0; i < 100 && invoicesFor(callId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
@@ -168,11 +158,11 @@ describe('a node dies with calls in flight; a live node settles each once', () =
 
     await node.die();
     // Not before the interrupted attempt's timeout: the request could still land at the vendor.
-    expect(await app.liveness!.sweep()).toEqual({ reaped: [node.nodeId], reconciled: 0 });
+    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [node.nodeId], reconciled: 0 });
     await node.attemptsOver();
-    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+    expect((await demo.app.liveness!.sweep()).reconciled).toBe(1);
 
-    const call = await gw.call(callId);
+    const call = await demo.gw.call(callId);
     const [invoice] = invoicesFor(callId);
     expect(call).toMatchObject({ status: 'succeeded', reviewRequired: false });
     expect(call.output).toMatchObject({ invoiceId: invoice.invoiceId, totalAmount: 42.5 });
@@ -180,25 +170,25 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(invoicesFor(callId)).toHaveLength(1);
     expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.succeeded', reconciled: 'vendor_confirmed' });
     // The approved params have served their one use.
-    const [approval] = await app
+    const [approval] = await demo.app
       .em()
       .execute<{ sealed_params: unknown }[]>('select sealed_params from approval_requests where tool_call_id = ?', [callId]);
     expect(approval.sealed_params).toBeNull();
-    const [row] = await app
+    const [row] = await demo.app
       .em()
       .execute<{ sealed_input: unknown; node_id: string }[]>('select sealed_input, node_id from tool_calls where id = ?', [callId]);
-    expect(row).toEqual({ sealed_input: null, node_id: app.services.nodeId });
+    expect(row).toEqual({ sealed_input: null, node_id: demo.app.services.nodeId });
   });
 
   test('invoice.send that never reached QuickBooks: failed VENDOR_NOT_PERFORMED, nothing created', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const node = await dyingNode({ reachVendor: false });
     const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.billsWindsurf);
     await node.die();
     await node.attemptsOver();
-    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+    expect((await demo.app.liveness!.sweep()).reconciled).toBe(1);
 
-    const call = await gw.call(callId);
+    const call = await demo.gw.call(callId);
     expect(call).toMatchObject({
       status: 'failed',
       errorCode: 'VENDOR_NOT_PERFORMED',
@@ -214,29 +204,29 @@ describe('a node dies with calls in flight; a live node settles each once', () =
   });
 
   test('QuickBooks cannot answer the lookup: failed VENDOR_OUTCOME_UNKNOWN, marked for review, the model told not to repeat it', async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     const node = await dyingNode({ reachVendor: true });
     const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
     for (let i = 0; i < 100 && invoicesFor(callId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: 50, pathIncludes: 'select * from Invoice' });
+    demo.app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: 50, pathIncludes: 'select * from Invoice' });
     // The approval dashboard's feed: experts are told to review it; a client desk is not.
-    const head = await ledgerHead(app, seed.orgId);
+    const head = await ledgerHead(demo.app, demo.seed.orgId);
     const feed = (key: string) =>
       new Feed<{ change: string; approvalRequest: { kind: string } | null; toolCall: { id: string; errorCode: string; reviewRequired: boolean } }>(
-        connect(app.wsUrl, key).client,
+        connect(demo.app.wsUrl, key).client,
         `subscription($after: String) { approvalRequests(afterSequence: $after) {
            change approvalRequest { kind } toolCall { id errorCode reviewRequired } } }`,
         { after: head },
         'approvalRequests',
       );
-    const experts = feed(seed.keys.expert);
-    const clients = feed(seed.keys.client);
+    const experts = feed(demo.seed.keys.expert);
+    const clients = feed(demo.seed.keys.client);
 
     await node.die();
     await node.attemptsOver();
-    expect((await app.liveness!.sweep()).reconciled).toBe(1);
+    expect((await demo.app.liveness!.sweep()).reconciled).toBe(1);
 
-    const call = await gw.call(callId);
+    const call = await demo.gw.call(callId);
     expect(call).toMatchObject({ status: 'failed', errorCode: 'VENDOR_OUTCOME_UNKNOWN', reviewRequired: true });
     expect(call.errorText).toMatch(/may have happened.*Do not repeat/s);
     expect((await ledgerOf(callId)).at(-1)).toMatchObject({ type: 'tool_call.failed', reconciled: 'vendor_outcome_unknown' });
@@ -250,10 +240,10 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     ]);
     expect(clients.items).toEqual([]);
     // Experts find it among the calls to review.
-    const review = await gw.ok(
+    const review = await demo.gw.ok(
       'query { toolCalls(filter: { reviewRequired: true, status: failed }) { edges { node { id errorCode } } } }',
       {},
-      seed.keys.expert,
+      demo.seed.keys.expert,
     );
     expect(review.toolCalls.edges.map((e: { node: { id: string } }) => e.node.id)).toContain(callId);
     // Exactly one invoice exists; nothing was repeated.
@@ -261,24 +251,24 @@ describe('a node dies with calls in flight; a live node settles each once', () =
   });
 
   test("this node's own call whose outcome could not be written is settled by its next sweep", async () => {
-    const run = await gw.startRun();
+    const run = await demo.gw.startRun();
     // Same node id as the app, but not in its in-flight set: the outcome write was lost.
-    const node = await dyingNode({ reachVendor: true, nodeId: app.services.nodeId });
+    const node = await dyingNode({ reachVendor: true, nodeId: demo.app.services.nodeId });
     const { id: callId } = await startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' });
 
-    expect((await app.liveness!.sweep()).reconciled).toBe(1);
-    expect((await gw.call(callId)).status).toBe('succeeded');
+    expect((await demo.app.liveness!.sweep()).reconciled).toBe(1);
+    expect((await demo.gw.call(callId)).status).toBe('succeeded');
     expect((await ledgerOf(callId))[1]).toMatchObject({ type: 'tool_call.interrupted', reason: 'outcome_not_written' });
   });
 
   test('two live nodes sweep at once: each dead call is taken over and settled exactly once', async () => {
-    const other = await startTestApp({}, { sandboxes: true, liveness: true, database: app.db });
+    const other = await startTestApp({}, { sandboxes: true, liveness: true, database: demo.app.db });
     try {
-      const run = await gw.startRun();
+      const run = await demo.gw.startRun();
       const node = await dyingNode({ reachVendor: true });
       const ids = (await Promise.all([0, 1, 2].map(() => startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' })))).map((c) => c.id);
       await node.die();
-      const [a, b] = await Promise.all([app.liveness!.sweep(), other.liveness!.sweep()]);
+      const [a, b] = await Promise.all([demo.app.liveness!.sweep(), other.liveness!.sweep()]);
       expect(a.reconciled + b.reconciled).toBe(3);
       expect([...a.reaped, ...b.reaped]).toEqual([node.nodeId]);
       for (const id of ids) {
@@ -294,7 +284,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
   test('job locks of dead nodes are released (so their run steps continue on a live node); a live lock is not', async () => {
     const nodeId = randomUUID();
     const owner = `pool-${nodeId.slice(0, 8)}`; // graphile-worker locks with its pool's id
-    await app.em().execute(
+    await demo.app.em().execute(
       `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at)
        values (?, ?, 'elsewhere', 1, ?, now(), now() - interval '3 hours')`,
       [nodeId, `dead-${nodeId}`, `{${owner}}`],
@@ -302,22 +292,22 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     /** A run step job (and its queue) held by `lockedBy` since `lockedAt`. */
     const heldJob = async (lockedBy: string, lockedAt: string) => {
       const queue = `run:${randomUUID()}`;
-      const [job] = await app
+      const [job] = await demo.app
         .em()
         .execute<{ id: string }[]>(`select id from graphile_worker.add_job('run_agent', json_build_object('runId', 'none'), queue_name := ?)`, [
           queue,
         ]);
-      await app.em().execute(`update graphile_worker._private_jobs set locked_by = ?, locked_at = ${lockedAt} where id = ?`, [lockedBy, job.id]);
-      await app
+      await demo.app.em().execute(`update graphile_worker._private_jobs set locked_by = ?, locked_at = ${lockedAt} where id = ?`, [lockedBy, job.id]);
+      await demo.app
         .em()
         .execute(`update graphile_worker._private_job_queues set locked_by = ?, locked_at = ${lockedAt} where queue_name = ?`, [lockedBy, queue]);
       return { id: job.id, queue };
     };
     const lockOf = async (job: { id: string; queue: string }) => {
-      const [row] = await app
+      const [row] = await demo.app
         .em()
         .execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_jobs where id = ?', [job.id]);
-      const [queue] = await app
+      const [queue] = await demo.app
         .em()
         .execute<{ locked_by: string | null }[]>('select locked_by from graphile_worker._private_job_queues where queue_name = ?', [job.queue]);
       return [row.locked_by, queue.locked_by];
@@ -328,18 +318,18 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     // A live worker's lock (a node recording its owner right now) is left alone.
     const fresh = await heldJob('pool-just-started', 'now()');
 
-    expect((await app.liveness!.sweep()).reaped).toContain(nodeId);
+    expect((await demo.app.liveness!.sweep()).reaped).toContain(nodeId);
     expect(await lockOf(ofDeadNode)).toEqual([null, null]);
     expect(await lockOf(unclaimedOld)).toEqual([null, null]);
     expect(await lockOf(fresh)).toEqual(['pool-just-started', 'pool-just-started']);
-    await app.em().execute('delete from graphile_worker._private_jobs where id in (?, ?, ?)', [ofDeadNode.id, unclaimedOld.id, fresh.id]);
+    await demo.app.em().execute('delete from graphile_worker._private_jobs where id in (?, ?, ?)', [ofDeadNode.id, unclaimedOld.id, fresh.id]);
   });
 
   test('a node declared dead while alive learns it at its next heartbeat and is fenced', async () => {
-    const other = await startTestApp({}, { sandboxes: true, liveness: true, database: app.db });
+    const other = await startTestApp({}, { sandboxes: true, liveness: true, database: demo.app.db });
     try {
-      await app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [other.services.nodeId]);
-      expect((await app.liveness!.sweep()).reaped).toEqual([other.services.nodeId]);
+      await demo.app.em().execute(`update toolgate_nodes set heartbeat_at = now() - interval '3 hours' where id = ?`, [other.services.nodeId]);
+      expect((await demo.app.liveness!.sweep()).reaped).toEqual([other.services.nodeId]);
       await other.liveness!.sweep();
       expect(other.fenced).toEqual([other.services.nodeId]);
     } finally {

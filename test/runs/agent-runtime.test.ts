@@ -1,6 +1,6 @@
-import { startTestApp, type TestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
+import { SetFeatureFlagDocument } from '../../gql/graphql';
 import { newOrg } from '../support/factories';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { putIntegrationCredential } from '../../src/credentials/credential.service';
 import { SANDBOX_CREDENTIALS } from '../../src/vendors';
 import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
@@ -14,23 +14,18 @@ import { RunClient, assistantTexts, errorCode, messageEvents, recordTokens, type
 // A model name the SDK has no deprecation warning for; prices and everything else are defaults.
 const ENV = { ANTHROPIC_MODEL: 'claude-offline-1' };
 
-let app: TestApp;
-let seed: SeedResult;
 let runs: RunClient;
+const demo = useDemoApp(ENV, { sandboxes: true, offlineModel: true, worker: true });
 beforeAll(async () => {
-  app = await startTestApp(ENV, { sandboxes: true, offlineModel: true, worker: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  runs = new RunClient(app, seed);
+  runs = new RunClient(demo.app, demo.seed);
 });
-afterAll(async () => app?.close());
 afterEach(() => {
-  app.sandbox?.clearFaults();
-  app.model?.clearFaults();
+  demo.app.sandbox?.clearFaults();
+  demo.app.model?.clearFaults();
 });
 
 const ORDER_QUESTION = "What's the status of my order #12345?";
 const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
-const SET_FLAG = 'mutation($key: String!, $enabled: Boolean!) { setFeatureFlag(key: $key, enabled: $enabled) { key enabled } }';
 
 const call = (run: RunView) => {
   expect(run.toolCalls).toHaveLength(1);
@@ -39,8 +34,8 @@ const call = (run: RunView) => {
 
 describe('ADR-029 happy path', () => {
   test('order #12345: queued at once, then completed with the tracking number; conversation, ledger, cost and tokens recorded', async () => {
-    const tokens = recordTokens(app);
-    const modelBefore = app.model!.requests.length;
+    const tokens = recordTokens(demo.app);
+    const modelBefore = demo.app.model!.requests.length;
     const shopifyBefore = runs.vendorRequests('shopify');
 
     const started = await runs.start(ORDER_QUESTION);
@@ -119,7 +114,7 @@ describe('ADR-029 happy path', () => {
     ]);
 
     // Two streamed model turns, each offered the manifest's tools, billed at the default prices.
-    const requests = app.model!.requests.slice(modelBefore);
+    const requests = demo.app.model!.requests.slice(modelBefore);
     expect(requests.map((r) => [r.status, r.stream])).toEqual([
       [200, true],
       [200, true],
@@ -133,7 +128,7 @@ describe('ADR-029 happy path', () => {
     // Token events: contiguous offsets from 0 whose texts are exactly the assistant text.
     const mine = tokens.events.filter((e) => e.runId === run.id);
     expect(mine.length).toBeGreaterThan(1);
-    expect(mine.every((e) => e.orgId === seed.orgId && e.text.length > 0)).toBe(true);
+    expect(mine.every((e) => e.orgId === demo.seed.orgId && e.text.length > 0)).toBe(true);
     expect(mine[0].offset).toBe(0);
     for (let i = 1; i < mine.length; i++) {
       expect(mine[i].offset).toBeGreaterThan(mine[i - 1].offset);
@@ -146,12 +141,12 @@ describe('ADR-029 happy path', () => {
 describe('failure modes: the run completes and the reply says what happened', () => {
   test('tool calling off: blocked FEATURE_DISABLED, the model says it is unable', async () => {
     const shopifyBefore = runs.vendorRequests('shopify');
-    await runs.ok(SET_FLAG, { key: 'tool_calling_enabled', enabled: false }, seed.keys.admin);
+    await runs.ok(SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled: false }, demo.seed.keys.admin);
     let run: RunView;
     try {
       run = await runs.complete(ORDER_QUESTION);
     } finally {
-      await runs.ok(SET_FLAG, { key: 'tool_calling_enabled', enabled: true }, seed.keys.admin);
+      await runs.ok(SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled: true }, demo.seed.keys.admin);
     }
     expect(run.status).toBe('completed');
     expect(run.reply).toBe(
@@ -172,14 +167,14 @@ describe('failure modes: the run completes and the reply says what happened', ()
     const { createSpecialist } = await runs.ok<{ createSpecialist: { id: string } }>(
       'mutation($input: CreateSpecialistInput!) { createSpecialist(input: $input) { id } }',
       { input: { name: 'Orders only' } },
-      seed.keys.admin,
+      demo.seed.keys.admin,
     );
     await runs.ok(
       'mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }',
       { input: { specialistId: createSpecialist.id, toolName: 'order_lookup', action: 'lookup' } },
-      seed.keys.admin,
+      demo.seed.keys.admin,
     );
-    const modelBefore = app.model!.requests.length;
+    const modelBefore = demo.app.model!.requests.length;
     const nangoBefore = runs.vendorRequests('nango');
 
     const run = await runs.complete(INVOICE_REQUEST, { specialistId: createSpecialist.id });
@@ -187,13 +182,13 @@ describe('failure modes: the run completes and the reply says what happened', ()
     expect(run.status).toBe('completed');
     expect(run.reply).toBe(REPLIES.noTool);
     expect(run.toolCalls).toEqual([]);
-    expect(app.model!.requests.slice(modelBefore).map((r) => r.toolNames)).toEqual([['order_lookup__lookup']]);
+    expect(demo.app.model!.requests.slice(modelBefore).map((r) => r.toolNames)).toEqual([['order_lookup__lookup']]);
     expect(runs.vendorRequests('nango')).toBe(nangoBefore);
     expect(types(run)).toEqual(['run.created', 'run.started', 'run.completed']);
   });
 
   test('vendor 500: the call fails VENDOR_ERROR, the run completes, the reply speaks of a temporary issue without vendor text', async () => {
-    app.sandbox!.injectFault('shopify', { kind: 'status', status: 500 });
+    demo.app.sandbox!.injectFault('shopify', { kind: 'status', status: 500 });
     const run = await runs.complete(ORDER_QUESTION);
     expect(run.status).toBe('completed');
     expect(run.errorCode).toBeNull();
@@ -207,12 +202,12 @@ describe('failure modes: the run completes and the reply says what happened', ()
 
   test('no shopify credential: the call fails CREDENTIALS_NOT_FOUND, the reply says the integration is not configured', async () => {
     const shopifyBefore = runs.vendorRequests('shopify');
-    await app.em().execute("delete from integration_credentials where org_id = ? and integration_type = 'shopify'", [seed.orgId]);
+    await demo.app.em().execute("delete from integration_credentials where org_id = ? and integration_type = 'shopify'", [demo.seed.orgId]);
     let run: RunView;
     try {
       run = await runs.complete(ORDER_QUESTION);
     } finally {
-      await putIntegrationCredential(app.em(), app.masterKey, { orgId: seed.orgId }, 'shopify', SANDBOX_CREDENTIALS.shopify);
+      await putIntegrationCredential(demo.app.em(), demo.app.masterKey, { orgId: demo.seed.orgId }, 'shopify', SANDBOX_CREDENTIALS.shopify);
     }
     expect(run.status).toBe('completed');
     expect(run.reply).toContain('integration not configured');
@@ -226,17 +221,17 @@ describe('failure modes: the run completes and the reply says what happened', ()
 
 describe('model failures the SDK absorbs', () => {
   test('one 529 overloaded answer is retried (default ANTHROPIC_MAX_RETRIES) and the run completes', async () => {
-    app.model!.injectFault({ kind: 'overloaded' }, 1);
-    const modelBefore = app.model!.requests.length;
+    demo.app.model!.injectFault({ kind: 'overloaded' }, 1);
+    const modelBefore = demo.app.model!.requests.length;
     const run = await runs.complete(ORDER_QUESTION);
     expect(run.status).toBe('completed');
     expect(run.reply).toContain('TRACK-001');
-    expect(app.model!.requests.slice(modelBefore).map((r) => r.status)).toEqual([529, 200, 200]);
+    expect(demo.app.model!.requests.slice(modelBefore).map((r) => r.status)).toEqual([529, 200, 200]);
     expect(types(run)).not.toContain('run.failed');
   });
 
   test('while the model is slow to answer (429, Retry-After 1 s) the run is running and postMessage is RUN_BUSY', async () => {
-    app.model!.injectFault({ kind: 'rate_limited', retryAfterSeconds: 1 }, 1);
+    demo.app.model!.injectFault({ kind: 'rate_limited', retryAfterSeconds: 1 }, 1);
     const { id } = await runs.start(ORDER_QUESTION);
     await runs.waitFor(id, ['running']);
     const busy = await runs.postMessage(id, 'Hello?');
@@ -252,7 +247,7 @@ describe('model failures the SDK absorbs', () => {
 describe('postMessage', () => {
   test('a completed run takes a new message: queued, then a second answer; token offsets continue the whole text', async () => {
     const first = await runs.complete(ORDER_QUESTION);
-    const tokens = recordTokens(app);
+    const tokens = recordTokens(demo.app);
     const posted = await runs.postMessage(first.id, 'What about order #12346?');
     expect(posted.body.data?.postMessage).toEqual({ id: first.id, status: 'queued' });
     const run = await runs.waitFor(first.id);
@@ -295,9 +290,9 @@ describe('postMessage', () => {
   });
 
   test('an external run is BAD_USER_INPUT (its caller drives it)', async () => {
-    const res = await runs.startRaw({ specialistId: seed.specialistId, driver: 'EXTERNAL' }, seed.keys.agent);
+    const res = await runs.startRaw({ specialistId: demo.seed.specialistId, driver: 'EXTERNAL' }, demo.seed.keys.agent);
     const runId = (res.body.data as { startAgentRun: { id: string } }).startAgentRun.id;
-    const posted = await runs.postMessage(runId, 'Hello', seed.keys.agent);
+    const posted = await runs.postMessage(runId, 'Hello', demo.seed.keys.agent);
     expect(errorCode(posted)).toBe('BAD_USER_INPUT');
     expect((await runs.get(runId)).messages).toEqual([]);
   });
@@ -329,13 +324,13 @@ describe('concurrent runs', () => {
 
 describe('roles and isolation', () => {
   test("another org's specialist is NOT_FOUND and no run is created; that org cannot see, post to or cancel our runs", async () => {
-    const other = await newOrg(app.em());
-    const res = await runs.startRaw({ specialistId: seed.specialistId, message: ORDER_QUESTION }, other.keys.client);
+    const other = await newOrg(demo.app.em());
+    const res = await runs.startRaw({ specialistId: demo.seed.specialistId, message: ORDER_QUESTION }, other.keys.client);
     expect(errorCode(res)).toBe('NOT_FOUND');
     expect(await runs.count('agent_runs', 'org_id = ?', [other.org.id])).toBe(0);
 
     const ours = await runs.complete(ORDER_QUESTION);
-    expect(errorCode(await app.gql('query($id: ID!) { run(id: $id) { id } }', { key: other.keys.client, variables: { id: ours.id } }))).toBe(
+    expect(errorCode(await demo.app.gql('query($id: ID!) { run(id: $id) { id } }', { key: other.keys.client, variables: { id: ours.id } }))).toBe(
       'NOT_FOUND',
     );
     expect(errorCode(await runs.postMessage(ours.id, 'Hi', other.keys.client))).toBe('NOT_FOUND');
@@ -344,19 +339,19 @@ describe('roles and isolation', () => {
   });
 
   test.each(['partner', 'expert'] as const)('a %s key may not startAgentRun (FORBIDDEN)', async (role) => {
-    const before = await runs.count('agent_runs', 'org_id = ?', [seed.orgId]);
-    const res = await runs.startRaw({ specialistId: seed.specialistId, message: ORDER_QUESTION }, seed.keys[role]);
+    const before = await runs.count('agent_runs', 'org_id = ?', [demo.seed.orgId]);
+    const res = await runs.startRaw({ specialistId: demo.seed.specialistId, message: ORDER_QUESTION }, demo.seed.keys[role]);
     expect(errorCode(res)).toBe('FORBIDDEN');
-    expect(await runs.count('agent_runs', 'org_id = ?', [seed.orgId])).toBe(before);
+    expect(await runs.count('agent_runs', 'org_id = ?', [demo.seed.orgId])).toBe(before);
   });
 
   test.each([
     ['without a message', {}],
     ['with a blank message', { message: '   ' }],
   ])('an INTERNAL run %s is BAD_USER_INPUT and nothing is created', async (_label, extra) => {
-    const before = await runs.count('agent_runs', 'org_id = ?', [seed.orgId]);
-    const res = await runs.startRaw({ specialistId: seed.specialistId, driver: 'INTERNAL', ...extra }, seed.keys.client);
+    const before = await runs.count('agent_runs', 'org_id = ?', [demo.seed.orgId]);
+    const res = await runs.startRaw({ specialistId: demo.seed.specialistId, driver: 'INTERNAL', ...extra }, demo.seed.keys.client);
     expect(errorCode(res)).toBe('BAD_USER_INPUT');
-    expect(await runs.count('agent_runs', 'org_id = ?', [seed.orgId])).toBe(before);
+    expect(await runs.count('agent_runs', 'org_id = ?', [demo.seed.orgId])).toBe(before);
   });
 });

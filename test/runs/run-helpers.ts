@@ -1,3 +1,4 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { errorCode, type GraphQLResponse, type TestApp } from '../support/app';
 import type { SeedResult } from '../../src/seed/demo-seed';
 import type { TokenEvent } from '../../src/runs/run-events';
@@ -78,9 +79,11 @@ export class RunClient {
     readonly seed: SeedResult,
   ) {}
 
-  /** The data of a query that must succeed. */
-  async ok<T = Record<string, any>>(query: string, variables: Record<string, unknown>, key: string): Promise<T> {
-    const res = await this.app.gql<T>(query, { key, variables });
+  /** The data of a query that must succeed (typed by a typed document). */
+  async ok<R, V>(document: TypedDocumentNode<R, V>, variables: V, key: string): Promise<R>;
+  async ok<T = Record<string, any>>(query: string, variables: Record<string, unknown>, key: string): Promise<T>;
+  async ok(query: string | TypedDocumentNode<unknown, unknown>, variables: unknown, key: string): Promise<unknown> {
+    const res = await this.app.gql(query as string, { key, variables: variables as Record<string, unknown> });
     if (res.body.errors || !res.body.data) throw new Error(`GraphQL failed: ${JSON.stringify(res.body.errors)}`);
     return res.body.data;
   }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { startTestApp, type TestApp } from '../support/app';
-import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { useDemoApp } from '../support/demo-fixture';
 import { startWorker } from '../../src/jobs/worker';
 import { appendMessage, type StoredBlock } from '../../src/runs/run-messages';
 import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
@@ -20,25 +19,21 @@ const ORDER_QUESTION = "What's the status of my order #12345?";
 const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
 const EXECUTE_APPROVED = 'mutation($id: ID!) { executeApprovedToolCall(toolCallId: $id) { status replayed } }';
 
-let app: TestApp;
-let seed: SeedResult;
 let runs: RunClient;
+const demo = useDemoApp(ENV, { sandboxes: true, offlineModel: true });
 beforeAll(async () => {
-  app = await startTestApp(ENV, { sandboxes: true, offlineModel: true });
-  seed = await seedDemo(app.em(), app.masterKey);
-  runs = new RunClient(app, seed);
+  runs = new RunClient(demo.app, demo.seed);
 });
-afterAll(async () => app?.close());
 afterEach(() => {
-  app.model?.clearFaults();
-  app.sandbox?.clearFaults();
+  demo.app.model?.clearFaults();
+  demo.app.sandbox?.clearFaults();
 });
 
-const step = (runId: string) => app.services.runtime.step(runId);
+const step = (runId: string) => demo.app.services.runtime.step(runId);
 
 /** A real worker of this server until `work` is done (it also takes older jobs: steps of finished runs, no-ops). */
 async function withWorker(work: () => Promise<void>): Promise<void> {
-  const { db, orm, services } = app;
+  const { db, orm, services } = demo.app;
   const worker = await startWorker({ connectionString: db.url, orm, runtime: services.runtime, logger: services.logger });
   try {
     await work();
@@ -49,9 +44,9 @@ async function withWorker(work: () => Promise<void>): Promise<void> {
 
 /** Stores messages as if earlier model turns had produced them. */
 async function storeMessages(runId: string, from: number, messages: ['user' | 'assistant', StoredBlock[]][]): Promise<void> {
-  await app.em().transactional(async (tx) => {
+  await demo.app.em().transactional(async (tx) => {
     messages.forEach(([role, content], i) => {
-      appendMessage(tx, { id: runId, orgId: seed.orgId }, from + i, role, content);
+      appendMessage(tx, { id: runId, orgId: demo.seed.orgId }, from + i, role, content);
     });
     await tx.flush();
   });
@@ -60,7 +55,7 @@ async function storeMessages(runId: string, from: number, messages: ['user' | 'a
 describe('a queued run', () => {
   // First in the file: its job is then the only one the worker can take.
   test('is RUN_BUSY for postMessage; cancelled before a worker took it, its job later does nothing', async () => {
-    const modelBefore = app.model!.requests.length;
+    const modelBefore = demo.app.model!.requests.length;
     const { id, status } = await runs.start(ORDER_QUESTION);
     expect(status).toBe('queued');
     expect(await runs.jobsOf(id)).toBe(1);
@@ -75,7 +70,7 @@ describe('a queued run', () => {
     expect(run.messages.map((m) => m.role)).toEqual(['user']);
     expect(run.toolCalls).toEqual([]);
     expect(types(run)).toEqual(['run.created', 'run.cancelled']);
-    expect(app.model!.requests.length).toBe(modelBefore);
+    expect(demo.app.model!.requests.length).toBe(modelBefore);
   });
 });
 
@@ -85,7 +80,7 @@ describe("a queued run's first step", () => {
   // trace of the request: no reply stored, no tool call, no run.started.
   test('cancelled while its first model request is on its way: nothing of the turn is kept', async () => {
     const { id } = await runs.start(ORDER_QUESTION);
-    const runtime = app.services.runtime as unknown as { transition: (...args: unknown[]) => Promise<boolean> };
+    const runtime = demo.app.services.runtime as unknown as { transition: (...args: unknown[]) => Promise<boolean> };
     const transition = runtime.transition.bind(runtime);
     const shopifyBefore = runs.vendorRequests('shopify');
     runtime.transition = async (...args: unknown[]) => {
@@ -112,8 +107,8 @@ describe('model failures beyond the SDK retries', () => {
     ['500 server error', { kind: 'server_error' }, 500],
     ['429 rate limited', { kind: 'rate_limited', retryAfterSeconds: 1 }, 429],
   ])('%s: the run fails MODEL_UNAVAILABLE (run.failed); a new message afterwards is answered', async (_label, fault, httpStatus) => {
-    app.model!.injectFault(fault, 1);
-    const modelBefore = app.model!.requests.length;
+    demo.app.model!.injectFault(fault, 1);
+    const modelBefore = demo.app.model!.requests.length;
     const { id } = await runs.start(ORDER_QUESTION);
     await step(id);
     const failed = await runs.get(id);
@@ -121,7 +116,7 @@ describe('model failures beyond the SDK retries', () => {
     expect(failed.toolCalls).toEqual([]);
     expect(types(failed)).toEqual(['run.created', 'run.started', 'run.failed']);
     expect(failed.ledgerEvents[2].metadata).toMatchObject({ errorCode: 'MODEL_UNAVAILABLE' });
-    expect(app.model!.requests.slice(modelBefore).map((r) => r.status)).toEqual([httpStatus]);
+    expect(demo.app.model!.requests.slice(modelBefore).map((r) => r.status)).toEqual([httpStatus]);
 
     // A failed run is finished, so it takes a new message, and the model is back.
     const posted = await runs.postMessage(id, ORDER_QUESTION);
@@ -138,12 +133,12 @@ describe('a tool_use outside the manifest', () => {
     const { createSpecialist } = await runs.ok<{ createSpecialist: { id: string } }>(
       'mutation($input: CreateSpecialistInput!) { createSpecialist(input: $input) { id } }',
       { input: { name: 'Orders only' } },
-      seed.keys.admin,
+      demo.seed.keys.admin,
     );
     await runs.ok(
       'mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }',
       { input: { specialistId: createSpecialist.id, toolName: 'order_lookup', action: 'lookup' } },
-      seed.keys.admin,
+      demo.seed.keys.admin,
     );
     const nangoBefore = runs.vendorRequests('nango');
     const { id } = await runs.start(INVOICE_REQUEST, { specialistId: createSpecialist.id });
@@ -187,14 +182,14 @@ describe('RUN_MAX_TOOL_ROUNDS (default 8)', () => {
     ]);
 
   test('a turn past the limit fails TOOL_ROUND_LIMIT without asking the model again', async () => {
-    const modelBefore = app.model!.requests.length;
+    const modelBefore = demo.app.model!.requests.length;
     const { id } = await runs.start(ORDER_QUESTION);
     await storeMessages(id, 1, rounds(9));
     await step(id);
     const run = await runs.get(id);
     expect(run).toMatchObject({ status: 'failed', errorCode: 'TOOL_ROUND_LIMIT' });
     expect(types(run).at(-1)).toBe('run.failed');
-    expect(app.model!.requests.length).toBe(modelBefore);
+    expect(demo.app.model!.requests.length).toBe(modelBefore);
   });
 
   // The limit counts rounds used: after exactly the allowed rounds the model still answers
@@ -232,15 +227,15 @@ describe('steps of one run at once', () => {
   // finish, stores the competing turn and only then lets the step write.
   test('regression: a step that loses the write of its turn to another step does not fail the run', async () => {
     const { id } = await runs.start(ORDER_QUESTION);
-    await app.em().execute("update agent_runs set status = 'running' where id = ?", [id]); // the other step started the run
-    const other = new Client({ connectionString: app.db.url });
+    await demo.app.em().execute("update agent_runs set status = 'running' where id = ?", [id]); // the other step started the run
+    const other = new Client({ connectionString: demo.app.db.url });
     await other.connect();
     try {
       await other.query('begin');
       await other.query('select id from agent_runs where id = $1 for update', [id]);
       const stepping = step(id);
       await until(async () => {
-        const [row] = await app
+        const [row] = await demo.app
           .em()
           .execute<{ n: string }[]>("select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'");
         return Number(row.n) > 0;
@@ -251,7 +246,7 @@ describe('steps of one run at once', () => {
       ];
       await other.query(
         "insert into run_messages (id, org_id, run_id, position, role, content, created_at) values ($1, $2, $3, 1, 'assistant', $4, now())",
-        [randomUUID(), seed.orgId, id, JSON.stringify(turn)],
+        [randomUUID(), demo.seed.orgId, id, JSON.stringify(turn)],
       );
       await other.query('commit');
       await stepping.catch(() => undefined); // yielding by throwing is fine: the job would be retried
@@ -283,7 +278,7 @@ describe('an agent key executing the approved call of an INTERNAL run', () => {
   test('regression: before the resume step: the model still learns the invoice was sent', async () => {
     const invoicesBefore = runs.vendorRequests('nango', isInvoiceCreate);
     const { id, toolCallId } = await approvedInvoice();
-    await app.gql(EXECUTE_APPROVED, { key: seed.keys.agent, variables: { id: toolCallId } });
+    await demo.app.gql(EXECUTE_APPROVED, { key: demo.seed.keys.agent, variables: { id: toolCallId } });
     await step(id);
     const run = await runs.get(id);
     expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(invoicesBefore + 1);
@@ -295,9 +290,9 @@ describe('an agent key executing the approved call of an INTERNAL run', () => {
   // `running` and stop, leaving the run `running` with nothing to advance it.
   test('regression: during the resume step: the run is not left running with nothing to advance it', async () => {
     const { id, toolCallId } = await approvedInvoice();
-    app.sandbox!.injectFault('nango', { kind: 'slow', delayMs: 800 }, { pathIncludes: '/invoice' });
+    demo.app.sandbox!.injectFault('nango', { kind: 'slow', delayMs: 800 }, { pathIncludes: '/invoice' });
     let agentDone = false;
-    const agent = app.gql(EXECUTE_APPROVED, { key: seed.keys.agent, variables: { id: toolCallId } }).finally(() => (agentDone = true));
+    const agent = demo.app.gql(EXECUTE_APPROVED, { key: demo.seed.keys.agent, variables: { id: toolCallId } }).finally(() => (agentDone = true));
     await until(async () => agentDone || (await runs.get(id)).toolCalls[0].status === 'running', 'the agent call to start');
     await withWorker(() => runs.jobsDone(id)); // the resume step, taken while the agent's call runs
     await agent;

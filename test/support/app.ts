@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { print } from 'graphql';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { initOrm } from '../../src/db/orm';
 import type { AppServices } from '../../src/app-services';
 import { composeToolgate, type ComposedToolgate } from '../../src/compose';
 import type { ToolExecutor } from '../../src/executor/executor.types';
+import type { Clock } from '../../src/clock';
 import type { VendorRegistration } from '../../src/vendors';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import type { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
@@ -23,6 +26,13 @@ export interface GraphQLResponse<T = Record<string, any>> {
   status: number;
   headers: Headers;
   body: { data?: T | null; errors?: { message: string; path?: string[]; extensions?: { code?: string } & Record<string, unknown> }[] };
+}
+
+/** Options of one `TestApp.gql` request; `V` is the document's variables. */
+export interface GqlOptions<V = Record<string, unknown>> {
+  key?: string | null;
+  variables?: V;
+  headers?: Record<string, string>;
 }
 
 /**
@@ -50,10 +60,12 @@ export interface TestApp {
   /** JSON log lines, when started with `captureLogs`. */
   logs: string[];
   em(): EntityManager;
-  gql<T = Record<string, any>>(
-    query: string,
-    options?: { key?: string | null; variables?: Record<string, unknown>; headers?: Record<string, string> },
-  ): Promise<GraphQLResponse<T>>;
+  /**
+   * One POST of a GraphQL document. A typed document (from gql/, or typed by a suite's
+   * helpers) types its variables and its `data`; a string answers `T`.
+   */
+  gql<R, V>(document: TypedDocumentNode<R, V>, options?: GqlOptions<V>): Promise<GraphQLResponse<R>>;
+  gql<T = Record<string, any>>(query: string, options?: GqlOptions): Promise<GraphQLResponse<T>>;
   close(): Promise<void>;
 }
 
@@ -62,6 +74,8 @@ export async function startTestApp(
   options: {
     captureLogs?: boolean;
     executor?: ToolExecutor;
+    /** Time for vendor token caches and the breaker (a ManualClock of test/support/clock.ts). */
+    clock?: Clock;
     sandboxes?: boolean;
     /** Serve the offline model and point the runtime at it. */
     offlineModel?: boolean;
@@ -118,6 +132,7 @@ export async function startTestApp(
       { config, logger, orm, keyring: new MasterKeyring(config.masterKeys), databaseUrl: db.url },
       {
         executor: options.executor,
+        clock: options.clock,
         vendors: options.vendors,
         bus,
         sandboxes: options.sandboxes ?? false,
@@ -150,7 +165,8 @@ export async function startTestApp(
     statements,
     logs,
     em: () => orm.em.fork(),
-    async gql(query, options = {}) {
+    async gql(document: string | TypedDocumentNode<unknown, unknown>, options: GqlOptions<unknown> = {}) {
+      const query = typeof document === 'string' ? document : print(document);
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
       if (options.key) headers.authorization = `Bearer ${options.key}`;
       const response = await fetch(url, {
@@ -158,7 +174,7 @@ export async function startTestApp(
         headers,
         body: JSON.stringify({ query, variables: options.variables ?? {} }),
       });
-      return { status: response.status, headers: response.headers, body: (await response.json()) as never };
+      return { status: response.status, headers: response.headers, body: (await response.json()) as never } as GraphQLResponse<never>;
     },
     async close() {
       await composed.stop();
