@@ -1,15 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import {
-  ConsecutiveBreaker,
-  circuitBreaker,
-  handleWhen,
-  retry,
-  type CircuitBreakerPolicy,
-  type IBackoff,
-  type IBackoffFactory,
-  type IHalfOpenAfterBackoffContext,
-  type IRetryBackoffContext,
-} from 'cockatiel';
+import { ConsecutiveBreaker, circuitBreaker, handleWhen, retry, type CircuitBreakerPolicy } from 'cockatiel';
 import { readCredential } from '../credentials/credential.service';
 import { AppError } from '../errors/app-error';
 import type { Logger } from '../logger';
@@ -19,6 +9,7 @@ import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vend
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
 import type { RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
+import { ClockHalfOpen, RetryAfterBackoff } from './backoff';
 import { toolKey } from '../catalog/tool-key';
 import { systemClock, type Clock } from '../clock';
 
@@ -234,46 +225,6 @@ export class VendorExecutor implements ToolExecutor {
       urls[name] = this.deps.urlOverrides[endpoint.env] ?? this.deps.sandboxUrls?.[handler.vendor] ?? endpoint.production(credentials);
     }
     return urls;
-  }
-}
-
-/** Exponential backoff with full jitter, or the vendor's Retry-After when it names one. */
-class RetryAfterBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> {
-  constructor(
-    private readonly baseMs: number,
-    private readonly maxMs: number,
-  ) {}
-
-  next(context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> {
-    const retryAfter = 'error' in context.result ? classifyFailure(context.result.error).retryAfterMs : null;
-    const exponential = Math.min(this.maxMs, this.baseMs * 2 ** (context.attempt - 1));
-    const duration = retryAfter ?? exponential / 2 + Math.random() * (exponential / 2);
-    return { duration, next: (c) => this.next(c) };
-  }
-}
-
-/**
- * The breaker's half-open delay on our clock. cockatiel half-opens an open breaker when
- * `Date.now() - openedAt >= backoff.duration`, reading Date.now() itself and `duration` at
- * each call while open; this backoff (created when the breaker opens or re-opens) answers
- * 0 once our clock has moved `halfOpenMs` past that moment and Infinity before, so the
- * decision follows the injected clock. With the system clock it is cockatiel's constant delay.
- */
-class ClockHalfOpen implements IBackoffFactory<IHalfOpenAfterBackoffContext> {
-  constructor(
-    private readonly clock: Clock,
-    private readonly halfOpenMs: number,
-  ) {}
-
-  next(): IBackoff<IHalfOpenAfterBackoffContext> {
-    const { clock, halfOpenMs } = this;
-    const openedAt = clock.now();
-    return {
-      get duration() {
-        return clock.now() - openedAt >= halfOpenMs ? 0 : Number.POSITIVE_INFINITY;
-      },
-      next: () => this.next(),
-    };
   }
 }
 
