@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
 import { ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
+import { sqlList } from '../db/sql-list';
 
 /**
  * The ApprovalRequest state machine and its only writer. Each transition is one
@@ -29,12 +30,13 @@ export async function resolveApprovalRow(
   resolvedBy: string | null,
   reason: string | null,
 ): Promise<boolean> {
+  const transition = decision === 'approve' ? APPROVAL_TRANSITIONS.approve : APPROVAL_TRANSITIONS.reject;
   // A rejected call never runs: its sealed params go at once.
   const won = await tx.execute<{ id: string }[]>(
     `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()
             ${decision === 'reject' ? ', sealed_params = null' : ''}
-      where id = ? and org_id = ? and status = 'pending' and expires_at > now() returning id`,
-    [decision === 'approve' ? 'approved' : 'rejected', resolvedBy, reason, approval.id, approval.orgId],
+      where id = ? and org_id = ? and status in (${sqlList(transition.from)}) and expires_at > now() returning id`,
+    [transition.to, resolvedBy, reason, approval.id, approval.orgId],
   );
   return won.length > 0;
 }
@@ -42,8 +44,8 @@ export async function resolveApprovalRow(
 /** pending → expired (its sealed params are dropped). */
 export async function expireApprovalRow(tx: EntityManager, approvalId: string): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update approval_requests set status = 'expired', resolved_at = now(), sealed_params = null
-      where id = ? and status = 'pending' returning id`,
+    `update approval_requests set status = '${APPROVAL_TRANSITIONS.expire.to}', resolved_at = now(), sealed_params = null
+      where id = ? and status in (${sqlList(APPROVAL_TRANSITIONS.expire.from)}) returning id`,
     [approvalId],
   );
   return rows.length > 0;
@@ -61,8 +63,8 @@ export function lockDueApprovals(tx: EntityManager, limit: number): Promise<Appr
 /** Every pending approval of a cancelled run → cancelled. */
 export async function cancelRunApprovals(tx: EntityManager, runId: string, resolvedBy: string | null): Promise<number> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update approval_requests set status = 'cancelled', resolved_at = now(), resolved_by = ?, reason = 'run cancelled', sealed_params = null
-      where run_id = ? and status = 'pending' returning id`,
+    `update approval_requests set status = '${APPROVAL_TRANSITIONS.cancel.to}', resolved_at = now(), resolved_by = ?, reason = 'run cancelled', sealed_params = null
+      where run_id = ? and status in (${sqlList(APPROVAL_TRANSITIONS.cancel.from)}) returning id`,
     [resolvedBy, runId],
   );
   return rows.length;

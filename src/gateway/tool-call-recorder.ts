@@ -11,10 +11,10 @@ import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { PolicyVerdict } from '../policy/policy-evaluator';
 import type { ExecutionOutcome } from '../executor/executor.types';
 import type { RegisteredTool } from './tool-registry';
-import type { ToolCallRequest } from './gateway.types';
 import type { RunStatus } from '../runs/agent-run.entity';
 import { awaitApproval } from '../runs/run-state';
-import { failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
+import { callEvent, failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
+import { BLOCK_REASONS, type ToolCallRequest } from './gateway.types';
 import { toolKey } from '../catalog/tool-key';
 
 /**
@@ -54,15 +54,9 @@ function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall> & 
   );
 }
 
-function callEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'], metadata: Record<string, unknown>): LedgerEntry {
-  return {
-    orgId: call.orgId,
-    type,
-    runId: call.runId,
-    resourceId: call.id,
-    actor: base.request.caller,
-    metadata: { tool: toolKey(call.toolName, call.action), correlationId: call.correlationId, ...metadata },
-  };
+/** A call's event as the gateway records it: the caller's, with the call's correlation id. */
+function requestEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'], metadata: Record<string, unknown>): LedgerEntry {
+  return callEvent(call, type, { correlationId: call.correlationId, ...metadata }, base.request.caller);
 }
 
 /** A call stopped before policy (flag, manifest, input): its row and its two events. */
@@ -76,8 +70,8 @@ export async function recordBlockedCall(
   const call = newCall(tx, base, { status: initialCallStatus('refused'), errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
   await tx.insert(call);
   await appendLedgerEvents(tx, [
-    callEvent(call, base, 'tool_call.requested', {}),
-    callEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details }),
+    requestEvent(call, base, 'tool_call.requested', {}),
+    requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details }),
   ]);
   return call;
 }
@@ -132,7 +126,7 @@ export async function recordDecidedCall(
     call.sealedInput = sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params);
   }
   const events: LedgerEntry[] = [
-    callEvent(call, input, 'tool_call.requested', {
+    requestEvent(call, input, 'tool_call.requested', {
       decision: verdict.outcome,
       shadowDecision: verdict.shadowOutcome,
       risk: verdict.risk,
@@ -143,7 +137,11 @@ export async function recordDecidedCall(
   let approval: ApprovalRequest | null = null;
   if (verdict.outcome === 'block') {
     events.push(
-      callEvent(call, input, 'tool_call.blocked', { reason: 'policy_blocked', errorCode: 'POLICY_BLOCKED', matchedRuleId: verdict.matchedRuleId }),
+      requestEvent(call, input, 'tool_call.blocked', {
+        reason: BLOCK_REASONS.POLICY_BLOCKED,
+        errorCode: 'POLICY_BLOCKED',
+        matchedRuleId: verdict.matchedRuleId,
+      }),
     );
   } else if (approvalKind) {
     approval = tx.create(
@@ -168,7 +166,7 @@ export async function recordDecidedCall(
       DETACHED,
     );
     events.push(
-      callEvent(call, input, 'tool_call.approval_requested', {
+      requestEvent(call, input, 'tool_call.approval_requested', {
         approvalRequestId: approval.id,
         kind: approvalKind,
         expiresAt: approval.expiresAt.toISOString(),

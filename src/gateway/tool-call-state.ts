@@ -6,6 +6,7 @@ import type { SealedJson } from '../credentials/sealed-json';
 import type { PolicyOutcome } from '../policy/policy-decision-outcome';
 import { ToolCall, type ToolCallStatus } from './tool-call.entity';
 import { toolKey } from '../catalog/tool-key';
+import { sqlList } from '../db/sql-list';
 
 /**
  * The ToolCall state machine and its only writer. Every status change is a named
@@ -31,6 +32,8 @@ export const TOOL_CALL_TRANSITIONS = {
   fail: { from: ['running'], to: 'failed' },
   takeOver: { from: ['running'], to: 'running' },
 } as const satisfies Record<string, { from: readonly ToolCallStatus[]; to: ToolCallStatus }>;
+
+const T = TOOL_CALL_TRANSITIONS;
 
 export type Actor = LedgerEntry['actor'];
 
@@ -75,7 +78,7 @@ export function initialCallStatus(outcome: PolicyOutcome | 'refused'): ToolCallS
 /** waiting_approval → approved. The ledger event is returned for the caller's batch. */
 export async function approveCall(tx: EntityManager, callId: string, actor: Actor, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
   const [row] = await tx.execute<CallRow[]>(
-    `update tool_calls set status = 'approved', updated_at = now() where id = ? and status = 'waiting_approval' ${RETURNING}`,
+    `update tool_calls set status = '${T.approve.to}', updated_at = now() where id = ? and status in (${sqlList(T.approve.from)}) ${RETURNING}`,
     [callId],
   );
   return row ? callEvent(refOf(row), 'tool_call.approved', metadata, actor) : null;
@@ -89,21 +92,21 @@ export async function rejectCall(
   actor: Actor,
   metadata: Record<string, unknown>,
 ): Promise<LedgerEntry | null> {
-  const row = await block(tx, callId, ['waiting_approval'], code);
+  const row = await block(tx, callId, T.reject.from, code);
   return row ? callEvent(refOf(row), 'tool_call.rejected', { ...metadata, errorCode: code }, actor) : null;
 }
 
 /** waiting_approval → blocked because its approval ran out of time. */
 export async function expireCall(tx: EntityManager, callId: string, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
-  const row = await block(tx, callId, ['waiting_approval'], 'APPROVAL_EXPIRED');
+  const row = await block(tx, callId, T.expire.from, 'APPROVAL_EXPIRED');
   return row ? callEvent(refOf(row), 'tool_call.expired', { ...metadata, reason: 'approval_expired', errorCode: 'APPROVAL_EXPIRED' }) : null;
 }
 
 /** Every waiting or approved call of a cancelled run → blocked (RUN_CANCELLED). */
 export async function cancelRunCalls(tx: EntityManager, runId: string, actor: Actor): Promise<LedgerEntry[]> {
   const rows = await tx.execute<CallRow[]>(
-    `update tool_calls set status = 'blocked', error_code = 'RUN_CANCELLED', error_text = ?, updated_at = now()
-      where run_id = ? and status in ('waiting_approval', 'approved') ${RETURNING}`,
+    `update tool_calls set status = '${T.cancel.to}', error_code = 'RUN_CANCELLED', error_text = ?, updated_at = now()
+      where run_id = ? and status in (${sqlList(T.cancel.from)}) ${RETURNING}`,
     [ERROR_CATALOG.RUN_CANCELLED.modelMessage, runId],
   );
   return rows.map((row) => callEvent(refOf(row), 'tool_call.blocked', { reason: 'run_cancelled', errorCode: 'RUN_CANCELLED' }, actor));
@@ -112,8 +115,8 @@ export async function cancelRunCalls(tx: EntityManager, runId: string, actor: Ac
 async function block(tx: EntityManager, callId: string, from: readonly ToolCallStatus[], code: ErrorCode): Promise<CallRow | null> {
   const [row] = await tx.execute<CallRow[]>(
     `update tool_calls set status = 'blocked', error_code = ?, error_text = ?, updated_at = now()
-      where id = ? and status in (${from.map(() => '?').join(', ')}) ${RETURNING}`,
-    [code, ERROR_CATALOG[code].modelMessage ?? null, callId, ...from],
+      where id = ? and status in (${sqlList(from)}) ${RETURNING}`,
+    [code, ERROR_CATALOG[code].modelMessage ?? null, callId],
   );
   return row ?? null;
 }
@@ -124,8 +127,8 @@ async function block(tx: EntityManager, callId: string, from: readonly ToolCallS
  */
 export async function startApprovedCall(tx: EntityManager, callId: string, nodeId: string, sealedInput: SealedJson | null): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update tool_calls set status = 'running', node_id = ?, sealed_input = ?, updated_at = now()
-      where id = ? and status = 'approved' returning id`,
+    `update tool_calls set status = '${T.start.to}', node_id = ?, sealed_input = ?, updated_at = now()
+      where id = ? and status in (${sqlList(T.start.from)}) returning id`,
     [nodeId, sealedInput === null ? null : JSON.stringify(sealedInput), callId],
   );
   return rows.length > 0;
@@ -175,7 +178,7 @@ export function failureSettlement(
  */
 export async function settleCall(tx: EntityManager, call: CallRef, nodeId: string, settlement: Settlement): Promise<LedgerEvent[] | null> {
   const fields = {
-    status: settlement.ok ? ('succeeded' as const) : ('failed' as const),
+    status: settlement.ok ? T.succeed.to : T.fail.to,
     outputRedacted: settlement.ok ? settlement.outputRedacted : null,
     durationMs: settlement.durationMs,
     retryCount: settlement.retryCount,
@@ -187,7 +190,8 @@ export async function settleCall(tx: EntityManager, call: CallRef, nodeId: strin
     ...(settlement.reviewRequired ? { reviewRequired: true } : {}),
     updatedAt: new Date(),
   };
-  const changed = await tx.nativeUpdate(ToolCall, { id: call.id, status: 'running', nodeId }, fields);
+  // One `status = ?` (the only status either settlement leaves from): the hot path's statement.
+  const changed = await tx.nativeUpdate(ToolCall, { id: call.id, status: T.succeed.from[0], nodeId }, fields);
   if (changed === 0) return null;
   Object.assign(call, fields);
   return appendLedgerEvents(tx, [
@@ -210,7 +214,7 @@ export async function takeOverCall(
 ): Promise<ToolCall | null> {
   const [row] = await tx.execute<CallRow[]>(
     `update tool_calls set node_id = ?, updated_at = now()
-      where id = ? and status = 'running' and node_id is not distinct from ? ${RETURNING}`,
+      where id = ? and status in (${sqlList(T.takeOver.from)}) and node_id is not distinct from ? ${RETURNING}`,
     [toNodeId, callId, fromNodeId],
   );
   if (!row) return null;

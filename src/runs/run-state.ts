@@ -4,6 +4,7 @@ import type { LedgerEventType } from '../ledger/ledger-event-types';
 import type { ErrorCode } from '../errors/error-codes';
 import { enqueueRunStep } from './run-jobs';
 import type { RunDriver, RunStatus } from './agent-run.entity';
+import { sqlList } from '../db/sql-list';
 
 /**
  * The AgentRun state machine and its only writer. Each transition is one conditional
@@ -34,8 +35,6 @@ export interface RunRef {
   orgId: string;
 }
 
-const inList = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(', ');
-
 function runEvent(run: RunRef, type: LedgerEventType, actor: Actor, metadata: Record<string, unknown> = {}): LedgerEntry {
   return { orgId: run.orgId, type, runId: run.id, resourceId: run.id, actor, metadata };
 }
@@ -48,7 +47,7 @@ export function initialRunStatus(driver: RunDriver): RunStatus {
 /** queued → running (the runtime's first step). */
 export async function startRun(tx: EntityManager, run: RunRef): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update agent_runs set status = 'running', updated_at = now() where id = ? and status in (${inList(RUN_TRANSITIONS.start.from)}) returning id`,
+    `update agent_runs set status = '${RUN_TRANSITIONS.start.to}', updated_at = now() where id = ? and status in (${sqlList(RUN_TRANSITIONS.start.from)}) returning id`,
     [run.id],
   );
   if (rows.length === 0) return false;
@@ -59,8 +58,8 @@ export async function startRun(tx: EntityManager, run: RunRef): Promise<boolean>
 /** running → completed; `requireNoPendingApprovals` for external runs closed by their caller. */
 export async function completeRun(tx: EntityManager, run: RunRef, actor: Actor = null): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update agent_runs set status = 'completed', completed_at = now(), updated_at = now()
-      where id = ? and status in (${inList(RUN_TRANSITIONS.complete.from)}) and pending_approval_count = 0 returning id`,
+    `update agent_runs set status = '${RUN_TRANSITIONS.complete.to}', completed_at = now(), updated_at = now()
+      where id = ? and status in (${sqlList(RUN_TRANSITIONS.complete.from)}) and pending_approval_count = 0 returning id`,
     [run.id],
   );
   if (rows.length === 0) return false;
@@ -71,8 +70,8 @@ export async function completeRun(tx: EntityManager, run: RunRef, actor: Actor =
 /** queued | running → failed with a code (model outage, tool-round limit, …). */
 export async function failRun(tx: EntityManager, run: RunRef, code: ErrorCode, message: string): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update agent_runs set status = 'failed', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
-      where id = ? and status in (${inList(RUN_TRANSITIONS.fail.from)}) returning id`,
+    `update agent_runs set status = '${RUN_TRANSITIONS.fail.to}', error_code = ?, error_message = ?, completed_at = now(), updated_at = now()
+      where id = ? and status in (${sqlList(RUN_TRANSITIONS.fail.from)}) returning id`,
     [code, message, run.id],
   );
   if (rows.length === 0) return false;
@@ -86,8 +85,8 @@ export async function failRun(tx: EntityManager, run: RunRef, code: ErrorCode, m
  */
 export async function cancelRun(tx: EntityManager, run: RunRef, actor: Actor, before: LedgerEntry[]): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update agent_runs set status = 'cancelled', pending_approval_count = 0, completed_at = now(), updated_at = now()
-      where id = ? and status in (${inList(RUN_TRANSITIONS.cancel.from)}) returning id`,
+    `update agent_runs set status = '${RUN_TRANSITIONS.cancel.to}', pending_approval_count = 0, completed_at = now(), updated_at = now()
+      where id = ? and status in (${sqlList(RUN_TRANSITIONS.cancel.from)}) returning id`,
     [run.id],
   );
   if (rows.length === 0) return false;
@@ -98,8 +97,8 @@ export async function cancelRun(tx: EntityManager, run: RunRef, actor: Actor, be
 /** completed | failed → queued: a posted message starts a new turn (its job is enqueued here). */
 export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, position: number): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
-    `update agent_runs set status = 'queued', error_code = null, error_message = null, completed_at = null, updated_at = now()
-      where id = ? and status in (${inList(RUN_TRANSITIONS.requeue.from)}) returning id`,
+    `update agent_runs set status = '${RUN_TRANSITIONS.requeue.to}', error_code = null, error_message = null, completed_at = null, updated_at = now()
+      where id = ? and status in (${sqlList(RUN_TRANSITIONS.requeue.from)}) returning id`,
     [run.id],
   );
   if (rows.length === 0) return false;
@@ -116,7 +115,7 @@ export async function awaitApproval(tx: EntityManager, run: RunRef, actor: Actor
   const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [run.id]);
   await tx.execute(
     `update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
-      where id = ? and status in (${inList(RUN_TRANSITIONS.awaitApproval.from)})`,
+      where id = ? and status in (${sqlList(RUN_TRANSITIONS.awaitApproval.from)})`,
     [run.id],
   );
   return previous?.status === 'running' ? [runEvent(run, 'run.waiting_approval', actor, { toolCallId })] : [];
