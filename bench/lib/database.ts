@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { initOrm, migrateUp } from '../../src/db/orm';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { startThrowawayPostgres } from '../../src/db/throwaway-postgres';
+import { withClient } from '../../src/db/throwaway-postgres';
 
 /**
  * The benchmark's own database: `toolgate_bench_<random>` on DATABASE_URL's server, or a
@@ -84,16 +84,6 @@ export async function serverFacts(url: string): Promise<ServerFacts> {
     for (const row of rows.rows) settings[row.name] = row.unit ? `${row.setting} × ${row.unit}` : row.setting;
     return { version, settings };
   });
-}
-
-async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 /**

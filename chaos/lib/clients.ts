@@ -57,15 +57,9 @@ export interface SandboxRequestView {
   requestId: string | null;
 }
 
-export interface InvoiceEffect {
-  invoiceId: string;
-  docNumber: string;
-  customerId: string;
-  totalAmount: number;
-  privateNote: string | null;
-  requestId: string | null;
-  emailsSent: number;
-}
+import type { InvoiceEffect } from '../../src/vendors/nango/nango.quickbooks-sandbox';
+
+export type { InvoiceEffect };
 
 export type Fault =
   | { kind: 'status'; status: number }

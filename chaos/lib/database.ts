@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { startThrowawayPostgres } from '../../src/db/throwaway-postgres';
+import { withClient } from '../../src/db/throwaway-postgres';
 
 /**
  * Where the scenario databases live: the PostgreSQL server of DATABASE_URL, or — when it is
@@ -63,14 +63,4 @@ function onServer(adminUrl: string, embedded: { where: string; stop(): Promise<v
       await embedded?.stop();
     },
   };
-}
-
-export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }

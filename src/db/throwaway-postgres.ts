@@ -3,6 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 
 /** A port the OS says is free now (listen on 0, read it, close). */
 export function freePort(): Promise<number> {
@@ -57,4 +58,15 @@ export async function startThrowawayPostgres(prefix: string): Promise<ThrowawayP
       await fs.rm(root, { recursive: true, force: true });
     },
   };
+}
+
+/** One short-lived connection for a piece of administration (create or drop a database, a check). */
+export async function withClient<T>(url: string, work: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
 }

@@ -1,4 +1,4 @@
-import { Client } from 'pg';
+import { withClient } from '../../src/db/throwaway-postgres';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type Running } from '../support/processes';
 
@@ -31,7 +31,7 @@ const env = (port: number) =>
     DATABASE_URL: db.url,
     PORT: String(port),
     HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info', // the test waits for the "shutting down" line
     MASTER_ENCRYPTION_KEY: MASTER_KEY_HEX,
     VENDOR_SANDBOX_URL: sandboxUrl,
     TOOLGATE_NODE_NAME: 'handover-node',
@@ -40,15 +40,8 @@ const env = (port: number) =>
     NODE_DEAD_AFTER_MS: '60000',
   });
 
-async function query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: db.url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
+const query = <T>(sql: string, params: unknown[] = []): Promise<T[]> =>
+  withClient(db.url, async (client) => (await client.query(sql, params)).rows as T[]);
 
 async function gql(port: number, key: string, query: string, variables: Record<string, unknown> = {}) {
   const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
@@ -100,6 +93,8 @@ test('a SIGTERM with a vendor call slower than the budget: refused new calls, th
 
   const started = Date.now();
   first.child.kill('SIGTERM');
+  // The gateway drains in the same tick as this line is logged: calls sent after it are refused.
+  await waitFor('the shutdown to begin', async () => (first.stdout().includes('"shutting down"') ? true : undefined), 5000);
   // New calls are refused at once, with a retryable code.
   const refused = await gql(port, seed.keys.agent, `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status } }`, {
     i: { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'late', toolUseId: 'tu-late' },

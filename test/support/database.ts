@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
-import { Client } from 'pg';
 import { initOrm, migrateUp, MIGRATIONS_DIR } from '../../src/db/orm';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
 import { version as GRAPHILE_WORKER_VERSION } from 'graphile-worker/package.json';
+import type { Client } from 'pg';
+import { withClient } from '../../src/db/throwaway-postgres';
 
 /**
  * Each test file gets its own database, copied from a template that holds the migrated
@@ -42,27 +43,17 @@ function templateName(): string {
   return `toolgate_tpl_${hash.digest('hex').slice(0, 16)}`;
 }
 
-async function withAdminClient<T>(run: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ connectionString: adminUrl() });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /** An empty database (no schema), for tests of migrations themselves. */
 export async function createEmptyDatabase(): Promise<TestDatabase> {
   const name = `toolgate_test_${randomBytes(6).toString('hex')}`;
-  await withAdminClient((client) => client.query(`create database ${name}`));
+  await withClient(adminUrl(), (client) => client.query(`create database ${name}`));
   return { name, url: urlForDatabase(name), drop: () => dropDatabase(name) };
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   const template = templateName();
   const name = `toolgate_test_${randomBytes(6).toString('hex')}`;
-  await withAdminClient(async (client) => {
+  await withClient(adminUrl(), async (client) => {
     await client.query('select pg_advisory_lock($1)', [LOCK_KEY]);
     try {
       const found = await client.query('select 1 from pg_database where datname = $1', [template]);
@@ -98,5 +89,5 @@ async function buildTemplate(client: Client, template: string): Promise<void> {
 }
 
 async function dropDatabase(name: string): Promise<void> {
-  await withAdminClient((client) => client.query(`drop database if exists ${name} with (force)`));
+  await withClient(adminUrl(), (client) => client.query(`drop database if exists ${name} with (force)`));
 }

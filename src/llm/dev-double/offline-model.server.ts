@@ -1,6 +1,6 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo, Socket } from 'node:net';
+import { LoopbackServer } from '../../loopback-server';
 import { respond as defaultRespond } from './offline-model.brain';
 import { writeMessageStream } from './offline-model.sse';
 import type {
@@ -105,44 +105,24 @@ const newId = (prefix: string) => `${prefix}_${randomBytes(12).toString('hex')}`
 export class OfflineModelServer {
   readonly requests: RecordedModelRequest[] = [];
   private readonly faults: { fault: ModelFault; remaining: number }[] = [];
-  private readonly sockets = new Set<Socket>();
   private readonly respondFn: RespondFn;
-  private server: http.Server | null = null;
-  private baseUrl = '';
+  private readonly http = new LoopbackServer((req, res) => void this.handle(req, res));
 
   constructor(private readonly options: OfflineModelOptions = {}) {
     this.respondFn = options.respond ?? defaultRespond;
   }
 
   /** Listens (port 0: any free port) and resolves to the base URL, e.g. `http://127.0.0.1:PORT`. */
-  async start(port = 0, host = '127.0.0.1'): Promise<string> {
-    if (this.server) return this.baseUrl;
-    const server = http.createServer((req, res) => void this.handle(req, res));
-    server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
-    this.server = server;
-    const address = server.address() as AddressInfo;
-    const hostPart = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    this.baseUrl = `http://${hostPart}:${address.port}`;
-    return this.baseUrl;
+  start(port = 0, host = '127.0.0.1'): Promise<string> {
+    return this.http.start(port, host);
   }
 
   get url(): string {
-    return this.baseUrl;
+    return this.http.url;
   }
 
-  async stop(): Promise<void> {
-    if (!this.server) return;
-    const server = this.server;
-    this.server = null;
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.http.stop();
   }
 
   /** The next `times` valid POST /v1/messages requests are answered with the fault instead. */

@@ -1,5 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type http from 'node:http';
+import { LoopbackServer } from '../../loopback-server';
 
 /**
  * Vendor sandboxes: one loopback HTTP server in which each vendor's sandbox answers under
@@ -78,9 +78,7 @@ export class SandboxServer {
   readonly requests: RecordedRequest[] = [];
   private readonly sandboxes = new Map<string, VendorSandbox>();
   private readonly faults = new Map<string, QueuedFault[]>();
-  private readonly sockets = new Set<Socket>();
-  private server: http.Server | null = null;
-  private baseUrl = '';
+  private readonly http = new LoopbackServer((req, res) => void this.dispatch(req, res));
 
   private readonly control: SandboxControl | null;
 
@@ -93,19 +91,8 @@ export class SandboxServer {
     }
   }
 
-  async start(port = 0, host = '127.0.0.1'): Promise<string> {
-    const server = http.createServer((req, res) => void this.dispatch(req, res));
-    server.on('connection', (socket) => {
-      this.sockets.add(socket);
-      socket.on('close', () => this.sockets.delete(socket));
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => resolve());
-    });
-    this.server = server;
-    this.baseUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
-    return this.baseUrl;
+  start(port = 0, host = '127.0.0.1'): Promise<string> {
+    return this.http.start(port, host);
   }
 
   /** The sandbox serving a vendor (e.g. to read a NangoSandbox's effects), if any. */
@@ -116,7 +103,7 @@ export class SandboxServer {
   /** Where a vendor's sandbox answers: every endpoint of that vendor shares the prefix. */
   urlFor(vendor: string): string {
     if (!this.sandboxes.has(vendor)) throw new Error(`no sandbox for ${vendor}`);
-    return `${this.baseUrl}/${vendor}`;
+    return `${this.http.url}/${vendor}`;
   }
 
   /**
@@ -134,12 +121,8 @@ export class SandboxServer {
     this.faults.clear();
   }
 
-  async stop(): Promise<void> {
-    if (!this.server) return;
-    const server = this.server;
-    this.server = null;
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+  stop(): Promise<void> {
+    return this.http.stop();
   }
 
   private takeFault(vendor: string, path: string, query: URLSearchParams): Fault | null {
