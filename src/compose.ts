@@ -123,8 +123,7 @@ export async function composeToolgate(
             inFlight: services.inFlight,
             reconciler: services.reconciler,
             logger,
-            // Declared dead while alive: its jobs and calls belong to another node now.
-            onFenced: overrides.onFenced ?? (() => process.exit(70)),
+            onFenced: overrides.onFenced ?? stopFenced,
           });
     if (liveness) started.push({ stop: () => liveness.stop(true) });
     const worker: Worker | null =
@@ -163,6 +162,16 @@ export async function composeToolgate(
     await undo();
     throw error;
   }
+}
+
+/**
+ * A node declared dead while it still ran (it missed heartbeats): its jobs and calls now
+ * belong to another node, so it stops at once — no drain, no outcome writes — rather than
+ * compete for them. Exit 70 (EX_SOFTWARE) tells the supervisor to restart it as a new node.
+ */
+const FENCED_EXIT_CODE = 70;
+function stopFenced(): never {
+  process.exit(FENCED_EXIT_CODE);
 }
 
 /** Where vendor calls go: sandboxes of another process, in-process ones, or the real vendors. */
