@@ -9,10 +9,12 @@ import { VENDOR_RESULT } from './app';
 /**
  * The baseline: the statements the gateway sends for one allowed call that succeeds,
  * written by hand with raw `pg`, in the same two transactions and on a pool of the same
- * size. Transaction 1: load run + org version, the toolUseId check, INSERT policy_decisions,
- * INSERT tool_calls (with its owner node and sealed input), ledger append (advisory lock,
- * last hash, INSERT). Transaction 2: UPDATE tool_calls while this node owns it, ledger append. The connection goes back to the pool in between, as
- * it does while the gateway awaits the executor. Hashes are chained with the code's own
+ * size. Transaction 1: load run + org version with the toolUseId check, the ledger's append
+ * point (`toolgate_ledger_head`: advisory lock and last hash), then one statement inserting
+ * the policy decision, the call (with its owner node and sealed input) and the ledger event.
+ * Transaction 2: UPDATE tool_calls while this node owns it, append point, ledger INSERT.
+ * The connection goes back to the pool in between, as it does while the gateway awaits the
+ * executor. Hashes are chained with the code's own
  * ledgerHash, so the chain stays valid whoever wrote an event.
  *
  * After each commit the ledger notice goes out as the realtime bus sends it in production
@@ -34,28 +36,30 @@ export interface RawCall {
   policyVersion: number;
 }
 
-const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode
-         from agent_runs r join orgs o on o.id = r.org_id
-        where r.id = $1 and r.org_id = $2`;
-const FIND_BY_TOOL_USE = 'select id from tool_calls where run_id = $1 and org_id = $2 and tool_use_id = $3';
+const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
+            (select c.id from tool_calls c where c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = $1) as tool_use_call_id
+       from agent_runs r join orgs o on o.id = r.org_id
+      where r.id = $2 and r.org_id = $3`;
 const INSERT_DECISION = `insert into "policy_decisions" ("id", "org_id", "run_id", "tool_name", "action", "outcome", "shadow_outcome", "risk",
   "matched_rule_id", "policy_version", "caller_role", "caller_key_id", "reason", "created_at")
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
 const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_name", "action", "correlation_id", "tool_use_id", "status",
   "input_redacted", "output_redacted", "policy_decision_id", "risk_level", "review_required", "error_code", "error_text",
   "vendor_status_code", "node_id", "sealed_input", "retry_count", "duration_ms", "cost_cents", "created_at", "updated_at")
-  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`;
+  values ($15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37)`;
 /** The outcome, only while this node still owns the running call (reconciliation may have taken it). */
-const UPDATE_CALL =
-  'update "tool_calls" set "status" = $1, "output_redacted" = $2, "duration_ms" = $3, "retry_count" = $4, "vendor_status_code" = $5, "cost_cents" = $6, "error_code" = $7, "error_text" = $8, "sealed_input" = $9, "updated_at" = $10 where "id" = $11 and "status" = $12 and "node_id" = $13';
-const LOCK = 'select pg_advisory_xact_lock(hashtextextended($1, 7))';
-const LAST = 'select hash, sequence from ledger_events where org_id = $1 order by sequence desc limit 1';
+const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::jsonb, duration_ms = $3, retry_count = $4, vendor_status_code = $5,
+       cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
+     where id = $10 and status = 'running' and node_id = $11 returning id`;
+const HEAD = 'select hash, sequence from toolgate_ledger_head($1)';
+const EVENT_COLUMNS = 'org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, prev_hash, hash, created_at';
+const EVENT_CASTS = ['uuid', 'bigint', 'text', 'uuid', 'text', 'text', 'uuid', 'jsonb', 'text', 'text', 'timestamptz'];
 const REASON = 'no rule matched; catalog default risk low';
 
 /** The stored (redacted) output, computed once: the baseline does SQL, not redaction. */
-const OUTPUT_JSON = JSON.stringify(redactOutput(VENDOR_RESULT));
+export const OUTPUT_JSON = JSON.stringify(redactOutput(VENDOR_RESULT));
 /** A sealed input of the gateway's shape (AES-256-GCM, same size), made once: SQL, not crypto. */
-const SEALED_INPUT_JSON = JSON.stringify(sealJson(Buffer.alloc(32, 7), 1, 'bench', { orderId: '12345' }));
+export const SEALED_INPUT_JSON = JSON.stringify(sealJson(Buffer.alloc(32, 7), 1, 'bench', { orderId: '12345' }));
 /** The node that runs the baseline's calls. */
 const NODE_ID = randomUUID();
 
@@ -83,14 +87,13 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
   const tool = `${call.toolName}.${call.action}`;
   const first = await transaction(pool, async (client) => {
     if (options.reads) {
-      const run = await client.query<{ status: string }>(LOAD_RUN, [call.runId, call.orgId]);
+      const run = await client.query<{ status: string; tool_use_call_id: string | null }>(LOAD_RUN, [call.toolUseId, call.runId, call.orgId]);
       if (run.rows[0]?.status !== 'running') throw new Error(`run ${call.runId} is not running`);
-      const existing = await client.query(FIND_BY_TOOL_USE, [call.runId, call.orgId, call.toolUseId]);
-      if (existing.rowCount) throw new Error('toolUseId repeated');
+      if (run.rows[0].tool_use_call_id) throw new Error('toolUseId repeated');
     }
     const decisionId = randomUUID();
     const now = new Date();
-    await client.query(INSERT_DECISION, [
+    const rows = [
       decisionId,
       call.orgId,
       call.runId,
@@ -105,8 +108,7 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
       call.caller.keyId,
       REASON,
       now,
-    ]);
-    await client.query(INSERT_CALL, [
+
       callId,
       call.orgId,
       call.runId,
@@ -130,8 +132,8 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
       0,
       now,
       now,
-    ]);
-    return appendEvents(client, call.orgId, [
+    ];
+    return appendEvents(client, call.orgId, { sql: `w0 as (${INSERT_DECISION}), w1 as (${INSERT_CALL})`, params: rows }, [
       {
         type: 'tool_call.requested',
         runId: call.runId,
@@ -153,8 +155,8 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
   // (the instant vendor answers here)
   const durationMs = Math.round(performance.now() - started);
   const second = await transaction(pool, async (client) => {
-    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, null, new Date(), callId, 'running', NODE_ID]);
-    return appendEvents(client, call.orgId, [
+    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, new Date(), callId, NODE_ID]);
+    return appendEvents(client, call.orgId, null, [
       {
         type: 'tool_call.succeeded',
         runId: call.runId,
@@ -182,14 +184,22 @@ async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Pr
   }
 }
 
-/** The ledger append of ledger.service: per-org advisory lock, last hash, one INSERT; the new last sequence. */
-async function appendEvents(client: pg.PoolClient, orgId: string, entries: RawEvent[]): Promise<bigint> {
-  await client.query(LOCK, [orgId]);
-  const last = await client.query<{ hash: string; sequence: string }>(LAST, [orgId]);
+/** A statement's CTEs (`w0 as (…), …`) joined to the ledger INSERT, with their parameters ($1…). */
+interface Joined {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * The ledger append of ledger.service: the append point (lock and last hash), then one
+ * INSERT carrying the joined writes; the new last sequence.
+ */
+async function appendEvents(client: pg.PoolClient, orgId: string, joined: Joined | null, entries: RawEvent[]): Promise<bigint> {
+  const last = await client.query<{ hash: string | null; sequence: string | null }>(HEAD, [orgId]);
   let prevHash: string | null = last.rows[0]?.hash ?? null;
   let sequence = BigInt(last.rows[0]?.sequence ?? 0);
   const createdAt = new Date();
-  const values: unknown[] = [];
+  const values: unknown[] = [...(joined?.params ?? [])];
   const tuples: string[] = [];
   for (const entry of entries) {
     const event = {
@@ -207,23 +217,23 @@ async function appendEvents(client: pg.PoolClient, orgId: string, entries: RawEv
     const hash = ledgerHash(event);
     prevHash = hash;
     const at = values.length;
-    tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
+    tuples.push(`(${EVENT_CASTS.map((cast, i) => `$${at + i + 1}::${cast}`).join(', ')})`);
     values.push(
-      event.sequence,
       orgId,
+      event.sequence,
+      event.type,
       event.runId,
       event.resourceId,
-      event.type,
       event.actorRole,
       event.actorKeyId,
       JSON.stringify(event.metadata),
       event.prevHash,
       hash,
-      createdAt,
+      createdAt.toISOString(),
     );
   }
   await client.query(
-    `insert into "ledger_events" ("sequence", "org_id", "run_id", "resource_id", "type", "actor_role", "actor_key_id", "metadata", "prev_hash", "hash", "created_at") values ${tuples.join(', ')} returning "id"`,
+    `${joined ? `with ${joined.sql} ` : ''}insert into ledger_events (${EVENT_COLUMNS}) values ${tuples.join(', ')} returning id, sequence`,
     values,
   );
   return sequence;

@@ -3,7 +3,8 @@ import type pg from 'pg';
 import { newRun, TOOLS, type BenchOrg, type BenchServer } from '../lib/app';
 import { GraphQLClient } from '../lib/http-client';
 import { rawToolCall, type Notifier } from '../lib/raw-tool-call';
-import { figure, gatewayGoals, measure, type BenchContext, type Figure, type Variant } from '../lib/measure';
+import { floorToolCall } from '../lib/floor-tool-call';
+import { figure, gatewayFloorGoals, gatewayGoals, measure, type BenchContext, type Figure, type Variant } from '../lib/measure';
 import type { ToolCallOutcome } from '../../src/gateway/gateway.types';
 
 /**
@@ -63,6 +64,19 @@ export function gatewayVariants(env: GatewayEnv, set: CallerSet, client: GraphQL
         ),
     },
     {
+      key: 'floor',
+      label: 'minimal floor (one round trip per transaction)',
+      op: (i) =>
+        floorToolCall(pool, {
+          orgId: set.orgs[i].orgId,
+          runId: set.runIds[i],
+          caller: set.orgs[i].agent,
+          ...TOOL,
+          ...nextCallIds(),
+          policyVersion: 1,
+        }),
+    },
+    {
       key: 'inproc',
       label: 'executeToolCall in-process',
       op: async (i) => {
@@ -117,20 +131,12 @@ export async function gatewayScenario(ctx: BenchContext, env: GatewayEnv): Promi
           ['inproc', 'executeToolCall in-process'],
           ['http', 'executeToolCall over HTTP'],
         ] as const) {
+          const section = mode.spread ? 'Gateway — callers spread over orgs' : 'Gateway — one org';
+          const id = `gateway.${key}.c${concurrency}${suffix}`;
+          const fields = { section, name, concurrency, subject: m[key], note: where };
           figures.push(
-            figure(
-              {
-                id: `gateway.${key}.c${concurrency}${suffix}`,
-                section: mode.spread ? 'Gateway — callers spread over orgs' : 'Gateway — one org',
-                name,
-                concurrency,
-                subject: m[key],
-                baselineName: 'raw pg, same statements',
-                baseline: m.raw,
-                note: where,
-              },
-              gatewayGoals,
-            ),
+            figure({ ...fields, id, baselineName: 'raw pg, same statements', baseline: m.raw }, (f) => gatewayGoals(key, concurrency, f)),
+            figure({ ...fields, id: `${id}.floor`, baselineName: 'minimal floor', baseline: m.floor }, gatewayFloorGoals),
           );
         }
       } finally {

@@ -166,12 +166,9 @@ export class ToolGateway {
   }
 
   private async decide(tx: EntityManager, request: ToolCallRequest, claim: (callId: string) => void): Promise<DecidedCall | ToolCallOutcome> {
-    const run = await loadRunForCall(tx, request.caller.orgId, request.runId);
+    const run = await loadRunForCall(tx, request.caller.orgId, request.runId, request.toolUseId ?? null);
     assertDriver(run.driver, request.caller);
-    if (request.toolUseId) {
-      const existing = await this.findByToolUse(tx, request);
-      if (existing) return replay(tx, existing);
-    }
+    if (run.toolUseCallId) return replay(tx, await tx.findOneOrFail(ToolCall, { id: run.toolUseCallId }));
     const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
     const key = toolKey(request.toolName, request.action);
     // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.

@@ -14,10 +14,15 @@ export interface RunForCall {
   configVersion: number;
   policyVersion: number;
   shadowMode: boolean;
+  /** The call already made with the request's toolUseId, if any (a replay). */
+  toolUseCallId: string | null;
 }
 
-/** The run, if it is the caller's org's and active; NOT_FOUND or RUN_NOT_ACTIVE otherwise. */
-export async function loadRunForCall(em: EntityManager, orgId: string, runId: string): Promise<RunForCall> {
+/**
+ * The run, if it is the caller's org's and active; NOT_FOUND or RUN_NOT_ACTIVE otherwise.
+ * The replay check for `toolUseId` rides along: on the hot path its answer is almost always "none".
+ */
+export async function loadRunForCall(em: EntityManager, orgId: string, runId: string, toolUseId: string | null): Promise<RunForCall> {
   if (!isUuid(runId)) throw notFound('Run');
   const [row] = await em.execute<
     {
@@ -30,12 +35,14 @@ export async function loadRunForCall(em: EntityManager, orgId: string, runId: st
       config_version: number;
       policy_version: number;
       policy_shadow_mode: boolean;
+      tool_use_call_id: string | null;
     }[]
   >(
-    `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode
+    `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
+            (select c.id from tool_calls c where c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = ?) as tool_use_call_id
        from agent_runs r join orgs o on o.id = r.org_id
       where r.id = ? and r.org_id = ?`,
-    [runId, orgId],
+    [toolUseId, runId, orgId],
   );
   if (!row) throw notFound('Run');
   if (!ACTIVE_RUN_STATUSES.includes(row.status)) {
@@ -53,5 +60,6 @@ export async function loadRunForCall(em: EntityManager, orgId: string, runId: st
     configVersion: row.config_version,
     policyVersion: row.policy_version,
     shadowMode: row.policy_shadow_mode,
+    toolUseCallId: row.tool_use_call_id,
   };
 }

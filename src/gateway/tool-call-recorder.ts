@@ -16,13 +16,14 @@ import { awaitApproval } from '../runs/run-state';
 import { callEvent, failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
 import { BLOCK_REASONS, type ToolCallRequest } from './gateway.types';
 import { toolKey } from '../catalog/tool-key';
+import { insertSql } from '../db/insert-sql';
 
 /**
  * The gateway's writes. Each function runs inside one transaction of the caller and
  * writes the rows and ledger events of one step together, so the ledger never tells
- * a story the tables do not. Rows are built detached and inserted directly (`em.insert`),
- * not through the unit of work: the hot path knows exactly what it writes, and skips the
- * change-set work of a flush.
+ * a story the tables do not. Rows are built detached and inserted in the same statement
+ * as their ledger events (`insertSql`, joined to the append), not through the unit of
+ * work: the hot path knows exactly what it writes, and one round trip carries it.
  */
 const DETACHED = { persist: false } as const;
 interface CallBase {
@@ -68,11 +69,11 @@ export async function recordBlockedCall(
   details: Record<string, unknown>,
 ): Promise<ToolCall> {
   const call = newCall(tx, base, { status: initialCallStatus('refused'), errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
-  await tx.insert(call);
-  await appendLedgerEvents(tx, [
-    requestEvent(call, base, 'tool_call.requested', {}),
-    requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details }),
-  ]);
+  await appendLedgerEvents(
+    tx,
+    [requestEvent(call, base, 'tool_call.requested', {}), requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details })],
+    [insertSql(tx, 'ToolCall', call)],
+  );
   return call;
 }
 
@@ -173,13 +174,13 @@ export async function recordDecidedCall(
       }),
     );
   }
-  await tx.insert(decision);
-  await tx.insert(call);
+  const rows = [insertSql(tx, 'PolicyDecision', decision), insertSql(tx, 'ToolCall', call)];
   if (approval) {
-    await tx.insert(approval);
+    rows.push(insertSql(tx, 'ApprovalRequest', approval));
+    // The run's row is locked here, before the ledger's append point, as on every path.
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
-  await appendLedgerEvents(tx, events);
+  await appendLedgerEvents(tx, events, rows);
   return { call, tool, approvalRequestId: approval?.id ?? null };
 }
 

@@ -191,8 +191,26 @@ export async function settleCall(tx: EntityManager, call: CallRef, nodeId: strin
     updatedAt: new Date(),
   };
   // One `status = ?` (the only status either settlement leaves from): the hot path's statement.
-  const changed = await tx.nativeUpdate(ToolCall, { id: call.id, status: T.succeed.from[0], nodeId }, fields);
-  if (changed === 0) return null;
+  // Its own round trip, before the append: the row is locked before the ledger, as on every path.
+  const changed = await tx.execute<{ id: string }[]>(
+    `update tool_calls set status = ?, output_redacted = ?::jsonb, duration_ms = ?, retry_count = ?, vendor_status_code = ?,
+       cost_cents = ?, error_code = ?, error_text = ?, sealed_input = null,${settlement.reviewRequired ? ' review_required = true,' : ''} updated_at = ?
+     where id = ? and status = '${T.succeed.from[0]}' and node_id = ? returning id`,
+    [
+      fields.status,
+      fields.outputRedacted === null ? null : JSON.stringify(fields.outputRedacted),
+      fields.durationMs,
+      fields.retryCount,
+      fields.vendorStatusCode,
+      fields.costCents,
+      fields.errorCode,
+      fields.errorText,
+      fields.updatedAt,
+      call.id,
+      nodeId,
+    ],
+  );
+  if (changed.length === 0) return null;
   Object.assign(call, fields);
   return appendLedgerEvents(tx, [
     ...(settlement.before ?? []),

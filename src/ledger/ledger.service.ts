@@ -22,24 +22,39 @@ export async function appendLedgerEvent(em: EntityManager, entry: LedgerEntry): 
 }
 
 /**
- * Appends events (all of one org) to that org's hash chain, in order, with one lock, one
- * read and one insert. Must run inside the caller's transaction: the per-org advisory
- * lock serialises appends so each event links to its predecessor without forks or gaps,
- * and the events commit or roll back with the change they record.
+ * A data-modifying statement that travels with an append (`with wN as (…)` in front of
+ * the ledger INSERT): the rows an event records are written in the same round trip.
+ * Only for rows nobody else can hold a lock on (new rows): the append point is locked
+ * first, and a row lock taken after it could deadlock with a path that locks the other
+ * way round.
  */
-export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry[]): Promise<LedgerEvent[]> {
+export interface JoinedWrite {
+  sql: string;
+  params: unknown[];
+}
+
+/** Columns of ledger_events as an append writes them; casts because they travel in a VALUES list. */
+const EVENT_COLUMNS = 'org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, prev_hash, hash, created_at';
+const EVENT_VALUES = '(?::uuid, ?::bigint, ?::text, ?::uuid, ?::text, ?::text, ?::uuid, ?::jsonb, ?::text, ?::text, ?::timestamptz)';
+
+/**
+ * Appends events (all of one org) to that org's hash chain, in order, in two round
+ * trips: `toolgate_ledger_head` (the per-org lock and the last link, see its migration),
+ * then one INSERT that also carries the `joined` writes. Must run inside the caller's
+ * transaction: the lock serialises appends so each event links to its predecessor
+ * without forks or gaps, and the events commit or roll back with the change they record.
+ */
+export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry[], joined: JoinedWrite[] = []): Promise<LedgerEvent[]> {
   if (entries.length === 0) return [];
   if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
   const orgId = entries[0].orgId;
   if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
-  await em.execute('select pg_advisory_xact_lock(hashtextextended(?, 7))', [orgId]);
-  const [last] = await em.execute<{ hash: string; sequence: string }[]>(
-    'select hash, sequence from ledger_events where org_id = ? order by sequence desc limit 1',
-    [orgId],
-  );
+  const [last] = await em.execute<{ hash: string | null; sequence: string | null }[]>('select hash, sequence from toolgate_ledger_head(?)', [orgId]);
   let prevHash = last?.hash ?? null;
   let sequence = BigInt(last?.sequence ?? 0);
   const now = new Date();
+  const params: unknown[] = [];
+  for (const write of joined) params.push(...write.params);
   const events = entries.map((entry) => {
     const event = new LedgerEvent();
     event.orgId = orgId;
@@ -54,9 +69,28 @@ export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry
     event.prevHash = prevHash;
     event.hash = ledgerHash(event);
     prevHash = event.hash;
+    params.push(
+      orgId,
+      event.sequence,
+      event.type,
+      event.runId,
+      event.resourceId,
+      event.actorRole,
+      event.actorKeyId,
+      JSON.stringify(event.metadata),
+      event.prevHash,
+      event.hash,
+      now.toISOString(),
+    );
     return event;
   });
-  await em.insertMany(LedgerEvent, events);
+  const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
+  const rows = await em.execute<{ id: string; sequence: string }[]>(
+    `${prefix}insert into ledger_events (${EVENT_COLUMNS}) values ${events.map(() => EVENT_VALUES).join(', ')} returning id, sequence`,
+    params,
+  );
+  const first = BigInt(events[0].sequence);
+  for (const row of rows) events[Number(BigInt(row.sequence) - first)].id = String(row.id);
   noteLedgerAppend(em, orgId, sequence);
   return events;
 }
