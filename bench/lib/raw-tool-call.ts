@@ -52,8 +52,7 @@ const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::js
        cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
      where id = $10 and status = 'running' and node_id = $11 returning id`;
 const HEAD = 'select hash, sequence from toolgate_ledger_head($1)';
-const EVENT_COLUMNS = 'org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, prev_hash, hash, created_at';
-const EVENT_CASTS = ['uuid', 'bigint', 'text', 'uuid', 'text', 'text', 'uuid', 'jsonb', 'text', 'text', 'timestamptz'];
+const EVENT_COLUMNS = 'prev_hash, org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, hash';
 const REASON = 'no rule matched; catalog default risk low';
 
 /** The stored (redacted) output, computed once: the baseline does SQL, not redaction. */
@@ -217,8 +216,9 @@ async function appendEvents(client: pg.PoolClient, orgId: string, joined: Joined
     const hash = ledgerHash(event);
     prevHash = hash;
     const at = values.length;
-    tuples.push(`(${EVENT_CASTS.map((cast, i) => `$${at + i + 1}::${cast}`).join(', ')})`);
+    tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
     values.push(
+      event.prevHash,
       orgId,
       event.sequence,
       event.type,
@@ -227,9 +227,8 @@ async function appendEvents(client: pg.PoolClient, orgId: string, joined: Joined
       event.actorRole,
       event.actorKeyId,
       JSON.stringify(event.metadata),
-      event.prevHash,
-      hash,
       createdAt.toISOString(),
+      hash,
     );
   }
   await client.query(

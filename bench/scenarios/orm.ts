@@ -9,11 +9,13 @@ import type { ExecutionOutcome } from '../../src/executor/executor.types';
 import { callers, nextCallIds } from './gateway';
 
 /**
- * 2. ORM: persisting one tool call — the gateway's own recorder functions on a MikroORM
- * fork (transaction 1: decision + call rows flushed, ledger append; transaction 2: the
- * outcome flushed, ledger append) — against raw `pg` sending the same statements. No run
- * lookup, no policy, no HTTP: the difference is the ORM (unit of work, change sets,
- * hydration, identity map) plus the recorder's output redaction (microseconds).
+ * 2. ORM: persisting one tool call — the gateway's own recorder functions in MikroORM
+ * transactions (transaction 1: decision + call rows with the ledger append; transaction 2:
+ * the outcome, ledger append) — against raw `pg` sending the same statements. No run
+ * lookup, no policy, no HTTP: the difference is the ORM's transaction and per-statement
+ * path (query formatting, knex runner) plus the recorder's output redaction. The gateway
+ * itself runs these functions on a raw transaction (src/db/raw-transaction.ts); this
+ * figure is what that saves.
  */
 const VERDICT: PolicyVerdict = {
   outcome: 'allow',
@@ -57,6 +59,7 @@ export function ormPersist(server: BenchServer, tool: RegisteredTool) {
         approvalTtlMs: server.config.approvalTtlMs,
         params: { ...TOOL.params },
         nodeId: server.services.nodeId,
+        metadata: server.orm.getMetadata(),
       }),
     );
     const durationMs = Math.round(performance.now() - started);

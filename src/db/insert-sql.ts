@@ -1,5 +1,5 @@
 import { JsonType, ReferenceKind } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MetadataStorage } from '@mikro-orm/core';
 import type { JoinedWrite } from '../ledger/ledger.service';
 
 interface Column {
@@ -12,13 +12,13 @@ const shapes = new Map<string, { sql: string; columns: Column[] }>();
 /**
  * A plain INSERT of a new entity's row, from its metadata, to travel with a ledger append
  * (`appendLedgerEvents(…, joined)`) instead of costing a round trip of its own. The entity
- * is built detached (`em.create(…, { persist: false })`), so its defaults are set; the
- * statement's shape is made once per entity class.
+ * is built detached (`new Entity()`), so its defaults are set; the statement's shape is
+ * made once per entity class.
  */
-export function insertSql(em: EntityManager, entityName: string, entity: object): JoinedWrite {
+export function insertSql(metadata: MetadataStorage, entityName: string, entity: object): JoinedWrite {
   let shape = shapes.get(entityName);
   if (!shape) {
-    const meta = em.getMetadata().get(entityName);
+    const meta = metadata.get(entityName);
     const columns: Column[] = [];
     const names: string[] = [];
     for (const prop of meta.props) {

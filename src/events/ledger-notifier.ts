@@ -1,5 +1,6 @@
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { SqlTransaction } from '../db/raw-transaction';
 import type { Logger } from '../logger';
 import type { EventBus } from './event-bus';
 
@@ -21,7 +22,7 @@ function rootTransaction(trx: object): object {
   return current;
 }
 
-export function noteLedgerAppend(em: EntityManager, orgId: string, sequence: bigint): void {
+export function noteLedgerAppend(em: SqlTransaction, orgId: string, sequence: bigint): void {
   const context = em.getTransactionContext() as object | undefined;
   if (!context) return;
   const trx = rootTransaction(context);

@@ -25,6 +25,7 @@ import { assertDriver, blocked, isStorable, outcomeOf, replay, storable } from '
 import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
+import { rawTransaction, type SqlTransaction } from '../db/raw-transaction';
 
 export interface GatewayDeps {
   orm: MikroORM;
@@ -61,20 +62,23 @@ export class ToolGateway {
 
   async execute(request: ToolCallRequest): Promise<ToolCallOutcome> {
     this.assertAccepting();
-    const em = this.deps.orm.em.fork();
     const started = performance.now();
-    let decided: DecidedCall | ToolCallOutcome;
+    // Reads outside the call's transaction (the catalog's one load per process, replays): the
+    // transaction holds one pooled connection and never waits for a second.
+    const em = this.deps.orm.em.fork();
+    const registered = await this.deps.tools.find(em, request.toolName, request.action);
+    let decided: DecidedCall | ToolCallOutcome | { replayOf: string };
     try {
-      decided = await this.claiming(em, (tx, claim) => this.decide(tx, request, claim));
+      decided = await this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim)));
     } catch (error) {
       // Two requests with one toolUseId raced; the loser answers with the winner's call.
       if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
-        const em = this.deps.orm.em.fork();
         const existing = await this.findByToolUse(em, request);
         if (existing) return replay(em, existing);
       }
       throw error;
     }
+    if ('replayOf' in decided) return replay(em, await em.findOneOrFail(ToolCall, { id: decided.replayOf }));
     if (!('call' in decided)) return decided;
     return this.run(decided, request.params as Record<string, unknown>, started);
   }
@@ -90,56 +94,58 @@ export class ToolGateway {
     const em = this.deps.orm.em.fork();
     const started = performance.now();
     if (!isUuid(toolCallId)) throw notFound('Tool call');
-    const claimed = await this.claiming(em, async (tx, claim) => {
-      const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
-      if (!call) throw notFound('Tool call');
-      if (call.status !== 'approved') return { kind: 'replay', call } as const;
-      const [run] = await tx.execute<{ status: RunStatus; driver: string }[]>('select status, driver from agent_runs where id = ? for update', [
-        call.runId,
-      ]);
-      assertDriver(run.driver, caller);
-      if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
-        throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
-      }
-      const approval = await tx.findOneOrFail(ApprovalRequest, { toolCallId, orgId: caller.orgId });
-      // Same AAD as the approval's (org, call): its sealed params become the running call's input.
-      if (!(await startApprovedCall(tx, call.id, this.deps.nodeId, approval.sealedParams))) {
-        return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
-      }
-      // The managed entity is left as loaded (the commit's flush must not write it again).
-      claim(call.id);
-      const tool = await this.deps.tools.find(tx, call.toolName, call.action);
-      try {
-        if (!tool || !approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
-        const params = openJson<Record<string, unknown>>(
-          this.deps.keyring.key(approval.sealedParams.keyVersion),
-          sealedParamsAad(call.orgId, call.id),
-          approval.sealedParams,
-        );
-        const [decision] = await tx.execute<{ policy_version: number }[]>('select policy_version from policy_decisions where id = ?', [
-          call.policyDecisionId,
+    const claimed = await this.claiming((claim) =>
+      em.transactional(async (tx) => {
+        const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
+        if (!call) throw notFound('Tool call');
+        if (call.status !== 'approved') return { kind: 'replay', call } as const;
+        const [run] = await tx.execute<{ status: RunStatus; driver: string }[]>('select status, driver from agent_runs where id = ? for update', [
+          call.runId,
         ]);
-        const expected = approvalBindingHash({
-          orgId: call.orgId,
-          runId: call.runId,
-          toolName: call.toolName,
-          action: call.action,
-          params,
-          policyVersion: decision.policy_version,
-        });
-        if (expected !== approval.bindingHash) throw new AppError('CONFLICT', 'The approved call does not match what was approved');
-        return { kind: 'run', call, tool: tool!, approval, params } as const;
-      } catch (error) {
-        const code = error instanceof AppError ? error.code : 'CONFLICT';
-        await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
-        this.deps.inFlight.delete(call.id);
-        tx.clear(); // the settlement mutated the managed call: nothing more to flush
-        return {
-          kind: 'refused',
-          error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed'),
-        } as const;
-      }
-    });
+        assertDriver(run.driver, caller);
+        if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
+          throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
+        }
+        const approval = await tx.findOneOrFail(ApprovalRequest, { toolCallId, orgId: caller.orgId });
+        // Same AAD as the approval's (org, call): its sealed params become the running call's input.
+        if (!(await startApprovedCall(tx, call.id, this.deps.nodeId, approval.sealedParams))) {
+          return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
+        }
+        // The managed entity is left as loaded (the commit's flush must not write it again).
+        claim(call.id);
+        const tool = await this.deps.tools.find(tx, call.toolName, call.action);
+        try {
+          if (!tool || !approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
+          const params = openJson<Record<string, unknown>>(
+            this.deps.keyring.key(approval.sealedParams.keyVersion),
+            sealedParamsAad(call.orgId, call.id),
+            approval.sealedParams,
+          );
+          const [decision] = await tx.execute<{ policy_version: number }[]>('select policy_version from policy_decisions where id = ?', [
+            call.policyDecisionId,
+          ]);
+          const expected = approvalBindingHash({
+            orgId: call.orgId,
+            runId: call.runId,
+            toolName: call.toolName,
+            action: call.action,
+            params,
+            policyVersion: decision.policy_version,
+          });
+          if (expected !== approval.bindingHash) throw new AppError('CONFLICT', 'The approved call does not match what was approved');
+          return { kind: 'run', call, tool: tool!, approval, params } as const;
+        } catch (error) {
+          const code = error instanceof AppError ? error.code : 'CONFLICT';
+          await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
+          this.deps.inFlight.delete(call.id);
+          tx.clear(); // the settlement mutated the managed call: nothing more to flush
+          return {
+            kind: 'refused',
+            error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed'),
+          } as const;
+        }
+      }),
+    );
     if (claimed.kind === 'replay') return replay(em, claimed.call);
     if (claimed.kind === 'refused') throw claimed.error;
     return this.run({ call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
@@ -150,30 +156,34 @@ export class ToolGateway {
    * before the commit (this node's orphan scan must never see it as abandoned), and leaves it
    * again if the transaction fails.
    */
-  private async claiming<T>(em: EntityManager, work: (tx: EntityManager, claim: (callId: string) => void) => Promise<T>): Promise<T> {
+  private async claiming<T>(transaction: (claim: (callId: string) => void) => Promise<T>): Promise<T> {
     const claimed: string[] = [];
     try {
-      return await em.transactional((tx) =>
-        work(tx, (callId) => {
-          claimed.push(callId);
-          this.deps.inFlight.add(callId);
-        }),
-      );
+      return await transaction((callId) => {
+        claimed.push(callId);
+        this.deps.inFlight.add(callId);
+      });
     } catch (error) {
       for (const callId of claimed) this.deps.inFlight.delete(callId);
       throw error;
     }
   }
 
-  private async decide(tx: EntityManager, request: ToolCallRequest, claim: (callId: string) => void): Promise<DecidedCall | ToolCallOutcome> {
+  /** Transaction 1, on one connection: run, flags and rules, policy, the call recorded. */
+  private async decide(
+    tx: SqlTransaction,
+    request: ToolCallRequest,
+    registered: RegisteredTool | undefined,
+    claim: (callId: string) => void,
+  ): Promise<DecidedCall | ToolCallOutcome | { replayOf: string }> {
     const run = await loadRunForCall(tx, request.caller.orgId, request.runId, request.toolUseId ?? null);
     assertDriver(run.driver, request.caller);
-    if (run.toolUseCallId) return replay(tx, await tx.findOneOrFail(ToolCall, { id: run.toolUseCallId }));
+    if (run.toolUseCallId) return { replayOf: run.toolUseCallId };
     const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
     const key = toolKey(request.toolName, request.action);
     // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.
     const stored = { ...request, toolName: storable(request.toolName).slice(0, 200), action: storable(request.action).slice(0, 200) };
-    const base = { run, request: stored, inputRedacted: storable(redactInput(request.params)) };
+    const base = { run, request: stored, inputRedacted: storable(redactInput(request.params)), metadata: this.deps.orm.getMetadata() };
 
     if (this.deps.settings.toolCallingKillSwitch || !config.flags.get(TOOL_CALLING_FLAG)) {
       return blocked(
@@ -183,10 +193,7 @@ export class ToolGateway {
         'FEATURE_DISABLED',
       );
     }
-    const tool =
-      run.allowedTools.includes(key) && stored.toolName === request.toolName && stored.action === request.action
-        ? await this.deps.tools.find(tx, request.toolName, request.action)
-        : undefined;
+    const tool = run.allowedTools.includes(key) && stored.toolName === request.toolName && stored.action === request.action ? registered : undefined;
     if (!tool) {
       return blocked(await recordBlockedCall(tx, base, 'NOT_IN_MANIFEST', BLOCK_REASONS.NOT_IN_MANIFEST, {}), 'NOT_IN_MANIFEST');
     }
@@ -252,9 +259,8 @@ export class ToolGateway {
       }
       this.deps.failpoints.hit('after_vendor_response');
       const durationMs = Math.round(performance.now() - started);
-      // A fork that does not manage the call: the recorder's one UPDATE is the only write
-      // (in `em` the call is managed, and the commit would flush its changes a second time).
-      const finished = await this.deps.orm.em.fork().transactional((tx) =>
+      // Transaction 2 (raw, like the first): the recorder's UPDATE and the ledger append.
+      const finished = await rawTransaction(this.deps.orm, (tx) =>
         recordOutcome(tx, call, outcome, {
           durationMs,
           costCents: tool.definition.costCents,

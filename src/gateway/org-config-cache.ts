@@ -1,7 +1,19 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { FeatureFlag } from '../orgs/feature-flag.entity';
-import { PolicyRule } from '../policy/policy-rule.entity';
+import type { SqlTransaction } from '../db/raw-transaction';
+import type { PolicyRule } from '../policy/policy-rule.entity';
 import type { CompiledRule } from '../policy/policy-evaluator';
+
+interface RuleRow {
+  id: string;
+  name: string;
+  position: number;
+  tool_pattern: string;
+  action_pattern: string;
+  conditions: PolicyRule['conditions'];
+  roles: string[];
+  specialist_id: string | null;
+  risk: PolicyRule['risk'];
+  decision: PolicyRule['decision'];
+}
 
 /** What the gateway decides with, per org: flags and ordered rules. */
 export interface OrgConfig {
@@ -21,14 +33,20 @@ export class OrgConfigCache {
   /** How many times an org's config was read from the database (tests, benchmarks). */
   loads = 0;
 
-  async get(em: EntityManager, orgId: string, configVersion: number): Promise<OrgConfig> {
+  /**
+   * The org's config at `configVersion`, loaded on a miss through `tx` itself (plain SQL):
+   * the gateway holds one connection per call and must never wait for a second one.
+   */
+  async get(tx: SqlTransaction, orgId: string, configVersion: number): Promise<OrgConfig> {
     const cached = this.entries.get(orgId);
     if (cached && cached.configVersion === configVersion) return cached;
     this.loads += 1;
-    const [flags, rules] = await Promise.all([
-      em.find(FeatureFlag, { orgId }),
-      em.find(PolicyRule, { orgId, enabled: true }, { orderBy: { position: 'asc', createdAt: 'asc', id: 'asc' } }),
-    ]);
+    const flags = await tx.execute<{ key: string; enabled: boolean }[]>('select key, enabled from feature_flags where org_id = ?', [orgId]);
+    const rules = await tx.execute<RuleRow[]>(
+      `select id, name, position, tool_pattern, action_pattern, conditions, roles, specialist_id, risk, decision
+         from policy_rules where org_id = ? and enabled = true order by position asc, created_at asc, id asc`,
+      [orgId],
+    );
     const config: OrgConfig = {
       configVersion,
       flags: new Map(flags.map((f) => [f.key, f.enabled])),
@@ -36,11 +54,11 @@ export class OrgConfigCache {
         id: r.id,
         name: r.name,
         position: r.position,
-        toolPattern: r.toolPattern,
-        actionPattern: r.actionPattern,
+        toolPattern: r.tool_pattern,
+        actionPattern: r.action_pattern,
         conditions: r.conditions,
         roles: r.roles,
-        specialistId: r.specialistId,
+        specialistId: r.specialist_id,
         risk: r.risk,
         decision: r.decision,
       })),

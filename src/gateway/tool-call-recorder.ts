@@ -1,4 +1,5 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { MetadataStorage } from '@mikro-orm/core';
+import type { SqlTransaction } from '../db/raw-transaction';
 import { ToolCall } from './tool-call.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
@@ -25,12 +26,16 @@ import { insertSql } from '../db/insert-sql';
  * as their ledger events (`insertSql`, joined to the append), not through the unit of
  * work: the hot path knows exactly what it writes, and one round trip carries it.
  */
-const DETACHED = { persist: false } as const;
 interface CallBase {
   run: { id: string; orgId: string; status: RunStatus };
   request: ToolCallRequest;
   inputRedacted: unknown;
+  /** The ORM's metadata: the rows' INSERTs are made from it. */
+  metadata: MetadataStorage;
 }
+
+/** A new row, detached: the entity's own initializers fill ids and defaults. */
+const detached = <T extends object>(Entity: new () => T, fields: Partial<T>): T => Object.assign(new Entity(), fields);
 
 export interface DecidedCall {
   call: ToolCall;
@@ -38,21 +43,17 @@ export interface DecidedCall {
   approvalRequestId: string | null;
 }
 
-function newCall(tx: EntityManager, base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'status'>): ToolCall {
-  return tx.create(
-    ToolCall,
-    {
-      orgId: base.run.orgId,
-      runId: base.run.id,
-      toolName: base.request.toolName,
-      action: base.request.action,
-      correlationId: base.request.correlationId,
-      toolUseId: base.request.toolUseId ?? null,
-      inputRedacted: base.inputRedacted,
-      ...fields,
-    },
-    DETACHED,
-  );
+function newCall(base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'status'>): ToolCall {
+  return detached(ToolCall, {
+    orgId: base.run.orgId,
+    runId: base.run.id,
+    toolName: base.request.toolName,
+    action: base.request.action,
+    correlationId: base.request.correlationId,
+    toolUseId: base.request.toolUseId ?? null,
+    inputRedacted: base.inputRedacted,
+    ...fields,
+  });
 }
 
 /** A call's event as the gateway records it: the caller's, with the call's correlation id. */
@@ -62,24 +63,24 @@ function requestEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'],
 
 /** A call stopped before policy (flag, manifest, input): its row and its two events. */
 export async function recordBlockedCall(
-  tx: EntityManager,
+  tx: SqlTransaction,
   base: CallBase,
   code: ErrorCode,
   reason: string,
   details: Record<string, unknown>,
 ): Promise<ToolCall> {
-  const call = newCall(tx, base, { status: initialCallStatus('refused'), errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
+  const call = newCall(base, { status: initialCallStatus('refused'), errorCode: code, errorText: ERROR_CATALOG[code].modelMessage ?? null });
   await appendLedgerEvents(
     tx,
     [requestEvent(call, base, 'tool_call.requested', {}), requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details })],
-    [insertSql(tx, 'ToolCall', call)],
+    [insertSql(base.metadata, 'ToolCall', call)],
   );
   return call;
 }
 
 /** A call the policy decided: decision row, call row, and an approval request when needed. */
 export async function recordDecidedCall(
-  tx: EntityManager,
+  tx: SqlTransaction,
   input: CallBase & {
     tool: RegisteredTool;
     verdict: PolicyVerdict;
@@ -92,27 +93,23 @@ export async function recordDecidedCall(
   },
 ): Promise<DecidedCall> {
   const { run, request, verdict, tool } = input;
-  const decision = tx.create(
-    PolicyDecision,
-    {
-      orgId: run.orgId,
-      runId: run.id,
-      toolName: request.toolName,
-      action: request.action,
-      outcome: verdict.outcome,
-      shadowOutcome: verdict.shadowOutcome,
-      risk: verdict.risk,
-      matchedRuleId: verdict.matchedRuleId,
-      policyVersion: input.policyVersion,
-      callerRole: request.caller.role,
-      callerKeyId: request.caller.keyId,
-      reason: verdict.reason,
-    },
-    DETACHED,
-  );
+  const decision = detached(PolicyDecision, {
+    orgId: run.orgId,
+    runId: run.id,
+    toolName: request.toolName,
+    action: request.action,
+    outcome: verdict.outcome,
+    shadowOutcome: verdict.shadowOutcome,
+    risk: verdict.risk,
+    matchedRuleId: verdict.matchedRuleId,
+    policyVersion: input.policyVersion,
+    callerRole: request.caller.role,
+    callerKeyId: request.caller.keyId,
+    reason: verdict.reason,
+  });
   const approvalKind = verdict.outcome === 'require_expert_approval' ? 'expert' : verdict.outcome === 'require_client_approval' ? 'client' : null;
   const status = initialCallStatus(verdict.outcome);
-  const call = newCall(tx, input, {
+  const call = newCall(input, {
     status,
     policyDecisionId: decision.id,
     riskLevel: verdict.risk,
@@ -145,27 +142,23 @@ export async function recordDecidedCall(
       }),
     );
   } else if (approvalKind) {
-    approval = tx.create(
-      ApprovalRequest,
-      {
+    approval = detached(ApprovalRequest, {
+      orgId: run.orgId,
+      runId: run.id,
+      toolCallId: call.id,
+      kind: approvalKind,
+      bindingHash: approvalBindingHash({
         orgId: run.orgId,
         runId: run.id,
-        toolCallId: call.id,
-        kind: approvalKind,
-        bindingHash: approvalBindingHash({
-          orgId: run.orgId,
-          runId: run.id,
-          toolName: request.toolName,
-          action: request.action,
-          params: input.params,
-          policyVersion: input.policyVersion,
-        }),
-        sealedParams: sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params),
-        requestedBy: request.caller.keyId,
-        expiresAt: new Date(Date.now() + input.approvalTtlMs),
-      },
-      DETACHED,
-    );
+        toolName: request.toolName,
+        action: request.action,
+        params: input.params,
+        policyVersion: input.policyVersion,
+      }),
+      sealedParams: sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params),
+      requestedBy: request.caller.keyId,
+      expiresAt: new Date(Date.now() + input.approvalTtlMs),
+    });
     events.push(
       requestEvent(call, input, 'tool_call.approval_requested', {
         approvalRequestId: approval.id,
@@ -174,9 +167,9 @@ export async function recordDecidedCall(
       }),
     );
   }
-  const rows = [insertSql(tx, 'PolicyDecision', decision), insertSql(tx, 'ToolCall', call)];
+  const rows = [insertSql(input.metadata, 'PolicyDecision', decision), insertSql(input.metadata, 'ToolCall', call)];
   if (approval) {
-    rows.push(insertSql(tx, 'ApprovalRequest', approval));
+    rows.push(insertSql(input.metadata, 'ApprovalRequest', approval));
     // The run's row is locked here, before the ledger's append point, as on every path.
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
@@ -189,7 +182,7 @@ export async function recordDecidedCall(
  * Null when this node no longer owns the call (it was handed to reconciliation meanwhile).
  */
 export async function recordOutcome(
-  tx: EntityManager,
+  tx: SqlTransaction,
   call: ToolCall,
   outcome: ExecutionOutcome,
   extra: { durationMs: number; costCents: number; approvalRequestId: string | null; nodeId: string },
@@ -222,7 +215,7 @@ export async function recordOutcome(
 }
 
 /** What follows any settlement: the run's tool cost, and the approved params' one use is over. */
-export async function afterSettled(tx: EntityManager, call: ToolCall, approvalRequestId: string | null): Promise<void> {
+export async function afterSettled(tx: SqlTransaction, call: ToolCall, approvalRequestId: string | null): Promise<void> {
   if (call.costCents > 0) {
     await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [call.costCents, call.runId]);
   }
@@ -234,7 +227,7 @@ export async function afterSettled(tx: EntityManager, call: ToolCall, approvalRe
 
 /** An approved call whose params no longer open or match the approval: failed, with its code. */
 export async function recordRefusedApproval(
-  tx: EntityManager,
+  tx: SqlTransaction,
   call: ToolCall,
   approval: ApprovalRequest,
   code: ErrorCode,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlTransaction } from '../db/raw-transaction';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
 import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
@@ -176,7 +177,7 @@ export function failureSettlement(
  * taken over for reconciliation is settled by that node, never twice. One UPDATE (hot path).
  * `call` gets the written fields; it must not be managed by `tx` (or the commit writes them again).
  */
-export async function settleCall(tx: EntityManager, call: CallRef, nodeId: string, settlement: Settlement): Promise<LedgerEvent[] | null> {
+export async function settleCall(tx: SqlTransaction, call: CallRef, nodeId: string, settlement: Settlement): Promise<LedgerEvent[] | null> {
   const fields = {
     status: settlement.ok ? T.succeed.to : T.fail.to,
     outputRedacted: settlement.ok ? settlement.outputRedacted : null,

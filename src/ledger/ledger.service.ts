@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlTransaction } from '../db/raw-transaction';
 import { LedgerEvent } from './ledger-event.entity';
 import { canonicalJson } from './canonical-json';
 import type { LedgerEventType } from './ledger-event-types';
@@ -16,7 +16,7 @@ export interface LedgerEntry {
 }
 
 /** Appends one event to its org's hash chain; see appendLedgerEvents. */
-export async function appendLedgerEvent(em: EntityManager, entry: LedgerEntry): Promise<LedgerEvent> {
+export async function appendLedgerEvent(em: SqlTransaction, entry: LedgerEntry): Promise<LedgerEvent> {
   const [event] = await appendLedgerEvents(em, [entry]);
   return event;
 }
@@ -33,9 +33,10 @@ export interface JoinedWrite {
   params: unknown[];
 }
 
-/** Columns of ledger_events as an append writes them; casts because they travel in a VALUES list. */
-const EVENT_COLUMNS = 'org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, prev_hash, hash, created_at';
-const EVENT_VALUES = '(?::uuid, ?::bigint, ?::text, ?::uuid, ?::text, ?::text, ?::uuid, ?::jsonb, ?::text, ?::text, ?::timestamptz)';
+/** The columns an append writes: the hashed fields in hash order (hashedFields), then the hash. */
+const EVENT_COLUMNS = 'prev_hash, org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, hash';
+const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const METADATA = 8;
 
 /**
  * Appends events (all of one org) to that org's hash chain, in order, in two round
@@ -44,7 +45,7 @@ const EVENT_VALUES = '(?::uuid, ?::bigint, ?::text, ?::uuid, ?::text, ?::text, ?
  * transaction: the lock serialises appends so each event links to its predecessor
  * without forks or gaps, and the events commit or roll back with the change they record.
  */
-export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry[], joined: JoinedWrite[] = []): Promise<LedgerEvent[]> {
+export async function appendLedgerEvents(em: SqlTransaction, entries: LedgerEntry[], joined: JoinedWrite[] = []): Promise<LedgerEvent[]> {
   if (entries.length === 0) return [];
   if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
   const orgId = entries[0].orgId;
@@ -69,19 +70,9 @@ export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry
     event.prevHash = prevHash;
     event.hash = ledgerHash(event);
     prevHash = event.hash;
-    params.push(
-      orgId,
-      event.sequence,
-      event.type,
-      event.runId,
-      event.resourceId,
-      event.actorRole,
-      event.actorKeyId,
-      JSON.stringify(event.metadata),
-      event.prevHash,
-      event.hash,
-      now.toISOString(),
-    );
+    const fields = hashedFields(event);
+    fields[METADATA] = JSON.stringify(event.metadata);
+    params.push(...fields, event.hash);
     return event;
   });
   const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
@@ -95,22 +86,25 @@ export async function appendLedgerEvents(em: EntityManager, entries: LedgerEntry
   return events;
 }
 
-/** SHA-256 over the previous hash and the canonical JSON of the event's content. */
+/** What the hash covers, in order: the previous hash and the event's content. */
+function hashedFields(event: Omit<LedgerEvent, 'id' | 'hash'>): unknown[] {
+  return [
+    event.prevHash,
+    event.orgId,
+    event.sequence,
+    event.type,
+    event.runId,
+    event.resourceId,
+    event.actorRole,
+    event.actorKeyId,
+    event.metadata,
+    event.createdAt.toISOString(),
+  ];
+}
+
+/** SHA-256 over the canonical JSON of the hashed fields. */
 export function ledgerHash(event: Omit<LedgerEvent, 'id' | 'hash'>): string {
   return createHash('sha256')
-    .update(
-      canonicalJson([
-        event.prevHash,
-        event.orgId,
-        event.sequence,
-        event.type,
-        event.runId,
-        event.resourceId,
-        event.actorRole,
-        event.actorKeyId,
-        event.metadata,
-        event.createdAt.toISOString(),
-      ]),
-    )
+    .update(canonicalJson(hashedFields(event)))
     .digest('hex');
 }

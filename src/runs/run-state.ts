@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlTransaction } from '../db/raw-transaction';
 import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import type { LedgerEventType } from '../ledger/ledger-event-types';
 import type { ErrorCode } from '../errors/error-codes';
@@ -111,7 +112,7 @@ export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, p
  * One more pending approval; a running run now waits (run.waiting_approval, returned for
  * the caller's batch so it follows the call's own events).
  */
-export async function awaitApproval(tx: EntityManager, run: RunRef, actor: Actor, toolCallId: string): Promise<LedgerEntry[]> {
+export async function awaitApproval(tx: SqlTransaction, run: RunRef, actor: Actor, toolCallId: string): Promise<LedgerEntry[]> {
   const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [run.id]);
   await tx.execute(
     `update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()

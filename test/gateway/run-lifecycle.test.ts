@@ -176,10 +176,12 @@ describe('idempotency by toolUseId', () => {
         demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
         demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_forced' }),
       ]);
+      // One waits to insert; the other, its check done, waits for the org's ledger lock,
+      // which the first holds until it commits (the rows travel with the ledger append).
       let waiting = 0;
       while (waiting < 2) {
         const { rows } = await holder.query<{ n: string }>(
-          "select count(*) as n from pg_locks where relation = 'tool_calls'::regclass and not granted",
+          "select count(*) as n from pg_locks where not granted and (relation = 'tool_calls'::regclass or locktype = 'advisory')",
         );
         waiting = Number(rows[0].n);
       }
