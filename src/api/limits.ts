@@ -81,8 +81,37 @@ export function checkOperationLimits(
   variables: Record<string, unknown> | null | undefined,
   limits: OperationLimits,
 ): number {
-  const refusals: AppError[] = [];
-  const onReject = (code: ErrorCode, message: string, limit: number) => [() => void refusals.push(limitError(code, message, limit))];
+  const refusal = structuralRefusal(schema, document, limits);
+  // A fresh error per request: errors are annotated on their way to the client.
+  if (refusal) throw limitError(refusal.code, refusal.message, refusal.limit);
+
+  const cost = operationCost(schema, document, operation, variables ?? {});
+  if (cost > limits.maxCost) {
+    throw limitError('QUERY_TOO_COSTLY', `The query costs ${cost}, more than the limit of ${limits.maxCost}`, limits.maxCost, {
+      cost,
+    });
+  }
+  return cost;
+}
+
+/**
+ * Depth, aliases and directives depend on the document alone, and the servers hand the
+ * same parsed document to every request with the same text (Apollo's document store, the
+ * websocket's document cache): checked once per document.
+ */
+interface Refusal {
+  code: ErrorCode;
+  message: string;
+  limit: number;
+}
+
+const structural = new WeakMap<DocumentNode, { limits: OperationLimits; refusal: Refusal | null }>();
+
+function structuralRefusal(schema: GraphQLSchema, document: DocumentNode, limits: OperationLimits): Refusal | null {
+  const known = structural.get(document);
+  if (known && known.limits === limits) return known.refusal;
+  const refusals: Refusal[] = [];
+  const onReject = (code: ErrorCode, message: string, limit: number) => [() => void refusals.push({ code, message, limit })];
   const rules: ValidationRule[] = [
     maxDepthRule({
       n: limits.maxDepth,
@@ -104,15 +133,9 @@ export function checkOperationLimits(
     }),
   ];
   validate(schema, document, rules);
-  if (refusals.length > 0) throw refusals[0];
-
-  const cost = operationCost(schema, document, operation, variables ?? {});
-  if (cost > limits.maxCost) {
-    throw limitError('QUERY_TOO_COSTLY', `The query costs ${cost}, more than the limit of ${limits.maxCost}`, limits.maxCost, {
-      cost,
-    });
-  }
-  return cost;
+  const refusal = refusals[0] ?? null;
+  structural.set(document, { limits, refusal });
+  return refusal;
 }
 
 function limitError(code: ErrorCode, message: string, limit: number, extra: Record<string, unknown> = {}): AppError {

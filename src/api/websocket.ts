@@ -21,6 +21,7 @@ import { formatForSocket, type ClientErrorFormatter } from './client-errors';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
 import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
+import { rawStatements } from '../db/raw-transaction';
 
 export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
@@ -65,7 +66,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const secret = parseAuthorization(ctx.connectionParams?.authorization);
         if (!secret) return false;
         try {
-          ctx.extra.caller = await authenticate(orm.em.fork(), secret);
+          ctx.extra.caller = await authenticate(rawStatements(orm), secret);
           return true;
         } catch (error) {
           if (isDatabaseUnavailable(error)) {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { SqlRunner } from '../db/raw-transaction';
 import { ApiKey } from './api-key.entity';
 import type { Caller } from './caller';
 import type { Role } from './roles';
@@ -42,7 +43,7 @@ export function parseAuthorization(header: unknown): string | null {
 
 /** Resolves a secret to its caller; an unknown or revoked key is UNAUTHENTICATED. */
 /** Once per HTTP request and per websocket connection: a plain query, no entity to build. */
-export async function authenticate(em: EntityManager, secret: string): Promise<Caller> {
+export async function authenticate(em: SqlRunner, secret: string): Promise<Caller> {
   const [key] = await em.execute<{ id: string; org_id: string; role: Role }[]>(
     'select id, org_id, role from api_keys where secret_hash = ? and revoked_at is null',
     [hashSecret(secret)],

@@ -2,8 +2,12 @@ import { EventType } from '@mikro-orm/core';
 import type { AnyEntity, EntityData, Logger, QueryResult } from '@mikro-orm/core';
 import type { EntityManager, Knex, MikroORM } from '@mikro-orm/postgresql';
 
-/** What a function that only sends SQL in a transaction needs: an EntityManager's or a RawTransaction. */
+/** What a function that only sends SQL needs: an EntityManager's `execute`, or ours. */
+export type SqlRunner = Pick<EntityManager, 'execute'>;
+/** The same inside a transaction (ledger appends check that they are in one). */
 export type SqlTransaction = Pick<EntityManager, 'execute' | 'isInTransaction' | 'getTransactionContext'>;
+
+type Rows = QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[];
 
 interface PgConnection {
   query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
@@ -15,21 +19,72 @@ interface KnexClient {
 }
 
 /**
- * A transaction on a connection of the ORM's own pool, sent through `pg` directly: the
- * gateway's hot path, whose few statements are all hand-written SQL, skips the query
+ * The ORM's connection pool, used through `pg` directly. The gateway's hot path and the
+ * per-request key check are hand-written SQL; sent this way they skip the query
  * formatting, knex runner and transaction object the ORM spends per statement (about a
- * third of a call's CPU, npm run bench:profile). It answers `execute` like an
- * EntityManager (`?` placeholders, rows back), so the state owners and the ledger take
- * either. Errors are the ORM's (the driver converts them: unique violations, outages),
- * and a commit fires the ORM's afterTransactionCommit event, so ledger notices go out as
- * for any other transaction.
+ * third of a call's CPU, `npm run bench:profile`). Errors are the ORM's (its driver
+ * converts them: unique violations, outages); statements appear in the ORM's query log
+ * when it is on (tests, debugging).
+ */
+class Pool {
+  private readonly client: KnexClient;
+  private readonly log: Logger | null;
+
+  constructor(readonly orm: MikroORM) {
+    this.client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+    const logger = orm.config.getLogger();
+    this.log = logger.isEnabled('query') ? logger : null;
+  }
+
+  async acquire(): Promise<PgConnection> {
+    try {
+      return await this.client.acquireConnection();
+    } catch (error) {
+      throw this.convert(error);
+    }
+  }
+
+  release(connection: PgConnection): Promise<void> {
+    return this.client.releaseConnection(connection);
+  }
+
+  async query<T>(connection: PgConnection, sql: string | Knex.QueryBuilder | Knex.Raw, params: unknown[]): Promise<T> {
+    if (typeof sql !== 'string') throw new Error('raw SQL statements are text');
+    const started = this.log ? performance.now() : 0;
+    const text = positional(sql);
+    try {
+      const result = await connection.query(text, params);
+      this.log?.logQuery({ query: text, took: Math.round(performance.now() - started), results: result.rows.length, level: 'info' });
+      return result.rows as T;
+    } catch (error) {
+      this.log?.logQuery({ query: text, level: 'error' });
+      throw this.convert(error);
+    }
+  }
+
+  private convert(error: unknown): Error {
+    return this.orm.em.getDriver().convertException(error as Error);
+  }
+}
+
+const pools = new WeakMap<MikroORM, Pool>();
+
+function poolOf(orm: MikroORM): Pool {
+  let pool = pools.get(orm);
+  if (!pool) pools.set(orm, (pool = new Pool(orm)));
+  return pool;
+}
+
+/**
+ * A transaction on one pooled connection. It answers `execute` like an EntityManager
+ * (`?` placeholders, rows back), so the state owners and the ledger take either; its
+ * commit fires the ORM's afterTransactionCommit event, so ledger notices go out as for
+ * any other transaction.
  */
 export class RawTransaction implements SqlTransaction {
   constructor(
+    private readonly pool: Pool,
     private readonly connection: PgConnection,
-    private readonly convert: (error: Error) => Error,
-    /** The ORM's query log when it is on (tests, debugging): statements are logged as for the ORM's own. */
-    private readonly log: Logger | null,
   ) {}
 
   isInTransaction(): boolean {
@@ -41,56 +96,44 @@ export class RawTransaction implements SqlTransaction {
     return this as unknown as T;
   }
 
-  /** As EntityManager.execute with a SQL string (its signature, so either can be passed). */
-  async execute<T extends QueryResult | EntityData<AnyEntity> | EntityData<AnyEntity>[] = EntityData<AnyEntity>[]>(
-    sql: string | Knex.QueryBuilder | Knex.Raw,
-    params: unknown[] = [],
-  ): Promise<T> {
-    if (typeof sql !== 'string') throw new Error('RawTransaction.execute takes SQL text');
-    const started = this.log ? performance.now() : 0;
-    const text = positional(sql);
-    try {
-      const result = await this.connection.query(text, params);
-      this.log?.logQuery({ query: text, took: Math.round(performance.now() - started), results: result.rows.length, level: 'info' });
-      return result.rows as T;
-    } catch (error) {
-      this.log?.logQuery({ query: text, level: 'error' });
-      throw this.convert(error as Error);
-    }
-  }
-
-  /** BEGIN, COMMIT, ROLLBACK. */
-  async control(statement: 'begin' | 'commit' | 'rollback'): Promise<void> {
-    await this.execute(statement);
+  execute<T extends Rows = EntityData<AnyEntity>[]>(sql: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = []): Promise<T> {
+    return this.pool.query<T>(this.connection, sql, params);
   }
 }
 
 export async function rawTransaction<T>(orm: MikroORM, work: (tx: RawTransaction) => Promise<T>): Promise<T> {
-  const client = orm.em.getConnection().getKnex().client as unknown as KnexClient;
+  const pool = poolOf(orm);
   const events = orm.em.getEventManager();
-  const driver = orm.em.getDriver();
-  const convert = (error: Error) => driver.convertException(error);
-  let connection: PgConnection;
+  const connection = await pool.acquire();
+  const tx = new RawTransaction(pool, connection);
   try {
-    connection = await client.acquireConnection();
-  } catch (error) {
-    throw convert(error as Error);
-  }
-  const logger = orm.config.getLogger();
-  const tx = new RawTransaction(connection, convert, logger.isEnabled('query') ? logger : null);
-  try {
-    await tx.control('begin');
+    await tx.execute('begin');
     const result = await work(tx);
-    await tx.control('commit');
+    await tx.execute('commit');
     await events.dispatchEvent(EventType.afterTransactionCommit, { em: orm.em, transaction: tx });
     return result;
   } catch (error) {
-    await tx.control('rollback').catch(() => undefined);
+    await tx.execute('rollback').catch(() => undefined);
     await events.dispatchEvent(EventType.afterTransactionRollback, { em: orm.em, transaction: tx });
     throw error;
   } finally {
-    await client.releaseConnection(connection);
+    await pool.release(connection);
   }
+}
+
+/** Single statements outside a transaction, each on a pooled connection for its own duration. */
+export function rawStatements(orm: MikroORM): SqlRunner {
+  const pool = poolOf(orm);
+  return {
+    async execute<T extends Rows = EntityData<AnyEntity>[]>(sql: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = []): Promise<T> {
+      const connection = await pool.acquire();
+      try {
+        return await pool.query<T>(connection, sql, params);
+      } finally {
+        await pool.release(connection);
+      }
+    },
+  };
 }
 
 /** `?` placeholders (the ORM's) → `$1, $2, …` (pg's); our SQL never has a `?` inside a literal. */

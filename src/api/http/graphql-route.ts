@@ -14,6 +14,7 @@ import type { ClientErrorFormatter } from '../client-errors';
 import type { OperationGuard } from '../operation-guard';
 import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
+import { rawStatements } from '../../db/raw-transaction';
 
 export interface GraphQLRouteOptions {
   apollo: ApolloServer<RequestContext>;
@@ -141,7 +142,7 @@ function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestH
     const secret = parseAuthorization(req.headers.authorization);
     if (!secret) return unauthenticated(res, 'An API key is required (Authorization: Bearer <key>)');
     try {
-      res.locals.caller = await authenticate(options.orm.em.fork(), secret);
+      res.locals.caller = await authenticate(rawStatements(options.orm), secret);
     } catch (error) {
       if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(res, error.message);
       if (isDatabaseUnavailable(error)) return unavailable(options, refuse, res, error, 'authentication');
