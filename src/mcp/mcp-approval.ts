@@ -1,5 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { type ElicitRequestFormParams, type ElicitResult, type InputRequiredResult, inputRequired, inputResponse } from '@modelcontextprotocol/server';
+import {
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+} from '@modelcontextprotocol/server';
 import { approvalBindingHash } from '../approvals/approval-binding';
 import type { ApprovalKind } from '../approvals/approval-request.entity';
 import { ToolCall } from '../gateway/tool-call.entity';

@@ -25,7 +25,12 @@ export interface McpRoute {
  * the tools are the run's manifest and every call goes through the gateway.
  */
 export function mcpRoute(services: AppServices, options: { maxBodyBytes: number }): McpRoute {
-  const deps: McpServerDeps = { orm: services.orm, gateway: services.gateway, tools: services.tools, logger: services.logger.child({ component: 'mcp' }) };
+  const deps: McpServerDeps = {
+    orm: services.orm,
+    gateway: services.gateway,
+    tools: services.tools,
+    logger: services.logger.child({ component: 'mcp' }),
+  };
   const sessions = new McpSessions();
   const onerror = (error: Error) => deps.logger.warn({ err: error }, 'MCP transport error');
   // The modern leg only: legacy traffic is routed to sessions below, never to a stateless fallback.

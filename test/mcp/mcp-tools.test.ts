@@ -39,7 +39,11 @@ describe.each<Era>(['legacy', 'modern'])('MCP tools (%s era)', (era) => {
       { onprogress: (p) => void progress.push(p.message ?? '') },
     );
     expect(result.isError).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ orderNumber: '#12345', trackingNumbers: ['TRACK-001'], customerEmail: 'bob.norman@example.com' });
+    expect(result.structuredContent).toMatchObject({
+      orderNumber: '#12345',
+      trackingNumbers: ['TRACK-001'],
+      customerEmail: 'bob.norman@example.com',
+    });
     expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(result.structuredContent);
     expect(progress[0]).toBe('sent to the gateway');
     const call = await demo.gw.call(callState(result).toolCallId);
@@ -83,7 +87,10 @@ describe.each<Era>(['legacy', 'modern'])('MCP tools (%s era)', (era) => {
 describe('MCP refusals before anything is listed', () => {
   test('no key 401, a non-agent key 403, a bad id 404, each with its stable code', async () => {
     const run = await demo.gw.startRun();
-    expect(await rawPost(demo.app, `runs/${run.id}`, INITIALIZE)).toMatchObject({ status: 401, body: { error: { data: { code: 'UNAUTHENTICATED' } } } });
+    expect(await rawPost(demo.app, `runs/${run.id}`, INITIALIZE)).toMatchObject({
+      status: 401,
+      body: { error: { data: { code: 'UNAUTHENTICATED' } } },
+    });
     expect(await rawPost(demo.app, `runs/${run.id}`, INITIALIZE, demo.seed.keys.expert)).toMatchObject({
       status: 403,
       body: { error: { data: { code: 'FORBIDDEN' } } },
@@ -101,13 +108,21 @@ describe('MCP refusals before anything is listed', () => {
     const refused = (path: string) => connectMcp(demo.app, path, other.keys.agent, { era });
     await expect(refused(`runs/${run.id}`)).rejects.toThrow();
     await expect(refused(`specialists/${demo.seed.specialistId}`)).rejects.toThrow();
-    expect(await rawPost(demo.app, `runs/${run.id}`, INITIALIZE, other.keys.agent)).toMatchObject({ status: 404, body: { error: { data: { code: 'NOT_FOUND' } } } });
+    expect(await rawPost(demo.app, `runs/${run.id}`, INITIALIZE, other.keys.agent)).toMatchObject({
+      status: 404,
+      body: { error: { data: { code: 'NOT_FOUND' } } },
+    });
     // A session id alone grants nothing: the other org's key is told it does not exist.
     const mine = await connectMcp(demo.app, `runs/${run.id}`, demo.seed.keys.agent);
     const sessionId = (mine.transport as { sessionId?: string }).sessionId!;
     const hijack = await fetch(new URL(`/mcp/runs/${run.id}`, demo.app.url), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${other.keys.agent}`, 'mcp-session-id': sessionId },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${other.keys.agent}`,
+        'mcp-session-id': sessionId,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(hijack.status).toBe(404);
