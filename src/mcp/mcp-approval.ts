@@ -94,7 +94,14 @@ function decisionOf(result: { action: ElicitResult['action']; content?: Record<s
 }
 
 export function sessionChannel(elicit: (params: ElicitRequestFormParams) => Promise<ElicitResult>): ClientApprovalChannel {
-  return { ask: async (question) => ({ decision: decisionOf(await elicit(form(question))) }) };
+  return {
+    async ask(question) {
+      // Unanswered in time (the SDK's request timeout) or refused by the client: no decision,
+      // the approval stays pending and the call answers "waiting", as for an expert.
+      const result = await elicit(form(question)).catch(() => null);
+      return { decision: result ? decisionOf(result) : null };
+    },
+  };
 }
 
 export function inputRequiredChannel(responses: Record<string, unknown> | undefined, requestState: unknown): ClientApprovalChannel {
