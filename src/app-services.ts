@@ -26,6 +26,8 @@ export interface AppServices {
   keyring: MasterKeyring;
   executor: ToolExecutor;
   gateway: ToolGateway;
+  /** The catalog in memory (input schemas compiled once), shared by the gateway, runtime and MCP. */
+  tools: ToolRegistry;
   runEvents: RunEvents;
   runtime: AgentRuntime;
   /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
@@ -100,5 +102,5 @@ export function createAppServices(
     tools,
   });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
-  return { ...base, executor, gateway, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime };
+  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime };
 }

@@ -18,6 +18,7 @@ import { OperationGuard } from './api/operation-guard';
 import { PersistedDocuments, defaultPersistedDocumentsFile } from './api/persisted-documents';
 import { startGraphQLWebSocket } from './api/websocket';
 import { graphqlRoute } from './api/http/graphql-route';
+import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 
 export interface ToolgateServer {
@@ -134,6 +135,9 @@ export async function startHttpServer(
       contextFor,
     }),
   );
+  // MCP over Streamable HTTP: a run's manifest as tools, every call through the same gateway.
+  const mcp = mcpRoute(services, { maxBodyBytes: config.api.maxBodyBytes });
+  app.use('/mcp', mcp.router);
   app.use(internalErrorHandler(services));
 
   await new Promise<void>((resolve, reject) => {
@@ -148,7 +152,7 @@ export async function startHttpServer(
     httpServer,
     port,
     url: `http://${shownHost}:${port}/graphql`,
-    stop: () => apollo.stop(),
+    stop: () => mcp.close().then(() => apollo.stop()),
   };
 }
 

@@ -34,6 +34,34 @@ export async function resolveApproval(
   if (RESOLVER_ROLE[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${RESOLVER_ROLE[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
+  return settle(em, caller, approval, decision, reason, {});
+}
+
+/**
+ * A client approval answered by the person at the connected MCP client (an elicitation sent
+ * on the agent key's session): only for that run's client approvals, and only when the answer
+ * names the approval's exact binding. Single use like any resolution; the ledger says `via`.
+ */
+export async function resolveApprovalByElicitation(
+  em: EntityManager,
+  caller: Caller,
+  answer: { approvalId: string; runId: string; bindingHash: string; decision: ApprovalDecision },
+): Promise<ApprovalRequest> {
+  const approval = isUuid(answer.approvalId) ? await em.findOne(ApprovalRequest, { id: answer.approvalId, orgId: caller.orgId }) : null;
+  if (!approval || approval.runId !== answer.runId) throw notFound('Approval request');
+  if (approval.kind !== 'client') throw new AppError('FORBIDDEN', 'Only client approvals are answered by elicitation');
+  if (approval.bindingHash !== answer.bindingHash) throw new AppError('CONFLICT', 'The answer is for another call than the one waiting');
+  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation' });
+}
+
+async function settle(
+  em: EntityManager,
+  caller: Caller,
+  approval: ApprovalRequest,
+  decision: ApprovalDecision,
+  reason: string | null,
+  extra: Record<string, unknown>,
+): Promise<ApprovalRequest> {
   const outcome = await em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
     if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason))) {
       const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
@@ -47,7 +75,7 @@ export async function resolveApproval(
       });
     }
     const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
-    const metadata = { approvalRequestId: resolved.id, kind: resolved.kind };
+    const metadata = { approvalRequestId: resolved.id, kind: resolved.kind, ...extra };
     const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
     const event =
       decision === 'approve'

@@ -60,6 +60,15 @@ export class ToolGateway {
     if (this.draining) throw new AppError('SERVICE_UNAVAILABLE', 'This node is shutting down; retry the call');
   }
 
+  /** The feature-flag step alone, from the calls' cache: MCP lists no tools of a disabled org. */
+  async toolCallingEnabled(orgId: string): Promise<boolean> {
+    if (this.deps.settings.toolCallingKillSwitch) return false;
+    const em = this.deps.orm.em.fork();
+    const [org] = await em.execute<{ config_version: number }[]>('select config_version from orgs where id = ?', [orgId]);
+    if (!org) return false;
+    return (await this.deps.orgConfig.get(em, orgId, org.config_version)).flags.get(TOOL_CALLING_FLAG) === true;
+  }
+
   async execute(request: ToolCallRequest): Promise<ToolCallOutcome> {
     this.assertAccepting();
     const started = performance.now();

@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { AppServices } from '../app-services';
+import { authenticate, parseAuthorization } from '../auth/api-key.service';
+import type { Caller } from '../auth/caller';
+import { AppError } from '../errors/app-error';
+import { ERROR_CATALOG } from '../errors/error-codes';
+import { isDatabaseUnavailable } from '../db/unavailable';
+import { type McpBinding, type McpTarget, bindRun } from './mcp-binding';
+import { APP_ERROR_RPC_CODE, type McpServerDeps, createMcpServer } from './mcp-server';
+import { McpSessions } from './mcp-sessions';
+
+export interface McpRoute {
+  router: Router;
+  /** Ends every 2025-era session (shutdown). */
+  close(): Promise<void>;
+}
+
+/**
+ * `/mcp/specialists/:id` and `/mcp/runs/:id`, Streamable HTTP, both protocol eras. An agent
+ * key authenticates every request. 2025-era clients (initialize) get a session bound to one
+ * external run; 2026-07-28 requests are stateless and each is bound to its run. Either way
+ * the tools are the run's manifest and every call goes through the gateway.
+ */
+export function mcpRoute(services: AppServices, options: { maxBodyBytes: number }): McpRoute {
+  const deps: McpServerDeps = {
+    orm: services.orm,
+    gateway: services.gateway,
+    tools: services.tools,
+    logger: services.logger.child({ component: 'mcp' }),
+  };
+  const sessions = new McpSessions();
+  const onerror = (error: Error) => deps.logger.warn({ err: error }, 'MCP transport error');
+  // The modern leg only: legacy traffic is routed to sessions below, never to a stateless fallback.
+  const modern = createMcpHandler(
+    ({ authInfo }) => {
+      const { binding, correlationId } = authInfo!.extra as { binding: McpBinding; correlationId: string };
+      return createMcpServer(deps, binding, { era: 'modern', correlationId });
+    },
+    { legacy: 'reject', onerror, maxRequestBodySize: options.maxBodyBytes },
+  );
+  const serveModern = toNodeHandler(modern);
+
+  const serve = async (req: Request, res: Response, target: McpTarget) => {
+    const caller = await authenticateAgent(services, req.header('authorization'));
+    const correlationId = res.locals.correlationId as string;
+    const parsedBody = req.method === 'POST' ? req.body : undefined;
+    if (req.method === 'POST' && !req.is('application/json')) throw new AppError('BAD_USER_INPUT', 'MCP messages are application/json');
+    if (await isLegacyRequest(await toWebRequest(req, parsedBody), parsedBody)) {
+      const endpoint = `${target.kind}/${target.id}`;
+      const sessionId = req.header('mcp-session-id');
+      if (sessionId) {
+        const session = sessions.find(sessionId, caller.keyId, endpoint);
+        if (!session) return void rpcError(res, 404, 'NOT_FOUND', 'Session not found; initialize a new session');
+        return session.transport.handleRequest(req, res, parsedBody);
+      }
+      if (!(req.method === 'POST' && isInitializeRequest(parsedBody))) {
+        return void rpcError(res, 400, 'BAD_USER_INPUT', 'Mcp-Session-Id header required (or initialize a session)');
+      }
+      const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse: null, correlationId });
+      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => sessions.add(id, { transport, keyId: caller.keyId, endpoint }),
+      });
+      transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+      await createMcpServer(deps, binding, { era: 'legacy', correlationId }).connect(transport);
+      return transport.handleRequest(req, res, parsedBody);
+    }
+    const reuse = `mcp:${caller.keyId}:${target.id}`;
+    const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse, correlationId });
+    Object.assign(req, { auth: { token: 'agent-key', clientId: caller.keyId ?? '', scopes: [], extra: { binding, correlationId } } });
+    await serveModern(req, res, parsedBody);
+  };
+
+  const router = Router();
+  router.use(express.json({ limit: options.maxBodyBytes }));
+  for (const [path, kind] of [
+    ['/specialists/:id', 'specialist'],
+    ['/runs/:id', 'run'],
+  ] as const) {
+    router.all(path, (req, res, next) => serve(req, res, { kind, id: String(req.params.id) }).catch(next));
+  }
+  router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent || isDatabaseUnavailable(error)) return next(error);
+    if (error instanceof AppError) return rpcError(res, ERROR_CATALOG[error.code].httpStatus, error.code, error.message);
+    const type = (error as { type?: string }).type;
+    if (type === 'entity.too.large') return rpcError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
+    if (type === 'entity.parse.failed') return rpcError(res, 400, 'BAD_USER_INPUT', 'The request body is not valid JSON');
+    next(error);
+  });
+  return { router, close: () => sessions.close().then(() => modern.close()) };
+}
+
+/** MCP is for agent keys: the role that drives external runs (as executeToolCall). */
+async function authenticateAgent(services: AppServices, header: string | undefined): Promise<Caller> {
+  const secret = parseAuthorization(header);
+  if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <agent key>');
+  const caller = await authenticate(services.orm.em.fork(), secret);
+  if (caller.role !== 'agent') throw new AppError('FORBIDDEN', 'MCP endpoints are for agent keys');
+  return caller;
+}
+
+/** Refused before MCP began: a JSON-RPC error whose data carries the stable code. */
+function rpcError(res: Response, status: number, code: string, message: string): void {
+  if (status === 401) res.setHeader('www-authenticate', 'Bearer');
+  res.status(status).json({ jsonrpc: '2.0', error: { code: APP_ERROR_RPC_CODE, message, data: { code } }, id: null });
+}
