@@ -36,7 +36,7 @@ export async function bindRun(
     throw new AppError('FEATURE_DISABLED', 'Tool execution is not enabled for this organization');
   }
   const runId = target.kind === 'run' ? target.id : await openRun(em, caller, target.id, options);
-  const run = await loadRunForCall(em, caller.orgId, runId);
+  const run = await loadRunForCall(em, caller.orgId, runId, null);
   assertDriver(run.driver, caller);
   return { caller, runId: run.id, allowedTools: run.allowedTools, policyVersion: run.policyVersion };
 }

@@ -58,7 +58,7 @@ export async function callTool(deps: McpCallDeps, call: McpCall): Promise<CallTo
   try {
     const em = deps.orm.em.fork();
     const { caller } = call.binding;
-    const run = await loadRunForCall(em, caller.orgId, call.binding.runId);
+    const run = await loadRunForCall(em, caller.orgId, call.binding.runId, null);
     const bound = await findBoundCall(em, { orgId: run.orgId, runId: run.id, toolName, action, params, policyVersion: run.policyVersion });
     if (bound) return await followApproval(deps, call, bound.outcome, bound.approval, params);
     const outcome = await deps.gateway.execute({ runId: run.id, toolName, action, params, correlationId, toolUseId, caller });
