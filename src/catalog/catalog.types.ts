@@ -58,8 +58,13 @@ export class ToolPermissionType {
   updatedAt!: Date;
 }
 
-@ObjectType('ToolSpecialistBinding')
-export class ToolSpecialistBindingType {
+/**
+ * The fields a binding and the input that sets it share. type-graphql 2 emits only the types
+ * that resolvers reach, so this base is no type of the schema (2.0 has no `isAbstract`).
+ */
+@ObjectType()
+@InputType()
+abstract class ToolBindingFields {
   @Field(() => ID)
   specialistId!: string;
 
@@ -68,22 +73,16 @@ export class ToolSpecialistBindingType {
 
   @Field()
   action!: string;
+}
 
+@ObjectType('ToolSpecialistBinding')
+export class ToolSpecialistBindingType extends ToolBindingFields {
   @Field()
   bound!: boolean;
 }
 
 @InputType()
-export class BindToolInput {
-  @Field(() => ID)
-  specialistId!: string;
-
-  @Field()
-  toolName!: string;
-
-  @Field()
-  action!: string;
-
+export class BindToolInput extends ToolBindingFields {
   @Field({ defaultValue: true, description: 'false removes the binding' })
   bound: boolean = true;
 }

@@ -66,55 +66,34 @@ export const SEED_ORDERS: Record<string, Record<string, unknown>> = {
   },
 };
 
+/**
+ * An OrderItem as getOrderItems returns it: a new single-unit product, not a gift. A Pending
+ * order has no prices yet, so SP-API leaves ItemPrice, ItemTax and PromotionDiscount out.
+ */
+function orderItem(ASIN: string, SellerSKU: string, OrderItemId: string, Title: string, ordered: number, shipped: number, price?: string) {
+  return {
+    ASIN,
+    SellerSKU,
+    OrderItemId,
+    Title,
+    QuantityOrdered: ordered,
+    QuantityShipped: shipped,
+    ProductInfo: { NumberOfItems: '1' },
+    ...(price === undefined ? {} : { ItemPrice: usd(price), ItemTax: usd('0.00'), PromotionDiscount: usd('0.00') }),
+    IsGift: 'false',
+    ConditionId: 'New',
+    ConditionSubtypeId: 'New',
+    IsTransparency: false,
+  };
+}
+
 export const SEED_ORDER_ITEMS: Record<string, Record<string, unknown>[]> = {
   '902-3159896-1390916': [
-    {
-      ASIN: 'B07FZ8S74R',
-      SellerSKU: 'ECHO-DOT-3-CHARCOAL',
-      OrderItemId: '68828574383266',
-      Title: 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal',
-      QuantityOrdered: 2,
-      QuantityShipped: 2,
-      ProductInfo: { NumberOfItems: '1' },
-      ItemPrice: usd('39.98'),
-      ItemTax: usd('0.00'),
-      PromotionDiscount: usd('0.00'),
-      IsGift: 'false',
-      ConditionId: 'New',
-      ConditionSubtypeId: 'New',
-      IsTransparency: false,
-    },
-    {
-      ASIN: 'B0791TX5P5',
-      SellerSKU: 'FIRE-TV-STICK-4K',
-      OrderItemId: '68828574383267',
-      Title: 'Fire TV Stick 4K streaming device with Alexa Voice Remote',
-      QuantityOrdered: 1,
-      QuantityShipped: 1,
-      ProductInfo: { NumberOfItems: '1' },
-      ItemPrice: usd('24.99'),
-      ItemTax: usd('0.00'),
-      PromotionDiscount: usd('0.00'),
-      IsGift: 'false',
-      ConditionId: 'New',
-      ConditionSubtypeId: 'New',
-      IsTransparency: false,
-    },
+    orderItem('B07FZ8S74R', 'ECHO-DOT-3-CHARCOAL', '68828574383266', 'Echo Dot (3rd Gen) - Smart speaker with Alexa - Charcoal', 2, 2, '39.98'),
+    orderItem('B0791TX5P5', 'FIRE-TV-STICK-4K', '68828574383267', 'Fire TV Stick 4K streaming device with Alexa Voice Remote', 1, 1, '24.99'),
   ],
   '113-5810427-6614650': [
-    {
-      ASIN: 'B09B8V1LZ3',
-      SellerSKU: 'ECHO-DOT-5-CHARCOAL',
-      OrderItemId: '51734029114378',
-      Title: 'Echo Dot (5th Gen) smart speaker with Alexa - Charcoal',
-      QuantityOrdered: 1,
-      QuantityShipped: 0,
-      ProductInfo: { NumberOfItems: '1' },
-      IsGift: 'false',
-      ConditionId: 'New',
-      ConditionSubtypeId: 'New',
-      IsTransparency: false,
-    },
+    orderItem('B09B8V1LZ3', 'ECHO-DOT-5-CHARCOAL', '51734029114378', 'Echo Dot (5th Gen) smart speaker with Alexa - Charcoal', 1, 0),
   ],
 };
 

@@ -1,4 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
+import { FREE_READ } from '../input-schema';
 import { spApiGet } from './amazon.transport';
 
 export interface GetCatalogItemInput {
@@ -38,9 +39,7 @@ export const getCatalogItemAction: VendorAction<GetCatalogItemInput, GetCatalogI
     required: ['asin'],
     additionalProperties: false,
   },
-  defaultRisk: 'low',
-  costCents: 0,
-  idempotent: true,
+  ...FREE_READ,
   describeResult: '{ asin, title, brand, marketplaceId } (title and brand null when the marketplace has no summary)',
   async execute(input, ctx) {
     const asin = String(input.asin ?? '')

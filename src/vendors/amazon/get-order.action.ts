@@ -1,5 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
-import { idString } from '../input-schema';
+import { FREE_READ, singleIdInput } from '../input-schema';
 import { spApiGet } from './amazon.transport';
 
 export interface GetOrderInput {
@@ -75,15 +75,8 @@ export const getOrderAction: VendorAction<GetOrderInput, GetOrderResult> = {
   toolName: 'amazon_query',
   action: 'get_order',
   description: 'Get an Amazon marketplace order and its items (SP-API Orders).',
-  inputSchema: {
-    type: 'object',
-    properties: { orderId: idString('The Amazon order id, e.g. 902-3159896-1390916') },
-    required: ['orderId'],
-    additionalProperties: false,
-  },
-  defaultRisk: 'low',
-  costCents: 0,
-  idempotent: true,
+  inputSchema: singleIdInput('orderId', 'The Amazon order id, e.g. 902-3159896-1390916'),
+  ...FREE_READ,
   describeResult:
     '{ orderId, status (SP-API OrderStatus: Pending, Unshipped, PartiallyShipped, Shipped, Canceled, …), purchaseDate, ' +
     'fulfillmentChannel: AFN|MFN|null, orderTotal: { amount, currencyCode } | null, items: [{ asin, sellerSku, title, ' +

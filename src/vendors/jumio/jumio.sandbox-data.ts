@@ -14,10 +14,6 @@ export const JUMIO_DEMO_EXECUTIONS = {
   initiated: 'b5e7f9a1-3c5d-4e7f-8a9b-0c1d2e3f4a25',
 } as const;
 
-const ID_CREDENTIAL = { id: '107da47e-894c-4e86-bb84-aa4d0d12ca5d', category: 'ID' };
-const SELFIE_CREDENTIAL = { id: '749d7c8e-87ca-4f0a-b475-dddb0c5d09fa', category: 'SELFIE' };
-const FACEMAP_CREDENTIAL = { id: '0c5a2aa8-bfdd-44f1-8711-138d198309b2', category: 'FACEMAP' };
-
 export interface SandboxExecution {
   accountId: string;
   id: string;
@@ -30,54 +26,49 @@ export interface SandboxExecution {
   capabilities: Record<string, Record<string, unknown>[]> | null;
 }
 
-function capability(id: string, credentials: object[], type: string, label: string, data?: object) {
+/** The credentials (captured images) of the demo account that the capabilities read. */
+const CREDENTIAL_IDS = {
+  ID: '107da47e-894c-4e86-bb84-aa4d0d12ca5d',
+  SELFIE: '749d7c8e-87ca-4f0a-b475-dddb0c5d09fa',
+  FACEMAP: '0c5a2aa8-bfdd-44f1-8711-138d198309b2',
+};
+type Category = keyof typeof CREDENTIAL_IDS;
+
+/** One capability result; `reads` names its credentials in the order Jumio lists them. */
+function capability(id: string, reads: Category[], type: string, label: string, data?: object) {
+  const credentials = reads.map((category) => ({ id: CREDENTIAL_IDS[category], category }));
   return { id, credentials, decision: { type, details: { label } }, ...(data ? { data } : {}) };
 }
 
+// Workflow 10013 runs each check on the same credentials every time; only the outcome varies.
+const onId = (id: string, type: string, label: string, data?: object) => capability(id, ['ID'], type, label, data);
+const imageCheck = (id: string, type: string, label: string) => capability(id, ['ID', 'SELFIE'], type, label);
+const liveness = (id: string) => capability(id, ['FACEMAP', 'SELFIE'], 'PASSED', 'OK', { type: 'IPROOV_STANDARD' });
+const similarity = (id: string, type: string, label: string) => capability(id, ['SELFIE', 'ID'], type, label, { similarity: label });
+
 const passedCapabilities = {
   usability: [
-    capability('e131f97b-5659-4031-891c-7218bd63baf4', [ID_CREDENTIAL], 'PASSED', 'OK'),
-    capability('b9d147cd-bd05-4497-9ba7-3abab6aba325', [SELFIE_CREDENTIAL], 'PASSED', 'OK'),
+    onId('e131f97b-5659-4031-891c-7218bd63baf4', 'PASSED', 'OK'),
+    capability('b9d147cd-bd05-4497-9ba7-3abab6aba325', ['SELFIE'], 'PASSED', 'OK'),
   ],
-  imageChecks: [capability('1c8b989b-15c7-4f2f-a64e-cb3192283fb8', [ID_CREDENTIAL, SELFIE_CREDENTIAL], 'PASSED', 'OK')],
-  extraction: [
-    capability('9f16cb11-c219-49ac-ade9-28eda0af0cc9', [ID_CREDENTIAL], 'PASSED', 'OK', {
-      type: 'DRIVING_LICENSE',
-      issuingCountry: 'USA',
-    }),
-  ],
-  dataChecks: [capability('14944cd6-a81f-460b-b5dc-5932bf50c851', [ID_CREDENTIAL], 'PASSED', 'OK')],
-  liveness: [
-    capability('d84abaec-a116-41fe-a4cd-0a859cd51cc0', [FACEMAP_CREDENTIAL, SELFIE_CREDENTIAL], 'PASSED', 'OK', {
-      type: 'IPROOV_STANDARD',
-    }),
-  ],
-  similarity: [
-    capability('7883c1d7-b26a-4444-84cd-a61c455cda8e', [SELFIE_CREDENTIAL, ID_CREDENTIAL], 'PASSED', 'MATCH', {
-      similarity: 'MATCH',
-    }),
-  ],
-  watchlistScreening: [capability('2a901c17-a182-45d6-9457-33370d252442', [ID_CREDENTIAL], 'PASSED', 'OK')],
+  imageChecks: [imageCheck('1c8b989b-15c7-4f2f-a64e-cb3192283fb8', 'PASSED', 'OK')],
+  extraction: [onId('9f16cb11-c219-49ac-ade9-28eda0af0cc9', 'PASSED', 'OK', { type: 'DRIVING_LICENSE', issuingCountry: 'USA' })],
+  dataChecks: [onId('14944cd6-a81f-460b-b5dc-5932bf50c851', 'PASSED', 'OK')],
+  liveness: [liveness('d84abaec-a116-41fe-a4cd-0a859cd51cc0')],
+  similarity: [similarity('7883c1d7-b26a-4444-84cd-a61c455cda8e', 'PASSED', 'MATCH')],
+  watchlistScreening: [onId('2a901c17-a182-45d6-9457-33370d252442', 'PASSED', 'OK')],
 };
 
 const rejectedCapabilities = {
   usability: [
-    capability('5d1e7a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b', [ID_CREDENTIAL], 'PASSED', 'OK'),
-    capability('6e2f8b3c-4d5e-4f6a-9b7c-8d9e0f1a2b3c', [SELFIE_CREDENTIAL], 'PASSED', 'OK'),
+    onId('5d1e7a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b', 'PASSED', 'OK'),
+    capability('6e2f8b3c-4d5e-4f6a-9b7c-8d9e0f1a2b3c', ['SELFIE'], 'PASSED', 'OK'),
   ],
-  imageChecks: [capability('7f3a9c4d-5e6f-4a7b-8c8d-9e0f1a2b3c4d', [ID_CREDENTIAL, SELFIE_CREDENTIAL], 'REJECTED', 'DIGITAL_COPY')],
-  extraction: [capability('8a4b0d5e-6f7a-4b8c-9d9e-0f1a2b3c4d5e', [ID_CREDENTIAL], 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED', {})],
-  dataChecks: [capability('9b5c1e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', [ID_CREDENTIAL], 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED')],
-  liveness: [
-    capability('0c6d2f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a', [FACEMAP_CREDENTIAL, SELFIE_CREDENTIAL], 'PASSED', 'OK', {
-      type: 'IPROOV_STANDARD',
-    }),
-  ],
-  similarity: [
-    capability('1d7e3a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b', [SELFIE_CREDENTIAL, ID_CREDENTIAL], 'WARNING', 'NOT_POSSIBLE', {
-      similarity: 'NOT_POSSIBLE',
-    }),
-  ],
+  imageChecks: [imageCheck('7f3a9c4d-5e6f-4a7b-8c8d-9e0f1a2b3c4d', 'REJECTED', 'DIGITAL_COPY')],
+  extraction: [onId('8a4b0d5e-6f7a-4b8c-9d9e-0f1a2b3c4d5e', 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED', {})],
+  dataChecks: [onId('9b5c1e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', 'NOT_EXECUTED', 'PRECONDITION_NOT_FULFILLED')],
+  liveness: [liveness('0c6d2f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a')],
+  similarity: [similarity('1d7e3a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b', 'WARNING', 'NOT_POSSIBLE')],
 };
 
 export function seedExecutions(): SandboxExecution[] {

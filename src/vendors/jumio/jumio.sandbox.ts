@@ -99,7 +99,13 @@ export function createJumioSandbox(options: JumioSandboxOptions = {}): JumioSand
     return execution ?? notFound();
   }
 
-  const isExecution = (value: SandboxExecution | SandboxResponse): value is SandboxExecution => 'definitionKey' in value;
+  /** A Retrieval API route: `body` of the execution the path names, or find's 401/404 answer. */
+  const retrieval =
+    (body: (e: SandboxExecution) => unknown) =>
+    (request: SandboxRequest): SandboxResponse => {
+      const found = find(request);
+      return 'definitionKey' in found ? { status: 200, json: body(found) } : found;
+    };
   const accountHref = (e: SandboxExecution) => `${PUBLIC_RETRIEVAL_URL}/api/v1/accounts/${e.accountId}`;
   const executionHref = (e: SandboxExecution) => `${accountHref(e)}/workflow-executions/${e.id}`;
 
@@ -112,43 +118,24 @@ export function createJumioSandbox(options: JumioSandboxOptions = {}): JumioSand
       {
         method: 'GET',
         path: /^\/api\/v1\/accounts\/(?<accountId>[^/]+)\/workflow-executions\/(?<executionId>[^/]+)\/status$/,
-        handle(request) {
-          const found = find(request);
-          if (!isExecution(found)) return found;
-          return {
-            status: 200,
-            json: {
-              account: { id: found.accountId, href: accountHref(found) },
-              workflowExecution: {
-                id: found.id,
-                href: executionHref(found),
-                definitionKey: found.definitionKey,
-                status: found.status,
-              },
-            },
-          };
-        },
+        handle: retrieval((e) => ({
+          account: { id: e.accountId, href: accountHref(e) },
+          workflowExecution: { id: e.id, href: executionHref(e), definitionKey: e.definitionKey, status: e.status },
+        })),
       },
       {
         method: 'GET',
         path: /^\/api\/v1\/accounts\/(?<accountId>[^/]+)\/workflow-executions\/(?<executionId>[^/]+)$/,
-        handle(request) {
-          const found = find(request);
-          if (!isExecution(found)) return found;
-          return {
-            status: 200,
-            json: {
-              workflow: { id: found.id, status: found.status, definitionKey: found.definitionKey },
-              account: { id: found.accountId },
-              createdAt: found.createdAt,
-              ...(found.startedAt ? { startedAt: found.startedAt } : {}),
-              ...(found.completedAt ? { completedAt: found.completedAt } : {}),
-              ...(found.decision ? { decision: found.decision } : {}),
-              ...(found.capabilities ? { capabilities: found.capabilities } : {}),
-              steps: { href: `${executionHref(found)}/steps` },
-            },
-          };
-        },
+        handle: retrieval((e) => ({
+          workflow: { id: e.id, status: e.status, definitionKey: e.definitionKey },
+          account: { id: e.accountId },
+          createdAt: e.createdAt,
+          ...(e.startedAt ? { startedAt: e.startedAt } : {}),
+          ...(e.completedAt ? { completedAt: e.completedAt } : {}),
+          ...(e.decision ? { decision: e.decision } : {}),
+          ...(e.capabilities ? { capabilities: e.capabilities } : {}),
+          steps: { href: `${executionHref(e)}/steps` },
+        })),
       },
     ],
   };

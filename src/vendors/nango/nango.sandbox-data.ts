@@ -16,8 +16,13 @@ export const QBO_DEMO_CUSTOMERS = {
   brasserie: '58',
 } as const;
 
-const usd = { value: 'USD', name: 'United States Dollar' };
-const eur = { value: 'EUR', name: 'Euro' };
+/** The demo company's currencies by ISO 4217 code, with the names QuickBooks gives them. */
+export const CURRENCY_NAMES: Record<string, string> = { USD: 'United States Dollar', EUR: 'Euro' };
+
+/** A CurrencyRef as QuickBooks returns it. */
+const currencyRef = (value: string) => ({ value, name: CURRENCY_NAMES[value] });
+const usd = currencyRef('USD');
+const eur = currencyRef('EUR');
 
 export type QboEntity = Record<string, unknown> & { Id: string };
 
@@ -92,5 +97,3 @@ export function seedItems(): QboEntity[] {
     { Id: '2', Name: 'Hours', Type: 'Service', Active: true, UnitPrice: 0 },
   ];
 }
-
-export const CURRENCY_NAMES: Record<string, string> = { USD: usd.name, EUR: eur.name };

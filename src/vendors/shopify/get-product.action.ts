@@ -1,5 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
-import { idString } from '../input-schema';
+import { FREE_READ, singleIdInput } from '../input-schema';
 import { numericIdOf, shopifyGraphql, toGid } from './shopify.transport';
 
 export interface GetProductInput {
@@ -49,15 +49,8 @@ export const getProductAction: VendorAction<GetProductInput, GetProductResult> =
   toolName: 'shopify_query',
   action: 'get_product',
   description: 'Get a Shopify product: title, variants, price and inventory.',
-  inputSchema: {
-    type: 'object',
-    properties: { productId: idString('The product id') },
-    required: ['productId'],
-    additionalProperties: false,
-  },
-  defaultRisk: 'low',
-  costCents: 0,
-  idempotent: true,
+  inputSchema: singleIdInput('productId', 'The product id'),
+  ...FREE_READ,
   describeResult:
     '{ productId, title, status: active|archived|draft, variants: [{ id, title, sku, price, inventoryQuantity }], ' +
     'price (lowest variant price as a string, e.g. "199.00"), totalInventory }',

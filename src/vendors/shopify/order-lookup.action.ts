@@ -1,5 +1,5 @@
 import { VendorHttpError, VendorProtocolError, type VendorAction } from '../vendor-handler';
-import { idString } from '../input-schema';
+import { FREE_READ, singleIdInput } from '../input-schema';
 import { shopifyGraphql, toGid } from './shopify.transport';
 
 export interface OrderLookupInput {
@@ -109,15 +109,8 @@ export const orderLookupAction: VendorAction<OrderLookupInput, OrderLookupResult
   toolName: 'order_lookup',
   action: 'lookup',
   description: 'Look up a Shopify order: status, fulfillment status, tracking numbers and items.',
-  inputSchema: {
-    type: 'object',
-    properties: { orderId: idString('The order number, e.g. 12345') },
-    required: ['orderId'],
-    additionalProperties: false,
-  },
-  defaultRisk: 'low',
-  costCents: 0,
-  idempotent: true,
+  inputSchema: singleIdInput('orderId', 'The order number, e.g. 12345'),
+  ...FREE_READ,
   describeResult:
     '{ orderId, orderNumber ("#12345"), status: open|closed|cancelled, financialStatus (paid, pending, refunded, …), ' +
     'fulfillmentStatus (fulfilled, unfulfilled, partially_fulfilled, …), trackingNumbers: string[], trackingCompany, ' +

@@ -122,74 +122,62 @@ const address = (name: string, address1: string, city: string, province: string,
   countryCodeV2: 'US',
   phone: null,
 });
-const ups = (n: string) => `https://www.ups.com/WebTracking?loc=en_US&requester=ST&trackNums=${n}`;
+
+/** The tracking page of each carrier the demo shop ships with. */
+const TRACKING_URLS: Record<string, (number: string) => string> = {
+  UPS: (n) => `https://www.ups.com/WebTracking?loc=en_US&requester=ST&trackNums=${n}`,
+  USPS: (n) => `https://tools.usps.com/go/TrackConfirmAction?tLabels=${n}`,
+  FedEx: (n) => `https://www.fedex.com/fedextrack/?trknbr=${n}`,
+};
+
+/** A fulfillment with one tracking number. */
+const fulfillment = (id: string, status: string, createdAt: string, company: string, number: string): SeedFulfillment => ({
+  id,
+  status,
+  createdAt,
+  tracking: [{ number, company, url: TRACKING_URLS[company](number) }],
+});
+
+/** A line item of a product's variant, named `<product title> - <variant title>` as Shopify names it. */
+const lineItem = (title: string, variant: string, quantity: number, sku: string): SeedLineItem => ({
+  name: `${title} - ${variant}`,
+  title,
+  quantity,
+  sku,
+});
+
+/** An order that is neither closed nor cancelled. */
+function openOrder(
+  id: string,
+  name: string,
+  email: string,
+  createdAt: string,
+  financial: string,
+  fulfillment: string,
+  rest: Pick<SeedOrder, 'lineItems' | 'fulfillments' | 'shippingAddress'>,
+): SeedOrder {
+  return { id, name, email, createdAt, closedAt: null, cancelledAt: null, financial, fulfillment, ...rest };
+}
 
 export const SEED_ORDERS: SeedOrder[] = [
-  {
-    id: '5987654321001',
-    name: '#12345',
-    email: 'bob.norman@example.com',
-    createdAt: '2025-06-10T14:03:11Z',
-    closedAt: null,
-    cancelledAt: null,
-    financial: 'PAID',
-    fulfillment: 'FULFILLED',
-    lineItems: [
-      { name: 'IPod Nano - 8GB - Pink', title: 'IPod Nano - 8GB', quantity: 1, sku: 'IPOD2008PINK' },
-      { name: 'IPod Touch 8GB - Black', title: 'IPod Touch 8GB', quantity: 1, sku: 'IPOD2009BLACK' },
-    ],
-    fulfillments: [
-      {
-        id: '4451234001',
-        status: 'SUCCESS',
-        createdAt: '2025-06-11T09:30:00Z',
-        tracking: [{ number: 'TRACK-001', company: 'UPS', url: ups('TRACK-001') }],
-      },
-    ],
+  openOrder('5987654321001', '#12345', 'bob.norman@example.com', '2025-06-10T14:03:11Z', 'PAID', 'FULFILLED', {
+    lineItems: [lineItem('IPod Nano - 8GB', 'Pink', 1, 'IPOD2008PINK'), lineItem('IPod Touch 8GB', 'Black', 1, 'IPOD2009BLACK')],
+    fulfillments: [fulfillment('4451234001', 'SUCCESS', '2025-06-11T09:30:00Z', 'UPS', 'TRACK-001')],
     shippingAddress: address('Bob Norman', 'Chestnut Street 92', 'Louisville', 'Kentucky', 'KY', '40202'),
-  },
-  {
-    id: '5987654321002',
-    name: '#12346',
-    email: 'jane.doe@example.com',
-    createdAt: '2025-06-12T08:45:00Z',
-    closedAt: null,
-    cancelledAt: null,
-    financial: 'PAID',
-    fulfillment: 'UNFULFILLED',
-    lineItems: [{ name: 'IPod Nano - 8GB - Red', title: 'IPod Nano - 8GB', quantity: 2, sku: 'IPOD2008RED' }],
+  }),
+  openOrder('5987654321002', '#12346', 'jane.doe@example.com', '2025-06-12T08:45:00Z', 'PAID', 'UNFULFILLED', {
+    lineItems: [lineItem('IPod Nano - 8GB', 'Red', 2, 'IPOD2008RED')],
     fulfillments: [],
     shippingAddress: address('Jane Doe', '150 Elgin Street', 'Portland', 'Oregon', 'OR', '97205'),
-  },
-  {
-    id: '5987654321003',
-    name: '#12347',
-    email: 'sam.lee@example.com',
-    createdAt: '2025-06-13T17:20:45Z',
-    closedAt: null,
-    cancelledAt: null,
-    financial: 'PARTIALLY_REFUNDED',
-    fulfillment: 'PARTIALLY_FULFILLED',
-    lineItems: [
-      { name: 'IPod Nano - 8GB - Green', title: 'IPod Nano - 8GB', quantity: 1, sku: 'IPOD2008GREEN' },
-      { name: 'IPod Nano - 8GB - Black', title: 'IPod Nano - 8GB', quantity: 1, sku: 'IPOD2008BLACK' },
-    ],
+  }),
+  openOrder('5987654321003', '#12347', 'sam.lee@example.com', '2025-06-13T17:20:45Z', 'PARTIALLY_REFUNDED', 'PARTIALLY_FULFILLED', {
+    lineItems: [lineItem('IPod Nano - 8GB', 'Green', 1, 'IPOD2008GREEN'), lineItem('IPod Nano - 8GB', 'Black', 1, 'IPOD2008BLACK')],
     fulfillments: [
-      {
-        id: '4451234002',
-        status: 'CANCELLED',
-        createdAt: '2025-06-14T10:00:00Z',
-        tracking: [{ number: 'VOID-999', company: 'USPS', url: 'https://tools.usps.com/go/TrackConfirmAction?tLabels=VOID-999' }],
-      },
-      {
-        id: '4451234003',
-        status: 'SUCCESS',
-        createdAt: '2025-06-14T11:00:00Z',
-        tracking: [{ number: 'TRACK-002', company: 'FedEx', url: 'https://www.fedex.com/fedextrack/?trknbr=TRACK-002' }],
-      },
+      fulfillment('4451234002', 'CANCELLED', '2025-06-14T10:00:00Z', 'USPS', 'VOID-999'),
+      fulfillment('4451234003', 'SUCCESS', '2025-06-14T11:00:00Z', 'FedEx', 'TRACK-002'),
     ],
     shippingAddress: address('Sam Lee', '1 Market Street', 'San Francisco', 'California', 'CA', '94105'),
-  },
+  }),
 ];
 
 export const SEED_PRODUCTS: SeedProduct[] = [

@@ -130,24 +130,24 @@ function nameTerm(query: string | null | undefined): string | null {
   return (match[1]?.replace(/\\(.)/g, '$1') ?? match[2] ?? match[3]).replace(/^#/, '').toLowerCase();
 }
 
+/**
+ * A seed record as the node GraphQL serves: the Admin API's gid as `id`, the numeric id as
+ * `legacyResourceId`. Seed fields that the schema does not have are never selected.
+ */
+function node<T extends { id: string }>(type: string, seed: T) {
+  return { ...seed, id: toGid(type, seed.id), legacyResourceId: seed.id };
+}
+
+/** name, email, createdAt, cancelledAt, closedAt and shippingAddress are the seed's own. */
 function orderView(o: SeedOrder) {
   return {
-    id: toGid('Order', o.id),
-    legacyResourceId: o.id,
-    name: o.name,
-    email: o.email,
-    createdAt: o.createdAt,
-    cancelledAt: o.cancelledAt,
+    ...node('Order', o),
     closed: o.closedAt !== null,
-    closedAt: o.closedAt,
     displayFinancialStatus: o.financial,
     displayFulfillmentStatus: o.fulfillment,
     fulfillments: ({ first }: { first?: number | null }) =>
       o.fulfillments.slice(0, first ?? undefined).map((f) => ({
-        id: toGid('Fulfillment', f.id),
-        legacyResourceId: f.id,
-        status: f.status,
-        createdAt: f.createdAt,
+        ...node('Fulfillment', f),
         trackingInfo: (args: { first?: number | null }) => f.tracking.slice(0, args.first ?? undefined),
       })),
     lineItems: (args: PageArgs) =>
@@ -155,21 +155,16 @@ function orderView(o: SeedOrder) {
         o.lineItems.map((li, i) => ({ id: toGid('LineItem', `${o.id}${i + 1}`), ...li })),
         args,
       ),
-    shippingAddress: o.shippingAddress,
   };
 }
 
 function productView(p: SeedProduct) {
   return {
-    id: toGid('Product', p.id),
-    legacyResourceId: p.id,
-    title: p.title,
-    handle: p.handle,
-    status: p.status,
+    ...node('Product', p),
     totalInventory: p.variants.reduce((sum, v) => sum + v.inventoryQuantity, 0),
     variants: (args: PageArgs) =>
       connection(
-        p.variants.map((v) => ({ ...v, id: toGid('ProductVariant', v.id), legacyResourceId: v.id })),
+        p.variants.map((v) => node('ProductVariant', v)),
         args,
       ),
   };
