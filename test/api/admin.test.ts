@@ -5,6 +5,20 @@ import { readCredential } from '../../src/credentials/credential.service';
 import { AppError } from '../../src/errors/app-error';
 import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
 import { ledgerHash } from '../../src/ledger/ledger.service';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { graphql } from '../gql';
+import type { AdminLedgerQuery } from '../gql/graphql';
+import { SetFeatureFlagDocument, ToolCatalogDocument } from '../../gql/graphql';
+import { textOf } from '../support/graphql-http';
+import {
+  BIND_TOOL,
+  CREATE_SPECIALIST,
+  ORG_FEATURE_FLAGS,
+  ORG_INTEGRATIONS,
+  ORG_SPECIALISTS,
+  PUT_CREDENTIAL,
+  SET_TOOL_PERMISSION,
+} from '../support/documents';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -12,35 +26,27 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-interface LedgerNode {
-  id: string;
-  sequence: string;
-  type: string;
-  resourceId: string | null;
-  actorRole: string | null;
-  metadata: Record<string, unknown>;
-  prevHash: string | null;
-  hash: string;
-}
-
-const LEDGER = `query($after: String, $type: String) {
-  ledgerEvents(first: 100, after: $after, filter: { type: $type }) {
-    edges { node { id sequence type resourceId actorRole metadata prevHash hash createdAt } }
-    pageInfo { hasNextPage endCursor }
+const LEDGER = graphql(`
+  query AdminLedger($after: String, $type: String) {
+    ledgerEvents(first: 100, after: $after, filter: {type: $type}) {
+      edges { node { id sequence type resourceId actorRole metadata prevHash hash createdAt } }
+      pageInfo { hasNextPage endCursor }
+    }
   }
-}`;
+`);
+type LedgerNode = AdminLedgerQuery['ledgerEvents']['edges'][number]['node'];
 
 /** The org's whole ledger (or one type of event) through the API, in order. */
-async function ledger(owner: TestOrg, type?: string): Promise<{ nodes: LedgerNode[]; responses: GraphQLResponse[] }> {
+async function ledger(owner: TestOrg, type?: string): Promise<{ nodes: LedgerNode[]; responses: GraphQLResponse<unknown>[] }> {
   const nodes: LedgerNode[] = [];
-  const responses: GraphQLResponse[] = [];
+  const responses: GraphQLResponse<unknown>[] = [];
   let after: string | null = null;
   do {
-    const res: GraphQLResponse = await app.gql(LEDGER, { key: owner.keys.admin, variables: { after, type } });
+    const res: GraphQLResponse<AdminLedgerQuery> = await app.gql(LEDGER, { key: owner.keys.admin, variables: { after, type } });
     expect(res.body.errors).toBeUndefined();
     responses.push(res);
     const page = res.body.data!.ledgerEvents;
-    nodes.push(...page.edges.map((e: { node: LedgerNode }) => e.node));
+    nodes.push(...page.edges.map((e) => e.node));
     after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
   } while (after);
   return { nodes, responses };
@@ -65,9 +71,9 @@ async function snapshot(owner: TestOrg): Promise<Record<string, number>> {
   return counts;
 }
 
-async function expectRejected(owner: TestOrg, code: string, query: string, variables: Record<string, unknown> = {}) {
+async function expectRejected<R, V>(owner: TestOrg, code: string, document: TypedDocumentNode<R, V>, variables: V) {
   const before = await snapshot(owner);
-  const res = await app.gql(query, { key: owner.keys.admin, variables });
+  const res = await app.gql(document, { key: owner.keys.admin, variables });
   expect(errorCode(res)).toBe(code);
   expect(res.body.data ?? null).toBeNull();
   expect(await snapshot(owner)).toEqual(before);
@@ -82,20 +88,19 @@ async function rejectionCode(promise: Promise<unknown>): Promise<string> {
   return 'resolved';
 }
 
-const CREATE_SPECIALIST = `mutation($input: CreateSpecialistInput!) {
-  createSpecialist(input: $input) { id name description systemPrompt }
-}`;
-const SET_FLAG = 'mutation($key: String!, $enabled: Boolean!) { setFeatureFlag(key: $key, enabled: $enabled) { key enabled } }';
-const SET_PERMISSION = `mutation($tool: String!, $action: String!, $enabled: Boolean!) {
-  setToolPermission(toolName: $tool, action: $action, enabled: $enabled) { toolName action enabled }
-}`;
-const BIND = `mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { specialistId toolName action bound } }`;
-const PUT_CREDENTIAL = `mutation($type: String!, $config: JSONObject!) {
-  putIntegrationCredential(integrationType: $type, config: $config) { id integrationType keyVersion createdAt updatedAt }
-}`;
+const CREDENTIAL_TYPE = graphql(`
+  query CredentialType {
+    __type(name: "IntegrationCredential") { fields { name } }
+  }
+`);
+const SCHEMA_FIELDS = graphql(`
+  query SchemaFields {
+    __schema { types { name fields { name } } }
+  }
+`);
 
-async function admin(owner: TestOrg, query: string, variables: Record<string, unknown>) {
-  const res = await app.gql(query, { key: owner.keys.admin, variables });
+async function admin<R, V>(owner: TestOrg, document: TypedDocumentNode<R, V>, variables: V) {
+  const res = await app.gql(document, { key: owner.keys.admin, variables });
   expect(res.body.errors).toBeUndefined();
   return res;
 }
@@ -107,7 +112,7 @@ describe('createSpecialist', () => {
     const res = await admin(owner, CREATE_SPECIALIST, { input });
     const created = res.body.data!.createSpecialist;
     expect(created).toMatchObject({ name: 'Billing', description: 'Invoices', systemPrompt: 'Be brief.' });
-    const list = await app.gql('{ viewer { org { specialists { id name } } } }', { key: owner.keys.client });
+    const list = await app.gql(ORG_SPECIALISTS, { key: owner.keys.client });
     expect(list.body.data!.viewer.org.specialists).toContainEqual({ id: created.id, name: 'Billing' });
     expect(await lastEvent(owner)).toMatchObject({
       type: 'specialist.created',
@@ -131,10 +136,9 @@ describe('createSpecialist', () => {
 describe('setFeatureFlag', () => {
   test('turns tool_calling_enabled on and off, recording each change', async () => {
     const owner = await newOrg(app.em());
-    const on = await admin(owner, SET_FLAG, { key: 'tool_calling_enabled', enabled: true });
-    expect(on.body.data!.setFeatureFlag).toEqual({ key: 'tool_calling_enabled', enabled: true });
-    const flags = async () =>
-      (await app.gql('{ viewer { org { featureFlags { key enabled } } } }', { key: owner.keys.admin })).body.data!.viewer.org.featureFlags;
+    const on = await admin(owner, SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled: true });
+    expect(on.body.data!.setFeatureFlag).toEqual({ key: 'tool_calling_enabled', enabled: true, updatedAt: expect.any(String) });
+    const flags = async () => (await app.gql(ORG_FEATURE_FLAGS, { key: owner.keys.admin })).body.data!.viewer.org.featureFlags;
     expect(await flags()).toEqual([{ key: 'tool_calling_enabled', enabled: true }]);
     expect(await lastEvent(owner)).toMatchObject({
       type: 'feature_flag.changed',
@@ -142,7 +146,7 @@ describe('setFeatureFlag', () => {
       metadata: { key: 'tool_calling_enabled', enabled: true, previous: false },
     });
 
-    const off = await admin(owner, SET_FLAG, { key: 'tool_calling_enabled', enabled: false });
+    const off = await admin(owner, SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled: false });
     expect(off.body.data!.setFeatureFlag.enabled).toBe(false);
     expect(await flags()).toEqual([{ key: 'tool_calling_enabled', enabled: false }]);
     expect(await lastEvent(owner)).toMatchObject({
@@ -154,7 +158,7 @@ describe('setFeatureFlag', () => {
 
   test.each(['Bad Key!', '', 'Tool_Calling', '1flag', 'a'.repeat(65)])('key %p is BAD_USER_INPUT', async (key) => {
     const owner = await newOrg(app.em());
-    await expectRejected(owner, 'BAD_USER_INPUT', SET_FLAG, { key, enabled: true });
+    await expectRejected(owner, 'BAD_USER_INPUT', SetFeatureFlagDocument, { key, enabled: true });
   });
 });
 
@@ -163,12 +167,10 @@ describe('setToolPermission', () => {
     const owner = await newOrg(app.em());
     const other = await newOrg(app.em());
     const enabledIn = async (o: TestOrg) =>
-      (await app.gql('{ toolCatalog { name enabled } }', { key: o.keys.agent })).body.data!.toolCatalog.find(
-        (t: { name: string }) => t.name === 'order_lookup.lookup',
-      ).enabled;
+      (await app.gql(ToolCatalogDocument, { key: o.keys.agent })).body.data!.toolCatalog.find((t) => t.name === 'order_lookup.lookup')?.enabled;
     expect(await enabledIn(owner)).toBe(false);
 
-    const res = await admin(owner, SET_PERMISSION, { tool: 'order_lookup', action: 'lookup', enabled: true });
+    const res = await admin(owner, SET_TOOL_PERMISSION, { tool: 'order_lookup', action: 'lookup', enabled: true });
     expect(res.body.data!.setToolPermission).toEqual({ toolName: 'order_lookup', action: 'lookup', enabled: true });
     expect(await enabledIn(owner)).toBe(true);
     expect(await enabledIn(other)).toBe(false);
@@ -181,7 +183,7 @@ describe('setToolPermission', () => {
     // Every tool starts disabled, so the first change is from false.
     expect(first.metadata.previous).toBe(false);
 
-    await admin(owner, SET_PERMISSION, { tool: 'order_lookup', action: 'lookup', enabled: false });
+    await admin(owner, SET_TOOL_PERMISSION, { tool: 'order_lookup', action: 'lookup', enabled: false });
     expect(await enabledIn(owner)).toBe(false);
     expect(await lastEvent(owner)).toMatchObject({
       type: 'permission.changed',
@@ -195,7 +197,7 @@ describe('setToolPermission', () => {
     ['an unknown action of a known tool', 'order_lookup', 'delete'],
   ])('%s is NOT_FOUND and writes nothing', async (_label, tool, action) => {
     const owner = await newOrg(app.em());
-    await expectRejected(owner, 'NOT_FOUND', SET_PERMISSION, { tool, action, enabled: true });
+    await expectRejected(owner, 'NOT_FOUND', SET_TOOL_PERMISSION, { tool, action, enabled: true });
   });
 });
 
@@ -203,7 +205,7 @@ describe('bindToolToSpecialist', () => {
   test('binds and unbinds, recording only actual changes', async () => {
     const owner = await newOrg(app.em());
     const input = { specialistId: owner.specialist.id, toolName: 'order_lookup', action: 'lookup' };
-    const bound = await admin(owner, BIND, { input }); // bound defaults to true
+    const bound = await admin(owner, BIND_TOOL, { input }); // bound defaults to true
     expect(bound.body.data!.bindToolToSpecialist).toEqual({ ...input, bound: true });
     expect(await count('tool_specialist_bindings', owner.org.id)).toBe(1);
     const event = await lastEvent(owner);
@@ -215,15 +217,15 @@ describe('bindToolToSpecialist', () => {
     });
 
     const events = await count('ledger_events', owner.org.id);
-    await admin(owner, BIND, { input: { ...input, bound: true } });
+    await admin(owner, BIND_TOOL, { input: { ...input, bound: true } });
     expect(await count('ledger_events', owner.org.id)).toBe(events);
     expect(await count('tool_specialist_bindings', owner.org.id)).toBe(1);
 
-    const unbound = await admin(owner, BIND, { input: { ...input, bound: false } });
+    const unbound = await admin(owner, BIND_TOOL, { input: { ...input, bound: false } });
     expect(unbound.body.data!.bindToolToSpecialist.bound).toBe(false);
     expect(await count('tool_specialist_bindings', owner.org.id)).toBe(0);
     expect(await lastEvent(owner)).toMatchObject({ type: 'permission.changed', metadata: { bound: false } });
-    await admin(owner, BIND, { input: { ...input, bound: false } });
+    await admin(owner, BIND_TOOL, { input: { ...input, bound: false } });
     expect(await count('ledger_events', owner.org.id)).toBe(events + 1);
   });
 
@@ -232,9 +234,9 @@ describe('bindToolToSpecialist', () => {
     const other = await newOrg(app.em());
     const base = { toolName: 'order_lookup', action: 'lookup', bound: true };
     for (const specialistId of [randomUUID(), 'not-a-uuid', other.specialist.id]) {
-      await expectRejected(owner, 'NOT_FOUND', BIND, { input: { ...base, specialistId } });
+      await expectRejected(owner, 'NOT_FOUND', BIND_TOOL, { input: { ...base, specialistId } });
     }
-    await expectRejected(owner, 'NOT_FOUND', BIND, {
+    await expectRejected(owner, 'NOT_FOUND', BIND_TOOL, {
       input: { ...base, specialistId: owner.specialist.id, toolName: 'no_such_tool' },
     });
     expect(await count('tool_specialist_bindings', other.org.id)).toBe(0);
@@ -246,10 +248,10 @@ describe('the admin ledger', () => {
     const owner = await newOrg(app.em());
     const before = (await ledger(owner)).nodes.length;
     const spec = await admin(owner, CREATE_SPECIALIST, { input: { name: 'Chain' } });
-    await admin(owner, SET_FLAG, { key: 'tool_calling_enabled', enabled: true });
-    await admin(owner, SET_PERMISSION, { tool: 'invoice', action: 'send', enabled: true });
+    await admin(owner, SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled: true });
+    await admin(owner, SET_TOOL_PERMISSION, { tool: 'invoice', action: 'send', enabled: true });
     const specialistId = spec.body.data!.createSpecialist.id;
-    await admin(owner, BIND, { input: { specialistId, toolName: 'invoice', action: 'send', bound: true } });
+    await admin(owner, BIND_TOOL, { input: { specialistId, toolName: 'invoice', action: 'send', bound: true } });
     const put = await admin(owner, PUT_CREDENTIAL, { type: 'nango', config: { secretKey: 'one' } });
     const replaced = await admin(owner, PUT_CREDENTIAL, { type: 'nango', config: { secretKey: 'two' } });
     const credential = put.body.data!.putIntegrationCredential;
@@ -290,7 +292,7 @@ describe('integration credentials are write-only', () => {
   const canary = `CANARY-${randomUUID()}`;
   const config = { shopDomain: 'canary.myshopify.com', accessToken: canary };
   let owner: TestOrg;
-  const responses: GraphQLResponse[] = [];
+  const responses: GraphQLResponse<unknown>[] = [];
 
   beforeAll(async () => {
     owner = await newOrg(app.em(), 'Credential Org');
@@ -298,20 +300,16 @@ describe('integration credentials are write-only', () => {
   });
 
   test('no GraphQL response carries the config', async () => {
-    const integrations = await app.gql('{ viewer { org { integrations { id integrationType keyVersion createdAt updatedAt } } } }', {
-      key: owner.keys.admin,
-    });
+    const integrations = await app.gql(ORG_INTEGRATIONS, { key: owner.keys.admin });
     expect(integrations.body.data!.viewer.org.integrations).toEqual([expect.objectContaining({ integrationType: 'shopify', keyVersion: 1 })]);
     responses.push(integrations, ...(await ledger(owner)).responses);
 
-    const type = await app.gql('{ __type(name: "IntegrationCredential") { fields { name } } }', { key: owner.keys.admin });
-    const fields = type.body.data!.__type.fields.map((f: { name: string }) => f.name).sort();
+    const type = await app.gql(CREDENTIAL_TYPE, { key: owner.keys.admin });
+    const fields = type.body.data!.__type?.fields?.map((f) => f.name).sort();
     expect(fields).toEqual(['createdAt', 'id', 'integrationType', 'keyVersion', 'updatedAt']);
-    const schema = await app.gql('{ __schema { types { name fields { name } } } }', { key: owner.keys.admin });
-    const allFields = schema.body.data!.__schema.types.flatMap((t: { name: string; fields: { name: string }[] | null }) =>
-      (t.fields ?? []).map((f) => `${t.name}.${f.name}`),
-    );
-    expect(allFields.filter((f: string) => /config|encrypt|cipher|secret/i.test(f))).toEqual([]);
+    const schema = await app.gql(SCHEMA_FIELDS, { key: owner.keys.admin });
+    const allFields = schema.body.data!.__schema.types.flatMap((t) => (t.fields ?? []).map((f) => `${t.name}.${f.name}`));
+    expect(allFields.filter((f) => /config|encrypt|cipher|secret/i.test(f))).toEqual([]);
     responses.push(type, schema);
 
     for (const res of responses) expect(JSON.stringify(res.body)).not.toContain(canary);
@@ -391,7 +389,8 @@ describe('integration credentials are write-only', () => {
     const target = await newOrg(app.em());
     for (const cfg of [['a'], 'token', 42]) {
       const before = await snapshot(target);
-      const res = await app.gql(PUT_CREDENTIAL, { key: target.keys.admin, variables: { type: 'shopify', config: cfg } });
+      // Sent as the document's text: the typed variables would not take a config that is not an object.
+      const res = await app.gql(textOf(PUT_CREDENTIAL), { key: target.keys.admin, variables: { type: 'shopify', config: cfg } });
       expect(errorCode(res)).toBe('BAD_USER_INPUT');
       expect(await snapshot(target)).toEqual(before);
     }

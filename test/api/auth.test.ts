@@ -5,6 +5,17 @@ import { ApiKey } from '../../src/auth/api-key.entity';
 import { hashSecret } from '../../src/auth/api-key.service';
 import { ROLES, type Role } from '../../src/auth/roles';
 import { createKey } from '../../src/orgs/org.service';
+import { graphql } from '../gql';
+import { LedgerEventsDocument, SetFeatureFlagDocument, ToolCatalogDocument, ViewerDocument } from '../../gql/graphql';
+import {
+  BIND_TOOL,
+  CREATE_SPECIALIST,
+  ORG_FEATURE_FLAGS,
+  ORG_INTEGRATIONS,
+  ORG_SPECIALISTS,
+  PUT_CREDENTIAL,
+  SET_TOOL_PERMISSION,
+} from '../support/documents';
 
 let app: TestApp;
 let owner: TestOrg;
@@ -15,7 +26,12 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const VIEWER = '{ viewer { org { id } role apiKeyId } }';
+const VIEWER = ViewerDocument;
+const SCHEMA_ROOT = graphql(`
+  query SchemaRoot {
+    __schema { queryType { name } }
+  }
+`);
 
 /** Rows an admin mutation could write, for the org. */
 async function orgWrites(orgId: string): Promise<Record<string, number>> {
@@ -40,8 +56,8 @@ describe('authentication over HTTP', () => {
   });
 
   test('no key is refused even for introspection and the catalog', async () => {
-    expectUnauthenticated(await app.gql('{ __schema { queryType { name } } }'));
-    expectUnauthenticated(await app.gql('{ toolCatalog { name } }'));
+    expectUnauthenticated(await app.gql(SCHEMA_ROOT));
+    expectUnauthenticated(await app.gql(ToolCatalogDocument));
   });
 
   test('an unknown key is 401 UNAUTHENTICATED', async () => {
@@ -105,39 +121,22 @@ describe('viewer', () => {
 
 describe('admin mutations refuse other roles', () => {
   const NON_ADMIN: Role[] = ['expert', 'client', 'partner', 'agent'];
-  const mutations: Record<string, (o: TestOrg) => { query: string; variables: Record<string, unknown> }> = {
-    createSpecialist: () => ({
-      query: 'mutation($name: String!) { createSpecialist(input: { name: $name }) { id } }',
-      variables: { name: 'Intruder' },
-    }),
-    setFeatureFlag: () => ({
-      query: 'mutation { setFeatureFlag(key: "tool_calling_enabled", enabled: true) { key enabled } }',
-      variables: {},
-    }),
-    setToolPermission: () => ({
-      query: 'mutation { setToolPermission(toolName: "order_lookup", action: "lookup", enabled: true) { enabled } }',
-      variables: {},
-    }),
-    bindToolToSpecialist: (o) => ({
-      query: `mutation($id: ID!) {
-        bindToolToSpecialist(input: { specialistId: $id, toolName: "order_lookup", action: "lookup" }) { bound }
-      }`,
-      variables: { id: o.specialist.id },
-    }),
-    putIntegrationCredential: () => ({
-      query: `mutation($config: JSONObject!) {
-        putIntegrationCredential(integrationType: "shopify", config: $config) { id }
-      }`,
-      variables: { config: { accessToken: 'shpat_intruder' } },
-    }),
+  /** Each admin mutation, sent for an org with a key. */
+  const mutations: Record<string, (o: TestOrg, key: string) => Promise<GraphQLResponse<Record<string, unknown>>>> = {
+    createSpecialist: (_o, key) => app.gql(CREATE_SPECIALIST, { key, variables: { input: { name: 'Intruder' } } }),
+    setFeatureFlag: (_o, key) => app.gql(SetFeatureFlagDocument, { key, variables: { key: 'tool_calling_enabled', enabled: true } }),
+    setToolPermission: (_o, key) => app.gql(SET_TOOL_PERMISSION, { key, variables: { tool: 'order_lookup', action: 'lookup', enabled: true } }),
+    bindToolToSpecialist: (o, key) =>
+      app.gql(BIND_TOOL, { key, variables: { input: { specialistId: o.specialist.id, toolName: 'order_lookup', action: 'lookup' } } }),
+    putIntegrationCredential: (_o, key) =>
+      app.gql(PUT_CREDENTIAL, { key, variables: { type: 'shopify', config: { accessToken: 'shpat_intruder' } } }),
   };
   const cases = Object.keys(mutations).flatMap((name) => NON_ADMIN.map((role) => [name, role] as const));
 
   test.each(cases)('%s as %s is FORBIDDEN and writes nothing', async (name, role) => {
     const target = await newOrg(app.em());
     const before = await orgWrites(target.org.id);
-    const { query, variables } = mutations[name](target);
-    const res = await app.gql(query, { key: target.keys[role], variables });
+    const res = await mutations[name](target, target.keys[role]);
     expect(res.status).toBe(200);
     expect(errorCode(res)).toBe('FORBIDDEN');
     expect(res.body.data ?? null).toBeNull();
@@ -146,21 +145,19 @@ describe('admin mutations refuse other roles', () => {
 
   test.each(Object.keys(mutations))('%s works for the admin role', async (name) => {
     const target = await newOrg(app.em());
-    const { query, variables } = mutations[name](target);
-    const res = await app.gql(query, { key: target.keys.admin, variables });
+    const res = await mutations[name](target, target.keys.admin);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data?.[name]).toBeTruthy();
   });
 
   test.each(NON_ADMIN)('org.integrations and org.featureFlags are FORBIDDEN for %s', async (role) => {
-    for (const field of ['integrations { id }', 'featureFlags { key }']) {
-      const res = await app.gql(`{ viewer { org { id ${field} } } }`, { key: owner.keys[role] });
+    for (const res of [await app.gql(ORG_INTEGRATIONS, { key: owner.keys[role] }), await app.gql(ORG_FEATURE_FLAGS, { key: owner.keys[role] })]) {
       expect(errorCode(res)).toBe('FORBIDDEN');
     }
   });
 
   test.each(['client', 'partner', 'agent'] as Role[])('the ledger is FORBIDDEN for %s', async (role) => {
-    const res = await app.gql('{ ledgerEvents { edges { node { id } } } }', { key: owner.keys[role] });
+    const res = await app.gql(LedgerEventsDocument, { key: owner.keys[role] });
     expect(errorCode(res)).toBe('FORBIDDEN');
   });
 });
@@ -228,11 +225,12 @@ describe('correlation ids', () => {
 });
 
 describe('error masking (NODE_ENV=test)', () => {
-  const noStack = (res: GraphQLResponse) => {
+  const noStack = (res: GraphQLResponse<unknown>) => {
     for (const error of res.body.errors ?? []) expect(error.extensions ?? {}).not.toHaveProperty('stacktrace');
     expect(JSON.stringify(res.body)).not.toMatch(/\bat .+\.(ts|js):\d+/);
   };
 
+  // Malformed documents are sent as text: that is what these tests are about.
   test('a validation error keeps its code and has no stack trace', async () => {
     const res = await app.gql('{ viewer { nope } }', { key: owner.keys.admin });
     expect(errorCode(res)).toBe('GRAPHQL_VALIDATION_FAILED');
@@ -246,14 +244,10 @@ describe('error masking (NODE_ENV=test)', () => {
   });
 
   test('domain errors keep their code and have no stack trace', async () => {
-    const res = await app.gql('mutation { setFeatureFlag(key: "Bad Key!", enabled: true) { key } }', {
-      key: owner.keys.admin,
-    });
+    const res = await app.gql(SetFeatureFlagDocument, { key: owner.keys.admin, variables: { key: 'Bad Key!', enabled: true } });
     expect(errorCode(res)).toBe('BAD_USER_INPUT');
     noStack(res);
-    const forbidden = await app.gql('mutation { setFeatureFlag(key: "x", enabled: true) { key } }', {
-      key: owner.keys.agent,
-    });
+    const forbidden = await app.gql(SetFeatureFlagDocument, { key: owner.keys.agent, variables: { key: 'x', enabled: true } });
     expect(errorCode(forbidden)).toBe('FORBIDDEN');
     noStack(forbidden);
   });
@@ -262,9 +256,9 @@ describe('error masking (NODE_ENV=test)', () => {
     // Simulate a database fault: the table a field reads from is briefly missing.
     const em = app.em();
     await em.execute('alter table specialists rename to specialists_moved_away');
-    let res: GraphQLResponse;
+    let res: GraphQLResponse<unknown>;
     try {
-      res = await app.gql('{ viewer { org { id specialists { id } } } }', { key: owner.keys.admin });
+      res = await app.gql(ORG_SPECIALISTS, { key: owner.keys.admin });
     } finally {
       await em.execute('alter table specialists_moved_away rename to specialists');
     }
@@ -277,7 +271,7 @@ describe('error masking (NODE_ENV=test)', () => {
     expect(JSON.stringify(res.body)).not.toMatch(/specialists_|relation|select|does not exist/i);
     noStack(res);
     // The server is fine afterwards.
-    const after = await app.gql('{ viewer { org { specialists { id } } } }', { key: owner.keys.admin });
+    const after = await app.gql(ORG_SPECIALISTS, { key: owner.keys.admin });
     expect(after.body.errors).toBeUndefined();
   });
 });

@@ -7,6 +7,9 @@ import { PolicyDecision } from '../../src/policy/policy-decision.entity';
 import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
 import { ToolSpecialistBinding } from '../../src/catalog/tool-specialist-binding.entity';
 import { Specialist } from '../../src/orgs/specialist.entity';
+import type { EntityClass } from '@mikro-orm/core';
+import { graphql } from '../gql';
+import { LedgerEventsDocument } from '../../gql/graphql';
 
 /**
  * Tenant isolation: with org A's keys, any id of org B answers NOT_FOUND, exactly like an
@@ -54,24 +57,76 @@ beforeAll(async () => {
 afterAll(async () => app?.close());
 
 /** A's response carries none of B's ids anywhere. */
-function expectNoTraceOfB(res: GraphQLResponse) {
+function expectNoTraceOfB(res: GraphQLResponse<unknown>) {
   const text = JSON.stringify(res.body);
   for (const id of Object.values(bIds)) expect(text).not.toContain(id);
 }
 
-const CONNECTION = (field: string, filterType: string) =>
-  `query($filter: ${filterType}, $first: Int) { ${field}(filter: $filter, first: $first) { totalCount edges { node { id } } } }`;
+const RUN = graphql(`
+  query CrossOrgRun($id: ID!) {
+    run(id: $id) { id status }
+  }
+`);
+const TOOL_CALL = graphql(`
+  query CrossOrgToolCall($id: ID!) {
+    toolCall(id: $id) { id status }
+  }
+`);
+const RUNS = graphql(`
+  query CrossOrgRuns($filter: RunFilter, $first: Int) {
+    runs(filter: $filter, first: $first) { totalCount edges { node { id } } }
+  }
+`);
+const TOOL_CALLS = graphql(`
+  query CrossOrgToolCalls($filter: ToolCallFilter, $first: Int) {
+    toolCalls(filter: $filter, first: $first) { totalCount edges { node { id } } }
+  }
+`);
+const APPROVALS = graphql(`
+  query CrossOrgApprovals($filter: ApprovalRequestFilter, $first: Int) {
+    approvalRequests(filter: $filter, first: $first) { totalCount edges { node { id } } }
+  }
+`);
+const DECISIONS = graphql(`
+  query CrossOrgDecisions($filter: PolicyDecisionFilter, $first: Int) {
+    policyDecisions(filter: $filter, first: $first) { totalCount edges { node { id } } }
+  }
+`);
+const LEDGER = graphql(`
+  query CrossOrgLedger($filter: LedgerEventFilter, $first: Int, $after: String) {
+    ledgerEvents(filter: $filter, first: $first, after: $after) { totalCount edges { node { id runId resourceId } } }
+  }
+`);
 
-/** Each id-taking field, as a query and the variables that put an id into it. */
-const ID_FIELDS: [string, string, (id: string) => Record<string, unknown>][] = [
-  ['run(id)', 'query($id: ID!) { run(id: $id) { id status } }', (id) => ({ id })],
-  ['toolCall(id)', 'query($id: ID!) { toolCall(id: $id) { id status } }', (id) => ({ id })],
-  ['runs(filter: specialistId)', CONNECTION('runs', 'RunFilter'), (id) => ({ filter: { specialistId: id } })],
-  ['toolCalls(filter: runId)', CONNECTION('toolCalls', 'ToolCallFilter'), (id) => ({ filter: { runId: id } })],
-  ['approvalRequests(filter: runId)', CONNECTION('approvalRequests', 'ApprovalRequestFilter'), (id) => ({ filter: { runId: id } })],
-  ['ledgerEvents(filter: runId)', CONNECTION('ledgerEvents', 'LedgerEventFilter'), (id) => ({ filter: { runId: id } })],
-  ['ledgerEvents(filter: resourceId)', CONNECTION('ledgerEvents', 'LedgerEventFilter'), (id) => ({ filter: { resourceId: id } })],
-  ['policyDecisions(filter: runId)', CONNECTION('policyDecisions', 'PolicyDecisionFilter'), (id) => ({ filter: { runId: id } })],
+const RUN_RELATIONS = graphql(`
+  query CrossOrgRunRelations($id: ID!) {
+    run(id: $id) {
+      id
+      specialist { id }
+      toolCalls {
+        id
+        run { id }
+        policyDecision { id }
+        approvalRequest { id toolCall { id } }
+        ledgerEvents { id resourceId }
+      }
+      ledgerEvents { resourceId }
+    }
+  }
+`);
+
+type Answer = GraphQLResponse<Record<string, unknown>>;
+
+/** Each id-taking field, as a request that puts an id into it. */
+const ID_FIELDS: [string, (key: string, id: string) => Promise<Answer>][] = [
+  ['run(id)', (key, id) => app.gql(RUN, { key, variables: { id } })],
+  ['toolCall(id)', (key, id) => app.gql(TOOL_CALL, { key, variables: { id } })],
+  ['runs(filter: specialistId)', (key, id) => app.gql(RUNS, { key, variables: { filter: { specialistId: id } } })],
+  ['toolCalls(filter: runId)', (key, id) => app.gql(TOOL_CALLS, { key, variables: { filter: { runId: id } } })],
+  ['approvalRequests(filter: runId)', (key, id) => app.gql(APPROVALS, { key, variables: { filter: { runId: id } } })],
+  ['ledgerEvents(filter: runId)', (key, id) => app.gql(LEDGER, { key, variables: { filter: { runId: id } } })],
+  ['ledgerEvents(filter: resourceId)', (key, id) => app.gql(LEDGER, { key, variables: { filter: { resourceId: id } } })],
+  ['policyDecisions(filter: runId)', (key, id) => app.gql(DECISIONS, { key, variables: { filter: { runId: id } } })],
 ];
 
 /** Which of B's ids each field is asked about. */
@@ -86,10 +141,10 @@ const B_ID_FOR: Record<string, string[]> = {
   'policyDecisions(filter: runId)': ['run'],
 };
 
-describe.each(ID_FIELDS)('%s', (name, query, vars) => {
+describe.each(ID_FIELDS)('%s', (name, send) => {
   test("given one of B's ids, with A's admin key: NOT_FOUND and none of B's data", async () => {
     for (const which of B_ID_FOR[name]) {
-      const res = await app.gql(query, { key: a.keys.admin, variables: vars(bIds[which]) });
+      const res = await send(a.keys.admin, bIds[which]);
       expect([which, errorCode(res)]).toEqual([which, 'NOT_FOUND']);
       expect(res.body.data).toBeNull();
       expectNoTraceOfB(res);
@@ -97,9 +152,9 @@ describe.each(ID_FIELDS)('%s', (name, query, vars) => {
   });
 
   test("B's id answers exactly like an unknown uuid and like a malformed id", async () => {
-    const foreign = await app.gql(query, { key: a.keys.admin, variables: vars(bIds[B_ID_FOR[name][0]]) });
-    const unknown = await app.gql(query, { key: a.keys.admin, variables: vars('00000000-0000-4000-8000-000000000000') });
-    const malformed = await app.gql(query, { key: a.keys.admin, variables: vars('not-a-uuid') });
+    const foreign = await send(a.keys.admin, bIds[B_ID_FOR[name][0]]);
+    const unknown = await send(a.keys.admin, '00000000-0000-4000-8000-000000000000');
+    const malformed = await send(a.keys.admin, 'not-a-uuid');
     expect(errorCode(unknown)).toBe('NOT_FOUND');
     expect(errorCode(malformed)).toBe('NOT_FOUND');
     expect(foreign.body).toEqual(unknown.body);
@@ -107,15 +162,15 @@ describe.each(ID_FIELDS)('%s', (name, query, vars) => {
   });
 
   test("B's own key still reads it (the id is real)", async () => {
-    const res = await app.gql(query, { key: b.keys.admin, variables: vars(bIds[B_ID_FOR[name][0]]) });
+    const res = await send(b.keys.admin, bIds[B_ID_FOR[name][0]]);
     expect(res.body.errors).toBeUndefined();
   });
 });
 
 test("run(id) and toolCall(id) with B's ids are NOT_FOUND for each of A's roles", async () => {
   for (const role of ['admin', 'expert', 'client', 'partner', 'agent'] as const) {
-    const run = await app.gql('query($id: ID!) { run(id: $id) { id } }', { key: a.keys[role], variables: { id: bIds.run } });
-    const call = await app.gql('query($id: ID!) { toolCall(id: $id) { id } }', { key: a.keys[role], variables: { id: bIds.call } });
+    const run = await app.gql(RUN, { key: a.keys[role], variables: { id: bIds.run } });
+    const call = await app.gql(TOOL_CALL, { key: a.keys[role], variables: { id: bIds.call } });
     expect([role, errorCode(run), errorCode(call)]).toEqual([role, 'NOT_FOUND', 'NOT_FOUND']);
   }
 });
@@ -126,7 +181,7 @@ test("ledgerEvents(filter: resourceId) of B's ids stays NOT_FOUND combined with 
     { filter: { resourceId: bIds.run }, first: 1 },
     { filter: { resourceId: bIds.run, runId: aIds.runs[0] } },
   ]) {
-    const res = await app.gql(CONNECTION('ledgerEvents', 'LedgerEventFilter'), { key: a.keys.admin, variables });
+    const res = await app.gql(LEDGER, { key: a.keys.admin, variables });
     expect(errorCode(res)).toBe('NOT_FOUND');
     expectNoTraceOfB(res);
   }
@@ -134,13 +189,10 @@ test("ledgerEvents(filter: resourceId) of B's ids stays NOT_FOUND combined with 
 
 test("ledgerEvents(filter: resourceId) of B's ids with first: 0 or an after cursor reveals nothing either", async () => {
   // These two shapes skip the NOT_FOUND check (see the report); they must still show no row and count 0.
-  const own = await app.gql('{ ledgerEvents(first: 1) { pageInfo { endCursor } } }', { key: a.keys.admin });
+  const own = await app.gql(LedgerEventsDocument, { key: a.keys.admin, variables: { first: 1 } });
   const after = own.body.data!.ledgerEvents.pageInfo.endCursor;
   for (const variables of [{ first: 0 }, { after }]) {
-    const res = await app.gql(
-      'query($filter: LedgerEventFilter, $first: Int, $after: String) { ledgerEvents(filter: $filter, first: $first, after: $after) { totalCount edges { node { id } } } }',
-      { key: a.keys.admin, variables: { ...variables, filter: { resourceId: bIds.run } } },
-    );
+    const res = await app.gql(LEDGER, { key: a.keys.admin, variables: { ...variables, filter: { resourceId: bIds.run } } });
     if (res.body.errors) expect(errorCode(res)).toBe('NOT_FOUND');
     else expect(res.body.data!.ledgerEvents).toEqual({ totalCount: 0, edges: [] });
     expectNoTraceOfB(res);
@@ -148,39 +200,45 @@ test("ledgerEvents(filter: resourceId) of B's ids with first: 0 or an after curs
 });
 
 describe("lists without a filter show only A's rows", () => {
-  const count = async (entity: any, orgId: string) => app.em().count(entity, { orgId });
+  const count = async (entity: EntityClass<{ orgId: string }>, orgId: string) => app.em().count(entity, { orgId });
+  type Ids = { totalCount: number; edges: { node: { id: string } }[] };
+  const firstHundred: Record<
+    'runs' | 'toolCalls' | 'approvalRequests' | 'policyDecisions',
+    (key: string) => Promise<GraphQLResponse<Record<string, Ids>>>
+  > = {
+    runs: (key) => app.gql(RUNS, { key, variables: { first: 100 } }),
+    toolCalls: (key) => app.gql(TOOL_CALLS, { key, variables: { first: 100 } }),
+    approvalRequests: (key) => app.gql(APPROVALS, { key, variables: { first: 100 } }),
+    policyDecisions: (key) => app.gql(DECISIONS, { key, variables: { first: 100 } }),
+  };
 
   test.each([
-    ['runs', 'RunFilter', AgentRun, 'runs'],
-    ['toolCalls', 'ToolCallFilter', ToolCall, 'calls'],
-    ['approvalRequests', 'ApprovalRequestFilter', ApprovalRequest, 'approvals'],
-    ['policyDecisions', 'PolicyDecisionFilter', PolicyDecision, 'decisions'],
-  ] as const)('%s', async (field, filterType, entity, kind) => {
-    const res = await app.gql(CONNECTION(field, filterType), { key: a.keys.admin, variables: { first: 100 } });
+    ['runs', AgentRun, 'runs'],
+    ['toolCalls', ToolCall, 'calls'],
+    ['approvalRequests', ApprovalRequest, 'approvals'],
+    ['policyDecisions', PolicyDecision, 'decisions'],
+  ] as const)('%s', async (field, entity, kind) => {
+    const res = await firstHundred[field](a.keys.admin);
     expect(res.body.errors).toBeUndefined();
     const connection = res.body.data![field];
     expect(connection.totalCount).toBe(await count(entity, a.org.id));
     expect(connection.totalCount).toBe(aIds[kind].length);
-    expect(connection.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual([...aIds[kind]].sort());
+    expect(connection.edges.map((e) => e.node.id).sort()).toEqual([...aIds[kind]].sort());
     expectNoTraceOfB(res);
   });
 
   test('ledgerEvents', async () => {
-    const res = await app.gql('{ ledgerEvents(first: 100) { totalCount edges { node { id runId resourceId } } } }', { key: a.keys.admin });
+    const res = await app.gql(LEDGER, { key: a.keys.admin, variables: { first: 100 } });
     expect(res.body.errors).toBeUndefined();
     const ledger = res.body.data!.ledgerEvents;
     const expected = await app.em().find(LedgerEvent, { orgId: a.org.id });
     expect(ledger.totalCount).toBe(expected.length);
-    expect(ledger.edges.map((e: { node: { id: string } }) => e.node.id).sort()).toEqual(expected.map((e) => String(e.id)).sort());
+    expect(ledger.edges.map((e) => e.node.id).sort()).toEqual(expected.map((e) => String(e.id)).sort());
     expectNoTraceOfB(res);
   });
 
   test("A's run(id) relations only reach A's rows", async () => {
-    const res = await app.gql(
-      `query($id: ID!) { run(id: $id) { id specialist { id } toolCalls { id run { id } policyDecision { id }
-         approvalRequest { id toolCall { id } } ledgerEvents { id resourceId } } ledgerEvents { resourceId } } }`,
-      { key: a.keys.admin, variables: { id: aIds.runs[0] } },
-    );
+    const res = await app.gql(RUN_RELATIONS, { key: a.keys.admin, variables: { id: aIds.runs[0] } });
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data!.run).toMatchObject({
       id: aIds.runs[0],
@@ -194,9 +252,15 @@ describe("lists without a filter show only A's rows", () => {
 });
 
 describe("mutation bindToolToSpecialist with B's specialist", () => {
-  const BIND = `mutation($specialistId: ID!) {
-    bindToolToSpecialist(input: { specialistId: $specialistId, toolName: "order_lookup", action: "lookup" }) { specialistId bound }
-  }`;
+  const BIND = graphql(`
+    mutation CrossOrgBind($specialistId: ID!) {
+      bindToolToSpecialist(
+  input: {specialistId: $specialistId, toolName: "order_lookup", action: "lookup"}
+) {
+        specialistId bound
+      }
+    }
+  `);
 
   async function snapshot(orgId: string) {
     const em = app.em();

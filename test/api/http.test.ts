@@ -4,7 +4,8 @@ import { documentId, get, post, runOverSocket, socket, textOf, type RawResponse 
 import { SetFeatureFlagDocument, ViewerDocument } from '../../gql/graphql';
 
 // GraphQL over HTTP (graphql/graphql-over-http): media types, GET for queries only, status
-// codes; and the production profile (NODE_ENV=production).
+// codes; and the production profile (NODE_ENV=production). Bodies are raw on purpose (broken,
+// invalid, introspection, batches); a valid operation is the typed Viewer document's text.
 let app: TestApp;
 let owner: TestOrg;
 

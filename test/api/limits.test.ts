@@ -26,6 +26,7 @@ afterAll(async () => app?.close());
 
 const code = (res: RawResponse) => res.body.errors?.[0]?.extensions?.code;
 
+// Documents are text here: over-deep, over-aliased, over-long or broken on purpose (typed ones where the manifest has them).
 async function overHttp(query: string, variables?: Record<string, unknown>): Promise<RawResponse> {
   return post(app.url, { query, variables }, { key: owner.keys.admin });
 }

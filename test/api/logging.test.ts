@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { errorCode, startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
+import { PUT_CREDENTIAL } from '../support/documents';
+import { ViewerDocument } from '../../gql/graphql';
 
 // Secrets must never reach a log line: credential configs, API keys, or anything a
 // client sends in variables or query text. Logs are captured at trace level and scanned
@@ -15,9 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const PUT = `mutation($type: String!, $config: JSONObject!) {
-  putIntegrationCredential(integrationType: $type, config: $config) { id integrationType }
-}`;
+const PUT = PUT_CREDENTIAL;
 
 test('no log line carries a credential, a key or client-sent text', async () => {
   const stored = await app.gql(PUT, { key: owner.keys.admin, variables: { type: 'shopify', config: { accessToken: canary } } });
@@ -26,10 +26,11 @@ test('no log line carries a credential, a key or client-sent text', async () => 
   const refused = await app.gql(PUT, { key: owner.keys.admin, variables: { type: 'Bad Type', config: { accessToken: canary } } });
   expect(errorCode(refused)).toBe('BAD_USER_INPUT');
 
+  // A document that does not parse, with the canary in its text.
   const unparsable = await app.gql(`{ viewer { ${canary} `, { key: owner.keys.admin });
   expect(errorCode(unparsable)).toBe('GRAPHQL_PARSE_FAILED');
 
-  const unknownKey = await app.gql('{ viewer { role } }', { key: `tg_admin_${canary}` });
+  const unknownKey = await app.gql(ViewerDocument, { key: `tg_admin_${canary}` });
   expect(unknownKey.status).toBe(401);
 
   const forbidden = await app.gql(PUT, { key: owner.keys.client, variables: { type: 'shopify', config: { accessToken: canary } } });

@@ -4,7 +4,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 import { newOrg, type TestOrg } from '../support/factories';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
-import { get, post, runOverSocket, type RawResponse, type SocketOutcome } from '../support/graphql-http';
+import { get, post, runOverSocket, textOf, type RawResponse, type SocketOutcome } from '../support/graphql-http';
+import { graphql } from '../gql';
 import { TcpProxy } from '../support/tcp-proxy';
 
 /**
@@ -21,8 +22,21 @@ const UNAVAILABLE_BODY = {
 /** Nothing of the driver, the host or the SQL reaches a client. */
 const INTERNALS = /127\.0\.0\.1|ECONN|terminated|timeout|select |api_keys|feature_flags|stack|Internal server error/i;
 
-const VIEWER = '{ viewer { role org { id name } } }';
-const SET_FLAG = 'mutation($key: String!) { setFeatureFlag(key: $key, enabled: true) { key enabled } }';
+// Sent over raw HTTP and sockets (status codes, headers, partial data), as the typed documents' text.
+const VIEWER = textOf(
+  graphql(`
+    query OutageViewer {
+      viewer { role org { id name } }
+    }
+  `),
+);
+const SET_FLAG = textOf(
+  graphql(`
+    mutation OutageFlag($key: String!) {
+      setFeatureFlag(key: $key, enabled: true) { key enabled }
+    }
+  `),
+);
 
 const proxy = new TcpProxy();
 let db: TestDatabase;

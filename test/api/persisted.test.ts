@@ -33,6 +33,7 @@ afterAll(async () => app?.close());
 
 const code = (res: RawResponse) => res.body.errors?.[0]?.extensions?.code;
 
+// Text documents here are what the guard must refuse or hash (arbitrary, broken, tampered); manifest operations are the typed ones from gql/.
 function expectRefused(res: RawResponse, expected: string): void {
   expect([res.status, code(res)]).toEqual([400, expected]);
   expect(res.body).not.toHaveProperty('data');

@@ -69,6 +69,7 @@ describe('over the API: per API key, charged by operation cost', () => {
     await app?.close();
   });
 
+  // The documents are text on purpose: their cost in points is what these tests count.
   // runs 1 + edges 20 × (1 + node 1) = 41 points
   const PAGE = '{ runs(first: 20) { edges { node { id } } } }';
   const CHEAP = '{ viewer { role } }'; // 1 point

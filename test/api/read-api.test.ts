@@ -1,6 +1,11 @@
 import { errorCode, startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, newToolCall, type TestOrg } from '../support/factories';
 import type { Role } from '../../src/auth/roles';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { graphql } from '../gql';
+import type { PageFragment } from '../gql/graphql';
+import { CREATE_SPECIALIST, SET_TOOL_PERMISSION } from '../support/documents';
+import { ToolCatalogDocument } from '../../gql/graphql';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -13,40 +18,102 @@ const at = (minutes: number) => new Date(T0 + minutes * 60_000);
 const NIL = '00000000-0000-4000-8000-000000000000';
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
-const PAGE = 'totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
-/** `field(first, after, filter) { totalCount pageInfo edges { cursor node { ... } } }` */
-const listQuery = (field: string, filterType: string, node: string) =>
-  `query($first: Int, $after: String, $filter: ${filterType}) {
-     ${field}(first: $first, after: $after, filter: $filter) { ${PAGE} edges { cursor node { ${node} } } }
-   }`;
+graphql(`
+  fragment Page on PageInfo {
+    hasNextPage hasPreviousPage startCursor endCursor
+  }
+`);
+const RUNS = graphql(`
+  query ReadRuns($first: Int, $after: String, $filter: RunFilter) {
+    runs(first: $first, after: $after, filter: $filter) {
+      totalCount
+      pageInfo { ...Page }
+      edges { cursor node { id status specialistId createdAt } }
+    }
+  }
+`);
+const TOOL_CALLS = graphql(`
+  query ReadToolCalls($first: Int, $after: String, $filter: ToolCallFilter) {
+    toolCalls(first: $first, after: $after, filter: $filter) {
+      totalCount
+      pageInfo { ...Page }
+      edges { cursor node { id runId toolName status } }
+    }
+  }
+`);
+const APPROVALS = graphql(`
+  query ReadApprovals($first: Int, $after: String, $filter: ApprovalRequestFilter) {
+    approvalRequests(first: $first, after: $after, filter: $filter) {
+      totalCount
+      pageInfo { ...Page }
+      edges { cursor node { id kind status runId toolCall { id } } }
+    }
+  }
+`);
+const LEDGER = graphql(`
+  query ReadLedger($first: Int, $after: String, $filter: LedgerEventFilter) {
+    ledgerEvents(first: $first, after: $after, filter: $filter) {
+      totalCount
+      pageInfo { ...Page }
+      edges { cursor node { id sequence type runId resourceId prevHash hash } }
+    }
+  }
+`);
+const DECISIONS = graphql(`
+  query ReadDecisions($first: Int, $after: String, $filter: PolicyDecisionFilter) {
+    policyDecisions(first: $first, after: $after, filter: $filter) {
+      totalCount
+      pageInfo { ...Page }
+      edges { cursor node { id runId outcome } }
+    }
+  }
+`);
 
-interface Page<N = any> {
-  totalCount: number;
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
-  edges: { cursor: string; node: N }[];
-}
+const RUN_RELATIONS = graphql(`
+  query ReadRunRelations($id: ID!) {
+    run(id: $id) {
+      id status
+      specialist { id name }
+      toolCalls { id toolName action status }
+      ledgerEvents { type runId resourceId }
+    }
+  }
+`);
+const TOOL_CALL_RELATIONS = graphql(`
+  query ReadToolCallRelations($id: ID!) {
+    toolCall(id: $id) {
+      id
+      policyDecision { id outcome }
+      approvalRequest { id kind status toolCallId }
+      ledgerEvents { type resourceId }
+      run { id }
+    }
+  }
+`);
 
-const RUNS = listQuery('runs', 'RunFilter', 'id status specialistId createdAt');
-const TOOL_CALLS = listQuery('toolCalls', 'ToolCallFilter', 'id runId toolName status');
-const APPROVALS = listQuery('approvalRequests', 'ApprovalRequestFilter', 'id kind status runId toolCall { id }');
-const LEDGER = listQuery('ledgerEvents', 'LedgerEventFilter', 'id sequence type runId resourceId prevHash hash');
-const DECISIONS = listQuery('policyDecisions', 'PolicyDecisionFilter', 'id runId outcome');
+/** The one connection a list query answers (each selects a single field). */
+type PageOf<R> = R[keyof R];
 
-async function list<N = any>(query: string, key: string, variables: Record<string, unknown> = {}): Promise<Page<N>> {
-  const res = await app.gql(query, { key, variables });
+async function list<R, V>(document: TypedDocumentNode<R, V>, key: string, variables?: V): Promise<PageOf<R>> {
+  const res = await app.gql(document, { key, variables });
   expect(res.body.errors).toBeUndefined();
-  const data = res.body.data as Record<string, Page<N>>;
-  return Object.values(data)[0];
+  const [page] = Object.values(res.body.data!) as PageOf<R>[];
+  return page;
 }
 
-const ids = (page: Page) => page.edges.map((e) => e.node.id as string);
+const ids = (page: { edges: { node: { id: string } }[] }) => page.edges.map((e) => e.node.id);
 
 /** Follows endCursor until hasNextPage is false; every page, in order. */
-async function walk(query: string, key: string, first: number, variables: Record<string, unknown> = {}): Promise<Page[]> {
-  const pages: Page[] = [];
+async function walk<R extends Record<string, { pageInfo: PageFragment }>, V extends { first?: number | null; after?: string | null }>(
+  document: TypedDocumentNode<R, V>,
+  key: string,
+  first: number,
+  variables?: Omit<V, 'first' | 'after'>,
+): Promise<PageOf<R>[]> {
+  const pages: PageOf<R>[] = [];
   let after: string | null = null;
   do {
-    pages.push(await list(query, key, { ...variables, first, after }));
+    pages.push(await list(document, key, { ...variables, first, after } as V));
     after = pages[pages.length - 1].pageInfo.endCursor;
     if (pages.length > 50) throw new Error('pagination does not end');
   } while (pages[pages.length - 1].pageInfo.hasNextPage);
@@ -104,7 +171,7 @@ describe('runs: cursor pagination', () => {
     expect(res.body.data).toBeNull();
   });
 
-  test.each([
+  test.each<[string, string, TypedDocumentNode<unknown, { first?: number | null; after?: string | null }>, string]>([
     ['runs', 'garbage', RUNS, 'garbage'],
     ['runs', 'not base64 JSON', RUNS, '!!!***'],
     ['runs', 'a JSON object', RUNS, b64({ id: 'x' })],
@@ -147,7 +214,7 @@ describe('runs: filters', () => {
   const r: Record<string, string> = {};
   beforeAll(async () => {
     owner = await newOrg(app.em());
-    const res = await app.gql('mutation { createSpecialist(input: { name: "Billing" }) { id } }', { key: owner.keys.admin });
+    const res = await app.gql(CREATE_SPECIALIST, { key: owner.keys.admin, variables: { input: { name: 'Billing' } } });
     spec2 = res.body.data!.createSpecialist.id;
     const spec1 = owner.specialist.id;
     r.a = (await newRun(app.em(), owner, { status: 'completed', createdAt: at(0) })).id;
@@ -233,15 +300,11 @@ describe('one run and its relations', () => {
   });
 
   test('run(id) with toolCalls in order, specialist and ledgerEvents', async () => {
-    const res = await app.gql(
-      `query($id: ID!) { run(id: $id) { id status specialist { id name } toolCalls { id toolName action status }
-         ledgerEvents { type runId resourceId } } }`,
-      { key: owner.keys.admin, variables: { id: runId } },
-    );
+    const res = await app.gql(RUN_RELATIONS, { key: owner.keys.admin, variables: { id: runId } });
     expect(res.body.errors).toBeUndefined();
     const run = res.body.data!.run;
     expect(run).toMatchObject({ id: runId, status: 'waiting_approval', specialist: { id: owner.specialist.id, name: 'Support' } });
-    expect(run.toolCalls.map((c: { id: string }) => c.id)).toEqual(calls.map((c) => c.call.id));
+    expect(run.toolCalls.map((c) => c.id)).toEqual(calls.map((c) => c.call.id));
     expect(run.toolCalls[1]).toEqual({ id: calls[1].call.id, toolName: 'invoice', action: 'send', status: 'waiting_approval' });
     expect(run.ledgerEvents).toEqual([
       { type: 'run.created', runId, resourceId: runId },
@@ -250,9 +313,7 @@ describe('one run and its relations', () => {
   });
 
   test('toolCall(id) with policyDecision, approvalRequest, ledgerEvents and run', async () => {
-    const query = `query($id: ID!) { toolCall(id: $id) { id policyDecision { id outcome }
-      approvalRequest { id kind status toolCallId } ledgerEvents { type resourceId } run { id } } }`;
-    const withApproval = await app.gql(query, { key: owner.keys.admin, variables: { id: calls[1].call.id } });
+    const withApproval = await app.gql(TOOL_CALL_RELATIONS, { key: owner.keys.admin, variables: { id: calls[1].call.id } });
     expect(withApproval.body).toEqual({
       data: {
         toolCall: {
@@ -264,7 +325,7 @@ describe('one run and its relations', () => {
         },
       },
     });
-    const plain = await app.gql(query, { key: owner.keys.admin, variables: { id: calls[0].call.id } });
+    const plain = await app.gql(TOOL_CALL_RELATIONS, { key: owner.keys.admin, variables: { id: calls[0].call.id } });
     expect(plain.body.data!.toolCall).toMatchObject({ approvalRequest: null, policyDecision: { outcome: 'allow' } });
   });
 
@@ -338,9 +399,8 @@ describe('one run and its relations', () => {
 });
 
 describe('toolCatalog', () => {
-  const CATALOG = '{ toolCatalog { name toolName action enabled } }';
   const catalog = async (key: string) => {
-    const res = await app.gql<{ toolCatalog: { name: string; enabled: boolean }[] }>(CATALOG, { key });
+    const res = await app.gql(ToolCatalogDocument, { key });
     expect(res.body.errors).toBeUndefined();
     return res.body.data!.toolCatalog;
   };
@@ -361,9 +421,7 @@ describe('toolCatalog', () => {
     expect(before.map((e) => e.name).sort()).toEqual([...names].sort());
     expect(before.every((e) => !e.enabled)).toBe(true);
 
-    const set = await app.gql('mutation { setToolPermission(toolName: "invoice", action: "send", enabled: true) { toolName action enabled } }', {
-      key: owner.keys.admin,
-    });
+    const set = await app.gql(SET_TOOL_PERMISSION, { key: owner.keys.admin, variables: { tool: 'invoice', action: 'send', enabled: true } });
     expect(set.body).toEqual({ data: { setToolPermission: { toolName: 'invoice', action: 'send', enabled: true } } });
     const after = await catalog(owner.keys.client);
     expect(after.filter((e) => e.enabled).map((e) => e.name)).toEqual(['invoice.send']);
@@ -382,6 +440,7 @@ describe('role matrix (src/auth/access.ts)', () => {
     callId = (await newToolCall(app.em(), owner, run, { approval: { kind: 'client' } })).call.id;
   });
 
+  // The matrix builds its documents from field lists (ids spliced in): they stay text.
   const queries: Record<string, string> = {
     runs: '{ runs { totalCount } }',
     run: `{ run(id: "RUN") { id } }`,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
+import { graphql } from '../gql';
+import type { RunRelationsFragment } from '../gql/graphql';
 import { AgentRun } from '../../src/runs/agent-run.entity';
 import { ToolCall } from '../../src/gateway/tool-call.entity';
 import { PolicyDecision } from '../../src/policy/policy-decision.entity';
@@ -20,13 +22,28 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-const NESTED = '{ runs(first: 50) { edges { node { id toolCalls { id policyDecision { id } approvalRequest { id } } } } } }';
+graphql(`
+  fragment RunRelations on AgentRun {
+    id
+    toolCalls { id policyDecision { id } approvalRequest { id } }
+  }
+`);
+const NESTED = graphql(`
+  query NestedRuns {
+    runs(first: 50) { edges { node { ...RunRelations } } }
+  }
+`);
+const NESTED_PAGE = graphql(`
+  query NestedRunsPage($after: String) {
+    runs(first: 5, after: $after) { pageInfo { endCursor } edges { node { ...RunRelations } } }
+  }
+`);
 const MAX_STATEMENTS = 6;
 
 interface Measured {
   count: number;
   statements: string[];
-  runs: { id: string; toolCalls: { id: string; policyDecision: { id: string } | null; approvalRequest: { id: string } | null }[] }[];
+  runs: RunRelationsFragment[];
 }
 
 async function measure(owner: TestOrg): Promise<Measured> {
@@ -34,7 +51,7 @@ async function measure(owner: TestOrg): Promise<Measured> {
   const res = await app.gql(NESTED, { key: owner.keys.admin });
   const statements = [...app.statements];
   expect(res.body.errors).toBeUndefined();
-  return { count: statements.length, statements, runs: res.body.data!.runs.edges.map((e: { node: unknown }) => e.node) };
+  return { count: statements.length, statements, runs: res.body.data!.runs.edges.map((e) => e.node) };
 }
 
 /**
@@ -127,12 +144,7 @@ test('runs → toolCalls → policyDecision + approvalRequest costs the same few
 test('the count does not grow with a second page', async () => {
   const owner = await newOrg(app.em(), 'Paged');
   await seed(owner, 12, 2, Date.UTC(2024, 6, 1));
-  const query = (after: string | null) =>
-    app.gql(
-      `query($after: String) { runs(first: 5, after: $after) { pageInfo { endCursor }
-         edges { node { id toolCalls { id policyDecision { id } approvalRequest { id } } } } } }`,
-      { key: owner.keys.admin, variables: { after } },
-    );
+  const query = (after: string | null) => app.gql(NESTED_PAGE, { key: owner.keys.admin, variables: { after } });
   const counts: number[] = [];
   let after: string | null = null;
   for (let page = 0; page < 3; page += 1) {

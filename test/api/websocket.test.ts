@@ -5,6 +5,10 @@ import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
 import { ApiKey } from '../../src/auth/api-key.entity';
 import { createKey } from '../../src/orgs/org.service';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { graphql } from '../gql';
+import { SetFeatureFlagDocument } from '../../gql/graphql';
+import { socket, textOf, type CloseInfo } from '../support/graphql-http';
 
 let app: TestApp;
 let owner: TestOrg;
@@ -21,11 +25,6 @@ afterAll(async () => app?.close());
 
 const TIMEOUT_MS = 5000;
 
-interface CloseInfo {
-  code: number;
-  reason: string;
-}
-
 /** Rejects when `promise` has not settled within the bound; the timer never outlives it. */
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -35,33 +34,22 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** A real graphql-ws client; `closed` resolves with the first close event of the socket. */
+/** A real graphql-ws client with these connection params (closed after each test). */
 function connect(connectionParams?: Record<string, unknown>): { client: Client; closed: Promise<CloseInfo> } {
-  let onClosed!: (event: CloseInfo) => void;
-  const closed = new Promise<CloseInfo>((resolve) => {
-    onClosed = resolve;
-  });
-  const client = createClient({
-    url: app.wsUrl,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: true,
-    connectionParams,
-    on: { closed: (event) => onClosed(event as CloseInfo) },
-  });
+  const { client, closed } = socket(app.wsUrl, null, { connectionParams });
   clients.push(client);
   return { client, closed };
 }
 
-type Outcome = { ok: true; result: FormattedExecutionResult<Record<string, any>, unknown> } | { ok: false; error: unknown };
+type Outcome<R> = { ok: true; result: FormattedExecutionResult<R, unknown> } | { ok: false; error: unknown };
 
-/** Runs one operation over the socket; settles on complete or on error (e.g. a close event). */
-function run(client: Client, query: string, variables?: Record<string, unknown>): Promise<Outcome> {
+/** Runs one typed operation over the socket (as its text); settles on complete or on error (e.g. a close event). */
+function run<R, V>(client: Client, document: TypedDocumentNode<R, V>, variables?: V): Promise<Outcome<R>> {
   return bounded(
-    new Promise<Outcome>((resolve) => {
-      let result: FormattedExecutionResult<Record<string, any>, unknown> | undefined;
-      client.subscribe<Record<string, any>, unknown>(
-        { query, variables },
+    new Promise<Outcome<R>>((resolve) => {
+      let result: FormattedExecutionResult<R, unknown> | undefined;
+      client.subscribe<R, unknown>(
+        { query: textOf(document), variables: variables as Record<string, unknown> | undefined },
         {
           next: (value) => {
             result = value;
@@ -75,7 +63,11 @@ function run(client: Client, query: string, variables?: Record<string, unknown>)
   );
 }
 
-const VIEWER = '{ viewer { org { id } role } }';
+const VIEWER = graphql(`
+  query SocketViewer {
+    viewer { org { id } role }
+  }
+`);
 
 describe('an authenticated socket', () => {
   test('answers viewer with the org and role of the key', async () => {
@@ -107,7 +99,7 @@ describe('an authenticated socket', () => {
 
   test('role checks apply over the socket too', async () => {
     const { client } = connect({ authorization: `Bearer ${owner.keys.agent}` });
-    const outcome = await run(client, 'mutation { setFeatureFlag(key: "tool_calling_enabled", enabled: true) { key } }');
+    const outcome = await run(client, SetFeatureFlagDocument, { key: 'tool_calling_enabled', enabled: true });
     expect(outcome.ok).toBe(true);
     if (!outcome.ok) return;
     expect(outcome.result.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { startTestApp, errorCode, type GraphQLResponse, type TestApp } from '../support/app';
-import { seedDemo } from '../../src/seed/demo-seed';
+import { startTestApp, errorCode, type TestApp } from '../support/app';
+import { useDemoApp } from '../support/demo-fixture';
+import { EXECUTE_APPROVED_TOOL_CALL, EXECUTE_TOOL_CALL, START_AGENT_RUN, UPSERT_POLICY_RULE } from '../support/documents';
+import { graphql } from '../gql';
+import { ViewerDocument } from '../../gql/graphql';
+import type { CallAnswerFragment, PolicyRuleInput } from '../gql/graphql';
+import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import { ToolCall } from '../../src/gateway/tool-call.entity';
 import { ApprovalRequest } from '../../src/approvals/approval-request.entity';
@@ -13,9 +18,9 @@ import { ROLES, type Role } from '../../src/auth/roles';
  * Toolgate with the in-process vendor sandboxes: the demo org (every tool enabled and
  * bound, tool calling on, sandbox credentials), one key per role.
  *
- * invoice.send is high risk, so it waits for an expert by default. With
- * `clientApprovalAbove`, a policy rule sends invoices above that amount to the client
- * instead, so one org holds both kinds.
+ * invoice.send is high risk, so it waits for an expert by default; a policy rule
+ * (CLIENT_APPROVAL_RULE) sends invoices above CLIENT_APPROVAL_ABOVE to the client instead,
+ * so one org holds both kinds.
  */
 export interface Flow {
   app: TestApp;
@@ -29,32 +34,71 @@ export const CLIENT_APPROVAL_ABOVE = 1000;
 export const EXPERT_AMOUNT = 120.5;
 export const CLIENT_AMOUNT = 5000;
 
+/** Invoices above CLIENT_APPROVAL_ABOVE wait for the client, the others for an expert. */
+export const CLIENT_APPROVAL_RULE: PolicyRuleInput = {
+  name: 'Large invoices need the client',
+  position: 0,
+  toolPattern: 'invoice',
+  actionPattern: 'send',
+  conditions: [{ path: 'amount', op: 'gt', value: CLIENT_APPROVAL_ABOVE }],
+  risk: 'high',
+  decision: 'require_client_approval',
+};
+
+/** The api key id of each role's key, and the rule that sends large invoices to the client. */
+async function prepareFlow(app: TestApp, seed: SeedResult): Promise<Record<Role, string>> {
+  const keyIds = {} as Record<Role, string>;
+  for (const role of ROLES) {
+    const res = await app.gql(ViewerDocument, { key: seed.keys[role] });
+    keyIds[role] = res.body.data!.viewer.apiKeyId;
+  }
+  const rule = await app.gql(UPSERT_POLICY_RULE, { key: seed.keys.admin, variables: { input: CLIENT_APPROVAL_RULE } });
+  if (rule.body.errors) throw new Error(`upsertPolicyRule failed: ${JSON.stringify(rule.body.errors)}`);
+  return keyIds;
+}
+
+/**
+ * The suite's flow (the demo fixture with the vendor sandboxes and the flow's rule), started
+ * in a beforeAll and closed in an afterAll. Read it inside hooks and tests.
+ */
+export function useFlow(): Flow {
+  let keyIds: Record<Role, string> | undefined;
+  const demo = useDemoApp(
+    {},
+    {
+      sandboxes: true,
+      prepare: async (app, seed) => {
+        keyIds = await prepareFlow(app, seed);
+      },
+    },
+  );
+  return {
+    get app() {
+      return demo.app;
+    },
+    get orgId() {
+      return demo.seed.orgId;
+    },
+    get specialistId() {
+      return demo.seed.specialistId;
+    },
+    get keys() {
+      return demo.seed.keys;
+    },
+    get keyIds() {
+      if (!keyIds) throw new Error('useFlow: the flow is prepared in beforeAll; read it inside hooks and tests');
+      return keyIds;
+    },
+  };
+}
+
+/** A flow of its own (e.g. with other settings), for one test; the caller closes `app`. */
 export async function startFlow(env: Record<string, string> = {}): Promise<Flow> {
   const app = await startTestApp(env, { sandboxes: true });
   try {
     const seed = await seedDemo(app.em(), app.masterKey);
-    const keyIds = {} as Record<Role, string>;
-    for (const role of ROLES) {
-      const res = await app.gql<{ viewer: { apiKeyId: string } }>('{ viewer { apiKeyId } }', { key: seed.keys[role] });
-      keyIds[role] = res.body.data!.viewer.apiKeyId;
-    }
-    const flow: Flow = { app, orgId: seed.orgId, specialistId: seed.specialistId, keys: seed.keys, keyIds };
-    const rule = await app.gql(`mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id decision } }`, {
-      key: seed.keys.admin,
-      variables: {
-        input: {
-          name: 'Large invoices need the client',
-          position: 0,
-          toolPattern: 'invoice',
-          actionPattern: 'send',
-          conditions: [{ path: 'amount', op: 'gt', value: CLIENT_APPROVAL_ABOVE }],
-          risk: 'high',
-          decision: 'require_client_approval',
-        },
-      },
-    });
-    if (rule.body.errors) throw new Error(`upsertPolicyRule failed: ${JSON.stringify(rule.body.errors)}`);
-    return flow;
+    const keyIds = await prepareFlow(app, seed);
+    return { app, orgId: seed.orgId, specialistId: seed.specialistId, keys: seed.keys, keyIds };
   } catch (error) {
     await app.close();
     throw error;
@@ -62,41 +106,30 @@ export async function startFlow(env: Record<string, string> = {}): Promise<Flow>
 }
 
 export async function startRun(flow: Flow): Promise<string> {
-  const res = await flow.app.gql<{ startAgentRun: { id: string; status: string } }>(
-    `mutation($input: StartAgentRunInput!) { startAgentRun(input: $input) { id status } }`,
-    { key: flow.keys.agent, variables: { input: { specialistId: flow.specialistId, driver: 'EXTERNAL' } } },
-  );
+  const res = await flow.app.gql(START_AGENT_RUN, {
+    key: flow.keys.agent,
+    variables: { input: { specialistId: flow.specialistId, driver: 'EXTERNAL' } },
+  });
   if (!res.body.data) throw new Error(`startAgentRun failed: ${JSON.stringify(res.body.errors)}`);
   expect(res.body.data.startAgentRun.status).toBe('running');
   return res.body.data.startAgentRun.id;
 }
 
-export interface CallResult {
-  status: string;
-  toolCallId: string;
-  result: Record<string, unknown> | null;
-  error: { code: string; message: string } | null;
-  approvalRequestId: string | null;
-  replayed: boolean;
-}
-
-const RESULT_FIELDS = 'status toolCallId result error { code message } approvalRequestId replayed';
-
 export async function requestInvoice(
   flow: Flow,
   runId: string,
   params: Record<string, unknown> = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: EXPERT_AMOUNT },
-): Promise<CallResult> {
-  const res = await flow.app.gql<{ executeToolCall: CallResult }>(
-    `mutation($input: ExecuteToolCallInput!) { executeToolCall(input: $input) { ${RESULT_FIELDS} } }`,
-    {
-      key: flow.keys.agent,
-      variables: { input: { runId, toolName: 'invoice', action: 'send', params, correlationId: `corr-${randomUUID()}` } },
-    },
-  );
+): Promise<CallAnswerFragment> {
+  const res = await flow.app.gql(EXECUTE_TOOL_CALL, {
+    key: flow.keys.agent,
+    variables: { input: { runId, toolName: 'invoice', action: 'send', params, correlationId: `corr-${randomUUID()}` } },
+  });
   if (!res.body.data) throw new Error(`executeToolCall failed: ${JSON.stringify(res.body.errors)}`);
   return res.body.data.executeToolCall;
 }
+
+/** The ledger of a run whose first call waits for approval, in order: what every approval story starts with. */
+export const WAITING_TRAIL = ['run.created', 'run.started', 'tool_call.requested', 'tool_call.approval_requested', 'run.waiting_approval'];
 
 /** A run waiting for one approval of the given kind. */
 export async function waitingCall(flow: Flow, kind: 'expert' | 'client' = 'expert') {
@@ -108,39 +141,19 @@ export async function waitingCall(flow: Flow, kind: 'expert' | 'client' = 'exper
   return { runId, toolCallId: call.toolCallId, approvalId: call.approvalRequestId!, amount };
 }
 
-export interface ResolvedApproval {
-  id: string;
-  status: string;
-  kind: string;
-  resolvedBy: string | null;
-  reason: string | null;
-  resolvedAt: string | null;
+/** resolveApproval with what the approval records about its resolution. */
+const RESOLVE = graphql(`
+  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {
+    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }
+  }
+`);
+
+export function resolve(flow: Flow, key: string, id: string, decision: 'APPROVE' | 'REJECT', reason: string | null = null) {
+  return flow.app.gql(RESOLVE, { key, variables: { id, decision, reason } });
 }
 
-export function resolve(
-  flow: Flow,
-  key: string,
-  id: string,
-  decision: 'APPROVE' | 'REJECT',
-  reason: string | null = null,
-): Promise<GraphQLResponse<{ resolveApproval: ResolvedApproval }>> {
-  return flow.app.gql<{ resolveApproval: ResolvedApproval }>(
-    `mutation($id: ID!, $decision: ApprovalDecision!, $reason: String) {
-       resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }
-     }`,
-    { key, variables: { id, decision, reason } },
-  );
-}
-
-export async function executeApproved(
-  flow: Flow,
-  toolCallId: string,
-  key = flow.keys.agent,
-): Promise<GraphQLResponse<{ executeApprovedToolCall: CallResult }>> {
-  return flow.app.gql<{ executeApprovedToolCall: CallResult }>(
-    `mutation($id: ID!) { executeApprovedToolCall(toolCallId: $id) { ${RESULT_FIELDS} } }`,
-    { key, variables: { id: toolCallId } },
-  );
+export function executeApproved(flow: Flow, toolCallId: string, key = flow.keys.agent) {
+  return flow.app.gql(EXECUTE_APPROVED_TOOL_CALL, { key, variables: { id: toolCallId } });
 }
 
 /** Invoices created in the QuickBooks sandbox (POST …/invoice), not the e-mail sends. */

@@ -1,4 +1,5 @@
 import { newOrg } from '../support/factories';
+import { graphql } from '../gql';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import {
   EXPERT_AMOUNT,
@@ -8,22 +9,25 @@ import {
   requestInvoice,
   resolve,
   rowsOf,
-  startFlow,
   startRun,
+  useFlow,
+  WAITING_TRAIL,
   waitingCall,
-  type Flow,
 } from './approval-flow';
 
+const APPROVAL_COUNT = graphql(`
+  query ApprovalCount {
+    approvalRequests { totalCount }
+  }
+`);
+const RUN_APPROVALS = graphql(`
+  query RunApprovals($id: ID!) {
+    run(id: $id) { status pendingApprovalCount }
+  }
+`);
+
 /** Who may resolve which approval, exactly once; and a run with two approvals pending. */
-let flow: Flow;
-
-beforeAll(async () => {
-  flow = await startFlow();
-});
-
-afterAll(async () => {
-  await flow?.app.close();
-});
+const flow = useFlow();
 
 async function expectStillPending(toolCallId: string): Promise<void> {
   const { call, approval, run } = await rowsOf(flow.app, toolCallId);
@@ -67,9 +71,7 @@ describe('roles', () => {
     const other = await newOrg(flow.app.em());
     expect(errorCode(await resolve(flow, other.keys.expert, approvalId, 'APPROVE'))).toBe('NOT_FOUND');
     expect(errorCode(await resolve(flow, other.keys.client, approvalId, 'REJECT'))).toBe('NOT_FOUND');
-    const listed = await flow.app.gql<{ approvalRequests: { totalCount: number } }>('{ approvalRequests { totalCount } }', {
-      key: other.keys.expert,
-    });
+    const listed = await flow.app.gql(APPROVAL_COUNT, { key: other.keys.expert });
     expect(listed.body.data!.approvalRequests.totalCount).toBe(0);
     expect(errorCode(await resolve(flow, flow.keys.expert, '00000000-0000-4000-8000-000000000000', 'APPROVE'))).toBe('NOT_FOUND');
     expect(errorCode(await resolve(flow, flow.keys.expert, 'nope', 'APPROVE'))).toBe('NOT_FOUND');
@@ -151,15 +153,7 @@ describe('two pending approvals in one run', () => {
     expect(run.status).toBe('waiting_approval');
     expect(run.pendingApprovalCount).toBe(2);
     // The run started waiting once.
-    expect(await ledgerTypes(flow.app, runId)).toEqual([
-      'run.created',
-      'run.started',
-      'tool_call.requested',
-      'tool_call.approval_requested',
-      'run.waiting_approval',
-      'tool_call.requested',
-      'tool_call.approval_requested',
-    ]);
+    expect(await ledgerTypes(flow.app, runId)).toEqual([...WAITING_TRAIL, 'tool_call.requested', 'tool_call.approval_requested']);
 
     expect((await resolve(flow, flow.keys.expert, first.approvalRequestId!, 'REJECT')).body.errors).toBeUndefined();
     ({ run } = await rowsOf(flow.app, first.toolCallId));
@@ -173,10 +167,7 @@ describe('two pending approvals in one run', () => {
     expect(run.pendingApprovalCount).toBe(0);
     expect((await ledgerTypes(flow.app, runId)).slice(-2)).toEqual(['tool_call.approved', 'run.resumed']);
 
-    const runView = await flow.app.gql<{ run: { status: string; pendingApprovalCount: number } }>(
-      'query($id: ID!) { run(id: $id) { status pendingApprovalCount } }',
-      { key: flow.keys.expert, variables: { id: runId } },
-    );
+    const runView = await flow.app.gql(RUN_APPROVALS, { key: flow.keys.expert, variables: { id: runId } });
     expect(runView.body.data!.run).toEqual({ status: 'running', pendingApprovalCount: 0 });
   });
 

@@ -1,3 +1,5 @@
+import { graphql } from '../gql';
+import { PendingApprovalsDocument } from '../../gql/graphql';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import {
   CLIENT_AMOUNT,
@@ -10,25 +12,26 @@ import {
   nangoRequests,
   resolve,
   rowsOf,
-  startFlow,
+  useFlow,
+  WAITING_TRAIL,
   waitingCall,
-  type Flow,
 } from './approval-flow';
+
+/** The expert's queue with each request's call, as an approval dashboard lists it. */
+const EXPERT_QUEUE = graphql(`
+  query ExpertQueue {
+    approvalRequests(filter: {status: pending, kind: expert}, first: 100) {
+      edges { node { id status kind toolCall { id status } } }
+    }
+  }
+`);
 
 /**
  * The approval flow end to end (ARCHITECTURE.md state machines): a high-risk call waits,
  * a human resolves it once, the agent runs it once. Rows and ledger events are checked
  * after every step.
  */
-let flow: Flow;
-
-beforeAll(async () => {
-  flow = await startFlow();
-});
-
-afterAll(async () => {
-  await flow?.app.close();
-});
+const flow = useFlow();
 
 describe('a high-risk call waits for approval', () => {
   test('call waiting_approval, approval pending (expert, 24 h), run waiting with one pending, ledger in order', async () => {
@@ -55,13 +58,7 @@ describe('a high-risk call waits for approval', () => {
     expect(run.pendingApprovalCount).toBe(1);
 
     const events = await ledgerOf(flow.app, runId);
-    expect(events.map((e) => e.type)).toEqual([
-      'run.created',
-      'run.started',
-      'tool_call.requested',
-      'tool_call.approval_requested',
-      'run.waiting_approval',
-    ]);
+    expect(events.map((e) => e.type)).toEqual(WAITING_TRAIL);
     const requested = events[2];
     expect(requested.resourceId).toBe(toolCallId);
     expect(requested.metadata).toMatchObject({ tool: 'invoice.send', decision: 'require_expert_approval', risk: 'high' });
@@ -69,19 +66,12 @@ describe('a high-risk call waits for approval', () => {
     // The approval keeps the unredacted params only sealed: no plaintext in the row.
     expect(JSON.stringify(approval!.sealedParams)).not.toContain(String(EXPERT_AMOUNT));
 
-    const listed = await flow.app.gql<{
-      approvalRequests: { edges: { node: { id: string; status: string; kind: string; toolCall: { id: string; status: string } } }[] };
-    }>(`{ approvalRequests(filter: { status: pending, kind: expert }, first: 100) { edges { node { id status kind toolCall { id status } } } } }`, {
-      key: flow.keys.expert,
-    });
+    const listed = await flow.app.gql(EXPERT_QUEUE, { key: flow.keys.expert });
     expect(listed.body.errors).toBeUndefined();
     const node = listed.body.data!.approvalRequests.edges.map((e) => e.node).find((n) => n.id === approvalId);
     expect(node).toEqual({ id: approvalId, status: 'pending', kind: 'expert', toolCall: { id: toolCallId, status: 'waiting_approval' } });
 
-    const clientQueue = await flow.app.gql<{ approvalRequests: { edges: { node: { id: string } }[] } }>(
-      `{ approvalRequests(filter: { status: pending, kind: client }, first: 100) { edges { node { id } } } }`,
-      { key: flow.keys.expert },
-    );
+    const clientQueue = await flow.app.gql(PendingApprovalsDocument, { key: flow.keys.expert, variables: { kind: 'client', first: 100 } });
     expect(clientQueue.body.data!.approvalRequests.edges.map((e) => e.node.id)).not.toContain(approvalId);
   });
 
@@ -159,16 +149,7 @@ describe('approve, then execute once', () => {
     expect(approval!.status).toBe('approved');
     expect(approval!.sealedParams).toBeNull();
     expect(run.status).toBe('running');
-    expect(await ledgerTypes(flow.app, runId)).toEqual([
-      'run.created',
-      'run.started',
-      'tool_call.requested',
-      'tool_call.approval_requested',
-      'run.waiting_approval',
-      'tool_call.approved',
-      'run.resumed',
-      'tool_call.succeeded',
-    ]);
+    expect(await ledgerTypes(flow.app, runId)).toEqual([...WAITING_TRAIL, 'tool_call.approved', 'run.resumed', 'tool_call.succeeded']);
 
     const again = await executeApproved(flow, toolCallId);
     expect(again.body.errors).toBeUndefined();

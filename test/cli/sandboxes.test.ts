@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { CLI, childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type Running } from '../support/processes';
-import { QBO_DEMO_REALM_ID, nangoDemoCredentials } from '../../src/vendors/nango/nango.sandbox';
+import { servedSandboxes } from '../vendors/vendor-helpers';
 
 /**
  * `toolgate sandboxes`: the vendor sandboxes in their own process (the compiled CLI, as a
@@ -10,30 +10,7 @@ let port: number;
 let url: string;
 let running: Running;
 
-const company = `/nango/proxy/v3/company/${QBO_DEMO_REALM_ID}`;
-const nangoHeaders = {
-  authorization: `Bearer ${nangoDemoCredentials.secretKey}`,
-  'connection-id': nangoDemoCredentials.connectionId,
-  'provider-config-key': nangoDemoCredentials.providerConfigKey,
-};
-
-async function control(method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${url}/_sandbox${path}`, {
-    method,
-    headers: json === undefined ? {} : { 'content-type': 'application/json' },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-function quickbooks(method: 'GET' | 'POST', path: string, query: Record<string, string>, json?: unknown): Promise<Response> {
-  const search = new URLSearchParams({ ...query, minorversion: '75' });
-  return fetch(`${url}${company}${path}?${search.toString()}`, {
-    method,
-    headers: { ...nangoHeaders, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-}
+const { control, quickbooks } = servedSandboxes(() => url);
 
 beforeAll(async () => {
   expect(fs.existsSync(CLI)).toBe(true);

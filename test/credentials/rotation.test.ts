@@ -8,6 +8,8 @@ import { MasterKeyring } from '../../src/credentials/keyring';
 import { countByKeyVersion, rotateCredentials } from '../../src/credentials/credential-rotation';
 import { readCredential } from '../../src/credentials/credential.service';
 import { SANDBOX_CREDENTIALS } from '../../src/vendors';
+import { EXECUTE_TOOL_CALL, START_AGENT_RUN, jsonAs } from '../support/documents';
+import { LedgerEventsDocument } from '../../gql/graphql';
 
 // Rotation as an operator runs it: deploy with the new key added (v2 newest, v1 still
 // configured), re-wrap everything while the server serves calls, then retire v1.
@@ -29,30 +31,27 @@ beforeAll(async () => {
 afterAll(async () => app?.close());
 
 async function orderLookup(runId: string): Promise<string> {
-  const res = await app.gql<{ executeToolCall: { status: string } }>(
-    `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status } }`,
-    {
-      key: demo.keys.agent,
-      variables: {
-        i: {
-          runId,
-          toolName: 'order_lookup',
-          action: 'lookup',
-          params: { orderId: '12345' },
-          correlationId: `rot-${Math.random().toString(36).slice(2)}`,
-        },
+  const res = await app.gql(EXECUTE_TOOL_CALL, {
+    key: demo.keys.agent,
+    variables: {
+      input: {
+        runId,
+        toolName: 'order_lookup',
+        action: 'lookup',
+        params: { orderId: '12345' },
+        correlationId: `rot-${Math.random().toString(36).slice(2)}`,
       },
     },
-  );
+  });
   return res.body.data?.executeToolCall.status ?? JSON.stringify(res.body.errors);
 }
 
 test('re-wraps every credential online, resumably, after which v1 can be retired', async () => {
   expect(await countByKeyVersion(app.em())).toEqual({ 1: 4 });
-  const started = await app.gql<{ startAgentRun: { id: string } }>(
-    `mutation($s: ID!) { startAgentRun(input: { specialistId: $s, driver: EXTERNAL }) { id } }`,
-    { key: demo.keys.agent, variables: { s: demo.specialistId } },
-  );
+  const started = await app.gql(START_AGENT_RUN, {
+    key: demo.keys.agent,
+    variables: { input: { specialistId: demo.specialistId, driver: 'EXTERNAL' } },
+  });
   const runId = started.body.data!.startAgentRun.id;
 
   // An interrupted first attempt: one batch of one credential, then the process "dies".
@@ -80,11 +79,8 @@ test('re-wraps every credential online, resumably, after which v1 can be retired
   }
 
   // Each re-wrap is in the ledger, without secrets.
-  const events = await app.gql<{ ledgerEvents: { edges: { node: { metadata: Record<string, unknown> } }[] } }>(
-    '{ ledgerEvents(first: 100, filter: { type: "credential.rotated" }) { edges { node { metadata } } } }',
-    { key: demo.keys.admin },
-  );
-  const rotations = events.body.data!.ledgerEvents.edges.map((e) => e.node.metadata);
+  const events = await app.gql(LedgerEventsDocument, { key: demo.keys.admin, variables: { first: 100, filter: { type: 'credential.rotated' } } });
+  const rotations = events.body.data!.ledgerEvents.edges.map((e) => jsonAs<Record<string, unknown>>(e.node.metadata));
   expect(rotations).toHaveLength(4);
   expect(rotations.every((m) => m.fromKeyVersion === 1 && m.toKeyVersion === 2 && m.reason === 'master_key_rotation')).toBe(true);
   const plain = JSON.stringify(rotations);
@@ -112,24 +108,21 @@ test('the CLI reports versions and rotates; a retired key makes an old credentia
   expect(rotated.stdout).toContain('older master keys can be removed');
 
   // The server still has only v2 and v1: the v3-wrapped credentials are unreadable to it.
-  const started = await app.gql<{ startAgentRun: { id: string } }>(
-    `mutation($s: ID!) { startAgentRun(input: { specialistId: $s, driver: EXTERNAL }) { id } }`,
-    { key: demo.keys.agent, variables: { s: demo.specialistId } },
-  );
-  const res = await app.gql<{ executeToolCall: { status: string; error: { code: string } } }>(
-    `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status error { code } } }`,
-    {
-      key: demo.keys.agent,
-      variables: {
-        i: {
-          runId: started.body.data!.startAgentRun.id,
-          toolName: 'order_lookup',
-          action: 'lookup',
-          params: { orderId: '12345' },
-          correlationId: 'rot-cli',
-        },
+  const started = await app.gql(START_AGENT_RUN, {
+    key: demo.keys.agent,
+    variables: { input: { specialistId: demo.specialistId, driver: 'EXTERNAL' } },
+  });
+  const res = await app.gql(EXECUTE_TOOL_CALL, {
+    key: demo.keys.agent,
+    variables: {
+      input: {
+        runId: started.body.data!.startAgentRun.id,
+        toolName: 'order_lookup',
+        action: 'lookup',
+        params: { orderId: '12345' },
+        correlationId: 'rot-cli',
       },
     },
-  );
-  expect(res.body.data!.executeToolCall).toEqual({ status: 'failed', error: { code: 'CREDENTIALS_UNREADABLE' } });
+  });
+  expect(res.body.data!.executeToolCall).toMatchObject({ status: 'failed', error: { code: 'CREDENTIALS_UNREADABLE' } });
 });

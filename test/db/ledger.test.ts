@@ -3,24 +3,9 @@ import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm } from '../../src/db/orm';
 import { appendLedgerEvent, ledgerHash } from '../../src/ledger/ledger.service';
-import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
 import type { LedgerEventType } from '../../src/ledger/ledger-event-types';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-
-interface LedgerRow {
-  id: string;
-  sequence: string;
-  org_id: string;
-  run_id: string | null;
-  resource_id: string | null;
-  type: string;
-  actor_role: string | null;
-  actor_key_id: string | null;
-  metadata: Record<string, unknown>;
-  prev_hash: string | null;
-  hash: string;
-  created_at: Date;
-}
+import { eventOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
 
 let db: TestDatabase;
 let orm: MikroORM;
@@ -50,28 +35,7 @@ async function append(orgId: string, type: LedgerEventType = 'policy.changed', m
   return orm.em.fork().transactional((tx) => appendLedgerEvent(tx, { orgId, type, resourceId: randomUUID(), metadata }));
 }
 
-async function rowsOf(orgId: string): Promise<LedgerRow[]> {
-  const result = await pg.query<LedgerRow>('select * from ledger_events where org_id = $1 order by sequence', [orgId]);
-  return result.rows;
-}
-
-/** The event as the hash sees it, rebuilt from what the database stored. */
-function fromRow(row: LedgerRow): LedgerEvent {
-  const event = new LedgerEvent();
-  event.id = row.id;
-  event.sequence = row.sequence;
-  event.orgId = row.org_id;
-  event.runId = row.run_id;
-  event.resourceId = row.resource_id;
-  event.type = row.type;
-  event.actorRole = row.actor_role;
-  event.actorKeyId = row.actor_key_id;
-  event.metadata = row.metadata;
-  event.prevHash = row.prev_hash;
-  event.hash = row.hash;
-  event.createdAt = row.created_at;
-  return event;
-}
+const rowsOf = (orgId: string) => ledgerRowsOf(pg, orgId);
 
 /** Sequences 1..n without gaps, in insertion order; each prevHash is the previous hash. */
 function expectUnbrokenChain(rows: LedgerRow[]): void {
@@ -123,13 +87,13 @@ describe('hash chain', () => {
     );
     const rows = await rowsOf(orgId);
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(ledgerHash(fromRow(row))).toBe(row.hash);
+    for (const row of rows) expect(ledgerHash(eventOf(row))).toBe(row.hash);
 
     // And the hash covers the content: a changed field gives another hash.
-    const tampered = fromRow(rows[1]);
+    const tampered = eventOf(rows[1]);
     tampered.metadata = { role: 'admin' };
     expect(ledgerHash(tampered)).not.toBe(rows[1].hash);
-    const moved = fromRow(rows[1]);
+    const moved = eventOf(rows[1]);
     moved.sequence = '3';
     expect(ledgerHash(moved)).not.toBe(rows[1].hash);
   });
@@ -166,7 +130,7 @@ describe('hash chain', () => {
     expectUnbrokenChain(rows);
     expect(new Set(rows.map((r) => r.prev_hash)).size).toBe(20);
     expect(rows.map((r) => (r.metadata as { i: number }).i).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    for (const row of rows) expect(ledgerHash(fromRow(row))).toBe(row.hash);
+    for (const row of rows) expect(ledgerHash(eventOf(row))).toBe(row.hash);
   });
 });
 

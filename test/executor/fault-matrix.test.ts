@@ -1,5 +1,8 @@
 import { startTestApp, type TestApp } from '../support/app';
+import { graphql } from '../gql';
+import { RESOLVE_APPROVAL, jsonAs } from '../support/documents';
 import type { Fault } from '../../src/vendors/sandbox/sandbox-server';
+import type { RetryRecord } from '../../src/executor/executor.types';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import {
   SANDBOX_SECRET_DETAIL,
@@ -18,6 +21,12 @@ import {
   type Tenant,
   type ToolCallView,
 } from './executor-helpers';
+
+const RUN_OUTCOMES = graphql(`
+  query RunOutcomes($id: ID!) {
+    run(id: $id) { status errorCode toolCalls { status errorCode } ledgerEvents { type } }
+  }
+`);
 
 /**
  * The executor's answer to every kind of vendor trouble, through the whole stack
@@ -66,7 +75,8 @@ async function lookup(fault?: Fault, times = 1) {
   return { answer, raw, call, attempts: seen.length, faults: seen.map((r) => r.fault) };
 }
 
-const retriedOf = (call: ToolCallView) => eventsOf(call, 'tool_call.retried').map((e) => e.metadata);
+/** The metadata of the call's tool_call.retried events: the executor's RetryRecords (and the tool). */
+const retriedOf = (call: ToolCallView) => eventsOf(call, 'tool_call.retried').map((e) => jsonAs<RetryRecord & { tool: string }>(e.metadata));
 
 describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
   test('500 once: failed VENDOR_ERROR, not retried, fixed sentence, no vendor text anywhere', async () => {
@@ -271,12 +281,7 @@ describe('non-idempotent actions are never retried', () => {
     expect(waiting.approvalRequestId).toEqual(expect.any(String));
     expect(vendorRequests(app, 'nango')).toHaveLength(0);
 
-    dataOf(
-      await app.gql('mutation($id: ID!) { resolveApproval(id: $id, decision: APPROVE) { status } }', {
-        key: tenant.keys.expert,
-        variables: { id: waiting.approvalRequestId },
-      }),
-    );
+    dataOf(await app.gql(RESOLVE_APPROVAL, { key: tenant.keys.expert, variables: { id: waiting.approvalRequestId!, decision: 'APPROVE' } }));
     // Enough 503s queued that any retry would show up as a second create.
     app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: MAX_RETRIES + 1, pathIncludes: '/invoice' });
     const { answer, raw } = await executeApproved(app, tenant, waiting.toolCallId);
@@ -305,21 +310,20 @@ describe('a vendor failure never fails the run', () => {
     const unreadable = await callTool(app, tenant, run, LOOKUP, ORDER);
     expect(unreadable.answer.status).toBe('failed');
 
-    const query = 'query($id: ID!) { run(id: $id) { status errorCode toolCalls { status errorCode } ledgerEvents { type } } }';
-    const during = dataOf<{ run: any }>(await app.gql(query, { key: tenant.keys.admin, variables: { id: run } })).run;
+    const during = dataOf(await app.gql(RUN_OUTCOMES, { key: tenant.keys.admin, variables: { id: run } })).run;
     expect(during.status).toBe('running');
     expect(during.errorCode).toBeNull();
 
     const next = await callTool(app, tenant, run, LOOKUP, ORDER);
     expect(next.answer).toMatchObject({ status: 'succeeded', error: null, result: { orderNumber: '#12345' } });
 
-    const after = dataOf<{ run: any }>(await app.gql(query, { key: tenant.keys.admin, variables: { id: run } })).run;
+    const after = dataOf(await app.gql(RUN_OUTCOMES, { key: tenant.keys.admin, variables: { id: run } })).run;
     expect(after.status).toBe('running');
     expect(after.toolCalls).toEqual([
       { status: 'failed', errorCode: 'VENDOR_ERROR' },
       { status: 'failed', errorCode: 'VENDOR_ERROR' },
       { status: 'succeeded', errorCode: null },
     ]);
-    expect(after.ledgerEvents.map((e: { type: string }) => e.type)).not.toContain('run.failed');
+    expect(after.ledgerEvents.map((e) => e.type)).not.toContain('run.failed');
   });
 });

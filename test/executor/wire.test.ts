@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
+import { graphql } from '../gql';
 import { SANDBOX_CREDENTIALS } from '../../src/vendors';
 import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
 import {
@@ -16,6 +17,12 @@ import {
   vendorRequests,
   type Tenant,
 } from './executor-helpers';
+
+const RUN_COST = graphql(`
+  query RunCost($id: ID!) {
+    run(id: $id) { toolCostCents }
+  }
+`);
 
 /**
  * Wire behaviour seen through the executor (token caching, per-tool timeouts), the cost
@@ -103,10 +110,7 @@ describe('cost', () => {
   test('a succeeded kyc_check.get_status costs 5 cents, failed calls cost 0, the run adds them up', async () => {
     const runId = await startRun(app, demo);
     const costOf = async (toolCallId: string) => (await inspectCall(app, demo, toolCallId)).costCents;
-    const runCost = async () =>
-      dataOf<{ run: { toolCostCents: number } }>(
-        await app.gql('query($id: ID!) { run(id: $id) { toolCostCents } }', { key: demo.keys.admin, variables: { id: runId } }),
-      ).run.toolCostCents;
+    const runCost = async () => dataOf(await app.gql(RUN_COST, { key: demo.keys.admin, variables: { id: runId } })).run.toolCostCents;
 
     const first = await callTool(app, demo, runId, 'kyc_check.get_status', KYC);
     expect(first.answer.status).toBe('succeeded');

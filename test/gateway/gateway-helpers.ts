@@ -1,8 +1,10 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { parse } from 'graphql';
 import { errorCode, type GraphQLResponse, type TestApp } from '../support/app';
 import type { SeedResult } from '../../src/seed/demo-seed';
 import { SetFeatureFlagDocument } from '../../gql/graphql';
+import { graphql } from '../gql';
+import type { CallAnswerFragment, GatewayOrgPolicyQuery, GatewayRunQuery, GatewayToolCallQuery, StartAgentRunMutation } from '../gql/graphql';
+import { BIND_TOOL, EXECUTE_TOOL_CALL, SET_TOOL_PERMISSION, START_AGENT_RUN, jsonAs } from '../support/documents';
 
 /**
  * Shared GraphQL documents and helpers of the gateway suites. Every suite seeds the demo
@@ -10,127 +12,40 @@ import { SetFeatureFlagDocument } from '../../gql/graphql';
  * into its own database and drives the gateway only through the API.
  *
  * Where operations/ has the operation, the suites use its typed document from gql/
- * (SetFeatureFlagDocument); the documents below select what the gateway suites pin, which
- * no product operation does, so they are typed here by hand.
+ * (SetFeatureFlagDocument); the documents below select what the gateway suites pin, typed
+ * by `npm run codegen` into test/gql/.
  */
-const typed = <R, V>(source: string) => parse(source) as TypedDocumentNode<R, V>;
+export type StartedRun = StartAgentRunMutation['startAgentRun'];
+export type ToolCallResult = CallAnswerFragment;
+export type ToolCallNode = GatewayToolCallQuery['toolCall'];
 
-export interface StartedRun {
-  id: string;
-  status: string;
-  allowedTools: string[];
-  policyVersion: number;
-}
-
-export interface RunView {
-  id: string;
-  status: string;
-  allowedTools: string[];
-  policyVersion: number;
-  pendingApprovalCount: number;
-  toolCostCents: number;
-  toolCalls: { id: string; status: string; costCents: number }[];
-  ledgerEvents: { type: string; resourceId: string | null; metadata: Record<string, any> }[];
-}
-
-export const START_RUN = typed<
-  { startAgentRun: StartedRun },
-  { input: { specialistId: string; driver?: 'EXTERNAL' | 'INTERNAL'; message?: string; correlationId?: string } }
->(`mutation($input: StartAgentRunInput!) {
-  startAgentRun(input: $input) { id status allowedTools policyVersion }
-}`);
-
-export const EXECUTE = typed<
-  { executeToolCall: ToolCallResult },
-  { input: { runId: string; toolName: string; action: string; params: unknown; correlationId: string; toolUseId?: string } }
->(`mutation($input: ExecuteToolCallInput!) {
-  executeToolCall(input: $input) { status toolCallId result error { code message } approvalRequestId replayed }
-}`);
-
-export const TOOL_CALL = typed<{ toolCall: ToolCallNode }, { id: string }>(`query($id: ID!) {
-  toolCall(id: $id) {
-    id runId toolName action correlationId status errorCode errorText riskLevel reviewRequired
-    input output durationMs costCents retryCount vendorStatusCode
-    ledgerEvents { type actorRole resourceId runId metadata }
-    policyDecision { outcome shadowOutcome risk matchedRuleId policyVersion callerRole reason toolName action runId }
-    approvalRequest { id kind status }
+const TOOL_CALL = graphql(`
+  query GatewayToolCall($id: ID!) {
+    toolCall(id: $id) {
+      id runId toolName action correlationId status errorCode errorText riskLevel reviewRequired input output durationMs
+      costCents retryCount vendorStatusCode
+      ledgerEvents { type actorRole resourceId runId metadata }
+      policyDecision { outcome shadowOutcome risk matchedRuleId policyVersion callerRole reason toolName action runId }
+      approvalRequest { id kind status }
+    }
   }
-}`);
+`);
 
-export const RUN = typed<{ run: RunView }, { id: string }>(`query($id: ID!) {
-  run(id: $id) {
-    id status allowedTools policyVersion pendingApprovalCount toolCostCents
-    toolCalls { id status costCents }
-    ledgerEvents { type resourceId metadata }
+const RUN = graphql(`
+  query GatewayRun($id: ID!) {
+    run(id: $id) {
+      id status allowedTools policyVersion pendingApprovalCount toolCostCents
+      toolCalls { id status costCents }
+      ledgerEvents { type resourceId metadata }
+    }
   }
-}`);
+`);
 
-export const ORG = typed<{ viewer: { org: { policyVersion: number; policyShadowMode: boolean } } }, Record<string, never>>(
-  '{ viewer { org { policyVersion policyShadowMode } } }',
-);
-
-export const SET_PERMISSION = typed<
-  { setToolPermission: { toolName: string; action: string; enabled: boolean } },
-  { tool: string; action: string; enabled: boolean }
->(`mutation($tool: String!, $action: String!, $enabled: Boolean!) {
-  setToolPermission(toolName: $tool, action: $action, enabled: $enabled) { toolName action enabled }
-}`);
-export const BIND = typed<
-  { bindToolToSpecialist: { specialistId: string; toolName: string; action: string; bound: boolean } },
-  { input: { specialistId: string; toolName: string; action: string; bound: boolean } }
->(`mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { specialistId toolName action bound } }`);
-
-export interface ToolCallResult {
-  status: string;
-  toolCallId: string;
-  result: any;
-  error: { code: string; message: string } | null;
-  approvalRequestId: string | null;
-  replayed: boolean;
-}
-
-export interface LedgerNode {
-  type: string;
-  actorRole: string | null;
-  resourceId: string | null;
-  runId: string | null;
-  metadata: Record<string, any>;
-}
-
-export interface PolicyDecisionNode {
-  outcome: string;
-  shadowOutcome: string | null;
-  risk: string;
-  matchedRuleId: string | null;
-  policyVersion: number;
-  callerRole: string;
-  reason: string;
-  toolName: string;
-  action: string;
-  runId: string;
-}
-
-export interface ToolCallNode {
-  id: string;
-  runId: string;
-  toolName: string;
-  action: string;
-  correlationId: string;
-  status: string;
-  errorCode: string | null;
-  errorText: string | null;
-  riskLevel: string | null;
-  reviewRequired: boolean;
-  input: any;
-  output: any;
-  durationMs: number | null;
-  costCents: number;
-  retryCount: number;
-  vendorStatusCode: number | null;
-  ledgerEvents: LedgerNode[];
-  policyDecision: PolicyDecisionNode | null;
-  approvalRequest: { id: string; kind: string; status: string } | null;
-}
+const ORG = graphql(`
+  query GatewayOrgPolicy {
+    viewer { org { policyVersion policyShadowMode } }
+  }
+`);
 
 /** The model sentences of ARCHITECTURE.md ("What the model is told") and the error catalog. */
 export const SAY = {
@@ -149,9 +64,12 @@ export class GatewayClient {
     readonly seed: Pick<SeedResult, 'orgId' | 'specialistId' | 'keys'>,
   ) {}
 
-  /** A GraphQL request that must succeed; answers `data` (typed by a typed document). */
+  /**
+   * A GraphQL request that must succeed; answers `data`, typed by the typed document. A
+   * string document answers untyped data (for callers that have no typed document).
+   */
   async ok<R, V>(document: TypedDocumentNode<R, V>, variables?: V, key?: string): Promise<R>;
-  async ok<T = any>(query: string, variables?: Record<string, unknown>, key?: string): Promise<T>;
+  async ok(query: string, variables?: Record<string, unknown>, key?: string): Promise<Record<string, any>>;
   async ok(query: string | TypedDocumentNode<unknown, unknown>, variables: unknown = {}, key = this.seed.keys.admin): Promise<unknown> {
     const res = await this.app.gql(query as string, { key, variables: variables as Record<string, unknown> });
     if (res.body.errors) throw new Error(`unexpected errors: ${JSON.stringify(res.body.errors)}`);
@@ -160,7 +78,7 @@ export class GatewayClient {
 
   async startRun(options: { specialistId?: string; key?: string } = {}): Promise<StartedRun> {
     const data = await this.ok(
-      START_RUN,
+      START_AGENT_RUN,
       { input: { specialistId: options.specialistId ?? this.seed.specialistId, driver: 'EXTERNAL' } },
       options.key ?? this.seed.keys.agent,
     );
@@ -188,7 +106,7 @@ export class GatewayClient {
       correlationId: options.correlationId ?? this.nextCorrelationId(),
       ...(options.toolUseId ? { toolUseId: options.toolUseId } : {}),
     };
-    return this.app.gql(EXECUTE, { key: options.key ?? this.seed.keys.agent, variables: { input } });
+    return this.app.gql(EXECUTE_TOOL_CALL, { key: options.key ?? this.seed.keys.agent, variables: { input } });
   }
 
   /** executeToolCall as the agent; a GraphQL error fails the test. */
@@ -209,11 +127,11 @@ export class GatewayClient {
     return (await this.ok(TOOL_CALL, { id })).toolCall;
   }
 
-  async run(id: string): Promise<RunView> {
+  async run(id: string): Promise<GatewayRunQuery['run']> {
     return (await this.ok(RUN, { id })).run;
   }
 
-  async org(): Promise<{ policyVersion: number; policyShadowMode: boolean }> {
+  async org(): Promise<GatewayOrgPolicyQuery['viewer']['org']> {
     return (await this.ok(ORG)).viewer.org;
   }
 
@@ -222,11 +140,11 @@ export class GatewayClient {
   }
 
   async setPermission(tool: string, action: string, enabled: boolean): Promise<void> {
-    await this.ok(SET_PERMISSION, { tool, action, enabled });
+    await this.ok(SET_TOOL_PERMISSION, { tool, action, enabled });
   }
 
   async bind(specialistId: string, toolName: string, action: string, bound: boolean): Promise<void> {
-    await this.ok(BIND, { input: { specialistId, toolName, action, bound } });
+    await this.ok(BIND_TOOL, { input: { specialistId, toolName, action, bound } });
   }
 
   /** Requests the vendor sandbox received so far. */
@@ -262,6 +180,9 @@ export function eventTrail(call: ToolCallNode): { type: string; reason: unknown 
   return call.ledgerEvents.map((e) => ({ type: e.type, reason: e.metadata.reason }));
 }
 
+/** A call's result as the tool's action types it (e.g. OrderLookupResult): the schema carries it as JSON. */
+export const resultOf = <T>(answer: Pick<ToolCallResult, 'result'>): T => jsonAs<T>(answer.result);
+
 /** What the agent is answered when its call did not succeed (`result` null, nothing replayed). */
 export function refusedOutcome(status: 'blocked' | 'failed', code: string, message: string) {
   return { status, toolCallId: expect.any(String), result: null, error: { code, message }, approvalRequestId: null, replayed: false };
@@ -270,6 +191,18 @@ export function refusedOutcome(status: 'blocked' | 'failed', code: string, messa
 /** The row of a call stopped before policy (flag, manifest, input): no risk level, nothing run. */
 export function blockedBeforePolicy(code: 'FEATURE_DISABLED' | 'NOT_IN_MANIFEST' | 'INVALID_TOOL_INPUT', input: unknown) {
   return { status: 'blocked', errorCode: code, errorText: SAY[code], riskLevel: null, reviewRequired: false, input, output: null, costCents: 0 };
+}
+
+/**
+ * The ledger events of such a call, in full: requested with `requested` as metadata, then
+ * blocked with that and `blocked`; both by the agent.
+ */
+export function blockedEvents(call: ToolCallNode, runId: string, requested: Record<string, unknown>, blocked: Record<string, unknown>) {
+  const by = { actorRole: 'agent', resourceId: call.id, runId };
+  return [
+    { type: 'tool_call.requested', ...by, metadata: requested },
+    { type: 'tool_call.blocked', ...by, metadata: { ...requested, ...blocked } },
+  ];
 }
 
 /** The ledger trail of such a call: requested, then blocked for `reason`. */

@@ -1,7 +1,10 @@
 import { useDemoApp } from '../support/demo-fixture';
+import { ORG_FEATURE_FLAGS } from '../support/documents';
 import { redactOutput } from '../../src/redaction/redact';
 import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
-import { blockedBeforePolicy, blockedTrail, eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
+import type { AccountBalanceResult } from '../../src/vendors/nango/account-balance.action';
+import type { OrderLookupResult } from '../../src/vendors/shopify/order-lookup.action';
+import { blockedBeforePolicy, blockedEvents, blockedTrail, eventTrail, refusedOutcome, resultOf, rowOf, SAY } from './gateway-helpers';
 
 /**
  * The gateway end to end over GraphQL, against the real vendor sandboxes: the happy path
@@ -31,6 +34,7 @@ describe('gateway on the demo org', () => {
     expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
 
     const call = await demo.gw.call(out.toolCallId);
+    const order = resultOf<OrderLookupResult>(out);
     expect(rowOf(call)).toEqual({
       status: 'succeeded',
       errorCode: null,
@@ -40,9 +44,9 @@ describe('gateway on the demo org', () => {
       input: { orderId: '12345' },
       // The ledger keeps status and tracking; email, name and street go; the zip stays.
       output: {
-        ...out.result,
+        ...order,
         customerEmail: '[REDACTED]',
-        shippingAddress: { ...out.result.shippingAddress, name: '[REDACTED]', address1: '[REDACTED]' },
+        shippingAddress: { ...order.shippingAddress, name: '[REDACTED]', address1: '[REDACTED]' },
       },
       costCents: 0,
     });
@@ -138,7 +142,7 @@ describe('gateway on the demo org', () => {
       output: redactOutput(balance.result),
       costCents: 1,
     });
-    expect(balance.result.accounts.length).toBeGreaterThan(0);
+    expect(resultOf<AccountBalanceResult>(balance).accounts.length).toBeGreaterThan(0);
 
     const summary = await demo.gw.run(run.id);
     expect(summary.toolCostCents).toBe(6);
@@ -213,28 +217,14 @@ describe('gateway on the demo org', () => {
     const call = await demo.gw.call(blockedId);
     expect(rowOf(call)).toEqual(blockedBeforePolicy('FEATURE_DISABLED', { orderId: '12345' }));
     expect(call).toMatchObject({ durationMs: null, vendorStatusCode: null, policyDecision: null });
-    expect(call.ledgerEvents).toEqual([
-      {
-        type: 'tool_call.requested',
-        actorRole: 'agent',
-        resourceId: call.id,
-        runId: run.id,
-        metadata: { tool: 'order_lookup.lookup', correlationId: 'corr-flag-off' },
-      },
-      {
-        type: 'tool_call.blocked',
-        actorRole: 'agent',
-        resourceId: call.id,
-        runId: run.id,
-        metadata: {
-          tool: 'order_lookup.lookup',
-          correlationId: 'corr-flag-off',
-          reason: 'feature_disabled',
-          errorCode: 'FEATURE_DISABLED',
-          killSwitch: false,
-        },
-      },
-    ]);
+    expect(call.ledgerEvents).toEqual(
+      blockedEvents(
+        call,
+        run.id,
+        { tool: 'order_lookup.lookup', correlationId: 'corr-flag-off' },
+        { reason: 'feature_disabled', errorCode: 'FEATURE_DISABLED', killSwitch: false },
+      ),
+    );
     expect(await demo.gw.count('policy_decisions')).toBe(decisionsBefore);
     expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore);
 
@@ -280,7 +270,7 @@ describe('global kill switch (TOOL_CALLING_KILL_SWITCH=true)', () => {
   const demo = useDemoApp({ TOOL_CALLING_KILL_SWITCH: 'true' }, { sandboxes: true });
 
   test('blocks with FEATURE_DISABLED although the org flag is on, and records that the switch did it', async () => {
-    const flags = await demo.gw.ok('{ viewer { org { featureFlags { key enabled } } } }');
+    const flags = await demo.gw.ok(ORG_FEATURE_FLAGS);
     expect(flags.viewer.org.featureFlags).toContainEqual({ key: 'tool_calling_enabled', enabled: true });
     const run = await demo.gw.startRun();
     const out = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });

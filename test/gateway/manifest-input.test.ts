@@ -1,6 +1,9 @@
 import { useDemoApp } from '../support/demo-fixture';
+import { jsonAs } from '../support/documents';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
-import { blockedBeforePolicy, blockedTrail, errorCode, eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
+import type { describeInputErrors } from '../../src/gateway/tool-registry';
+import type { OrderLookupResult } from '../../src/vendors/shopify/order-lookup.action';
+import { blockedBeforePolicy, blockedEvents, blockedTrail, errorCode, eventTrail, refusedOutcome, resultOf, rowOf, SAY } from './gateway-helpers';
 
 /**
  * What the gateway refuses before policy: a tool outside the run's frozen manifest
@@ -23,22 +26,9 @@ describe('NOT_IN_MANIFEST', () => {
     const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual(blockedBeforePolicy('NOT_IN_MANIFEST', { accountNumber: '[REDACTED]', amount: 5000 }));
     expect(call).toMatchObject({ toolName: 'wire', action: 'transfer', policyDecision: null, durationMs: null });
-    expect(call.ledgerEvents).toEqual([
-      {
-        type: 'tool_call.requested',
-        actorRole: 'agent',
-        resourceId: call.id,
-        runId: run.id,
-        metadata: { tool: 'wire.transfer', correlationId: 'corr-wire' },
-      },
-      {
-        type: 'tool_call.blocked',
-        actorRole: 'agent',
-        resourceId: call.id,
-        runId: run.id,
-        metadata: { tool: 'wire.transfer', correlationId: 'corr-wire', reason: 'not_in_manifest', errorCode: 'NOT_IN_MANIFEST' },
-      },
-    ]);
+    expect(call.ledgerEvents).toEqual(
+      blockedEvents(call, run.id, { tool: 'wire.transfer', correlationId: 'corr-wire' }, { reason: 'not_in_manifest', errorCode: 'NOT_IN_MANIFEST' }),
+    );
     expect(await demo.gw.count('policy_decisions')).toBe(decisionsBefore);
     expect(demo.app.sandbox!.requests.length).toBe(requestsBefore);
   });
@@ -56,7 +46,7 @@ describe('NOT_IN_MANIFEST', () => {
     try {
       const inOldRun = await demo.gw.execute(before.id, 'order_lookup', 'lookup', { orderId: '12345' });
       expect(inOldRun.status).toBe('succeeded');
-      expect(inOldRun.result.trackingNumbers).toEqual(['TRACK-001']);
+      expect(resultOf<OrderLookupResult>(inOldRun).trackingNumbers).toEqual(['TRACK-001']);
 
       const after = await demo.gw.startRun();
       expect(after.allowedTools).toEqual(ALL_TOOLS.filter((t) => t !== 'order_lookup.lookup'));
@@ -154,7 +144,9 @@ describe('INVALID_TOOL_INPUT', () => {
     const call = await demo.gw.call(out.toolCallId);
     const blocked = call.ledgerEvents.find((e) => e.type === 'tool_call.blocked')!;
     const byPath = (a: { path: string }, b: { path: string }) => a.path.localeCompare(b.path);
-    expect([...blocked.metadata.problems].sort(byPath)).toEqual([
+    // metadata.problems as the gateway writes it (describeInputErrors of src/gateway/tool-registry.ts).
+    const problems = jsonAs<ReturnType<typeof describeInputErrors>>(blocked.metadata.problems);
+    expect([...problems].sort(byPath)).toEqual([
       { path: '/', problem: 'must NOT have additional properties' },
       { path: '/amount', problem: 'must be > 0' },
       { path: '/currency', problem: 'must match pattern "^[A-Z]{3}$"' },

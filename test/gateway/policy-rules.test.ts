@@ -1,6 +1,10 @@
 import { useDemoApp } from '../support/demo-fixture';
 import { newOrg } from '../support/factories';
 import { evaluatePolicy, type CompiledRule, type PolicyInput } from '../../src/policy/policy-evaluator';
+import { graphql } from '../gql';
+import type { PolicyRuleInput } from '../gql/graphql';
+import { textOf } from '../support/graphql-http';
+import { DELETE_POLICY_RULE, SET_SHADOW_MODE, UPSERT_POLICY_RULE } from '../support/documents';
 import { errorCode, recordStatements, touching } from './gateway-helpers';
 
 /**
@@ -9,25 +13,33 @@ import { errorCode, recordStatements, touching } from './gateway-helpers';
  */
 const demo = useDemoApp({}, { sandboxes: true });
 
-const UPSERT = `mutation($input: PolicyRuleInput!) {
-  upsertPolicyRule(input: $input) { id name position toolPattern actionPattern conditions { path op value } roles specialistId risk decision enabled }
-}`;
-const DELETE = 'mutation($id: ID!) { deletePolicyRule(id: $id) }';
-const RULES = '{ policyRules { id name position toolPattern actionPattern conditions { path op value } roles specialistId risk decision enabled } }';
-const SHADOW = 'mutation($enabled: Boolean!) { setPolicyShadowMode(enabled: $enabled) }';
-const POLICY_EVENTS = `{ ledgerEvents(first: 100, filter: { type: "policy.changed" }) {
-  edges { node { type resourceId actorRole metadata } } } }`;
+const RULES = graphql(`
+  query PolicyRules {
+    policyRules { ...RuleFields }
+  }
+`);
+const POLICY_EVENTS = graphql(`
+  query PolicyChanges {
+    ledgerEvents(first: 100, filter: {type: "policy.changed"}) { edges { node { type resourceId actorRole metadata } } }
+  }
+`);
 
-async function policyEvents(): Promise<{ type: string; resourceId: string; actorRole: string; metadata: Record<string, any> }[]> {
-  return (await demo.gw.ok(POLICY_EVENTS)).ledgerEvents.edges.map((e: { node: unknown }) => e.node);
+async function policyEvents() {
+  return (await demo.gw.ok(POLICY_EVENTS)).ledgerEvents.edges.map((e) => e.node);
 }
+
+/**
+ * Rules the API must refuse are sent as the document's text: their variables break the
+ * typed PolicyRuleInput (an unknown role, decision or op) on purpose.
+ */
+const UPSERT_TEXT = textOf(UPSERT_POLICY_RULE);
 
 describe('every change is versioned and audited', () => {
   test('create, update, delete and shadow mode each append policy.changed and bump the version', async () => {
     const start = (await demo.gw.org()).policyVersion;
     const eventsBefore = (await policyEvents()).length;
 
-    const input = {
+    const input: PolicyRuleInput = {
       name: '  Large invoices  ',
       position: 3,
       toolPattern: 'invoice',
@@ -37,7 +49,7 @@ describe('every change is versioned and audited', () => {
       risk: 'high',
       decision: 'block',
     };
-    const created = (await demo.gw.ok(UPSERT, { input })).upsertPolicyRule;
+    const created = (await demo.gw.ok(UPSERT_POLICY_RULE, { input })).upsertPolicyRule;
     expect(created).toEqual({
       id: expect.any(String),
       name: 'Large invoices',
@@ -54,16 +66,16 @@ describe('every change is versioned and audited', () => {
     expect((await demo.gw.ok(RULES)).policyRules).toEqual([created]);
     expect((await demo.gw.org()).policyVersion).toBe(start + 1);
 
-    const updated = (await demo.gw.ok(UPSERT, { input: { ...input, id: created.id, position: 7, enabled: false } })).upsertPolicyRule;
+    const updated = (await demo.gw.ok(UPSERT_POLICY_RULE, { input: { ...input, id: created.id, position: 7, enabled: false } })).upsertPolicyRule;
     expect(updated).toMatchObject({ id: created.id, position: 7, enabled: false });
     expect((await demo.gw.org()).policyVersion).toBe(start + 2);
 
-    expect((await demo.gw.ok(DELETE, { id: created.id })).deletePolicyRule).toBe(true);
+    expect((await demo.gw.ok(DELETE_POLICY_RULE, { id: created.id })).deletePolicyRule).toBe(true);
     expect((await demo.gw.ok(RULES)).policyRules).toEqual([]);
     expect((await demo.gw.org()).policyVersion).toBe(start + 3);
 
-    expect((await demo.gw.ok(SHADOW, { enabled: true })).setPolicyShadowMode).toBe(start + 4);
-    expect((await demo.gw.ok(SHADOW, { enabled: false })).setPolicyShadowMode).toBe(start + 5);
+    expect((await demo.gw.ok(SET_SHADOW_MODE, { enabled: true })).setPolicyShadowMode).toBe(start + 4);
+    expect((await demo.gw.ok(SET_SHADOW_MODE, { enabled: false })).setPolicyShadowMode).toBe(start + 5);
 
     const events = (await policyEvents()).slice(eventsBefore);
     expect(events.map((e) => [e.type, e.actorRole, e.metadata.change, e.metadata.policyVersion])).toEqual([
@@ -81,35 +93,39 @@ describe('every change is versioned and audited', () => {
   });
 
   test("only admins change rules; admins and experts read them; another org's rule is NOT_FOUND", async () => {
-    const input = { name: 'r', position: 1, risk: 'low', decision: 'allow' };
+    const input: PolicyRuleInput = { name: 'r', position: 1, risk: 'low', decision: 'allow' };
     for (const role of ['agent', 'expert', 'client', 'partner'] as const) {
-      expect(errorCode(await demo.app.gql(UPSERT, { key: demo.seed.keys[role], variables: { input } }))).toBe('FORBIDDEN');
-      expect(errorCode(await demo.app.gql(SHADOW, { key: demo.seed.keys[role], variables: { enabled: true } }))).toBe('FORBIDDEN');
+      expect(errorCode(await demo.app.gql(UPSERT_POLICY_RULE, { key: demo.seed.keys[role], variables: { input } }))).toBe('FORBIDDEN');
+      expect(errorCode(await demo.app.gql(SET_SHADOW_MODE, { key: demo.seed.keys[role], variables: { enabled: true } }))).toBe('FORBIDDEN');
     }
     expect(errorCode(await demo.app.gql(RULES, { key: demo.seed.keys.expert }))).toBeUndefined();
     expect(errorCode(await demo.app.gql(RULES, { key: demo.seed.keys.agent }))).toBe('FORBIDDEN');
 
-    const mine = (await demo.gw.ok(UPSERT, { input })).upsertPolicyRule.id;
+    const mine = (await demo.gw.ok(UPSERT_POLICY_RULE, { input })).upsertPolicyRule.id;
     try {
       const other = await newOrg(demo.app.em());
       const versionBefore = (await demo.gw.org()).policyVersion;
-      expect(errorCode(await demo.app.gql(DELETE, { key: other.keys.admin, variables: { id: mine } }))).toBe('NOT_FOUND');
-      expect(errorCode(await demo.app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, id: mine } } }))).toBe('NOT_FOUND');
+      expect(errorCode(await demo.app.gql(DELETE_POLICY_RULE, { key: other.keys.admin, variables: { id: mine } }))).toBe('NOT_FOUND');
+      expect(errorCode(await demo.app.gql(UPSERT_POLICY_RULE, { key: other.keys.admin, variables: { input: { ...input, id: mine } } }))).toBe(
+        'NOT_FOUND',
+      );
       // A specialist of this org cannot scope the other org's rule.
       expect(
-        errorCode(await demo.app.gql(UPSERT, { key: other.keys.admin, variables: { input: { ...input, specialistId: demo.seed.specialistId } } })),
+        errorCode(
+          await demo.app.gql(UPSERT_POLICY_RULE, { key: other.keys.admin, variables: { input: { ...input, specialistId: demo.seed.specialistId } } }),
+        ),
       ).toBe('NOT_FOUND');
       expect((await demo.app.gql(RULES, { key: other.keys.admin })).body.data!.policyRules).toEqual([]);
       expect((await demo.gw.ok(RULES)).policyRules.map((r: { id: string }) => r.id)).toEqual([mine]);
       expect((await demo.gw.org()).policyVersion).toBe(versionBefore);
     } finally {
-      await demo.gw.ok(DELETE, { id: mine });
+      await demo.gw.ok(DELETE_POLICY_RULE, { id: mine });
     }
   });
 });
 
 describe('bad rules are BAD_USER_INPUT and write nothing', () => {
-  const valid = { name: 'ok', position: 1, toolPattern: 'invoice', actionPattern: 'send', risk: 'high', decision: 'block' };
+  const valid: PolicyRuleInput = { name: 'ok', position: 1, toolPattern: 'invoice', actionPattern: 'send', risk: 'high', decision: 'block' };
 
   test.each([
     ['a space in toolPattern', { toolPattern: 'order lookup' }],
@@ -133,7 +149,7 @@ describe('bad rules are BAD_USER_INPUT and write nothing', () => {
     const versionBefore = (await demo.gw.org()).policyVersion;
     const eventsBefore = await demo.gw.count('ledger_events');
     const rulesBefore = await demo.gw.count('policy_rules');
-    const res = await demo.app.gql(UPSERT, { key: demo.seed.keys.admin, variables: { input: { ...valid, ...change } } });
+    const res = await demo.app.gql(UPSERT_TEXT, { key: demo.seed.keys.admin, variables: { input: { ...valid, ...change } } });
     expect(errorCode(res)).toBe('BAD_USER_INPUT');
     expect(res.body.data ?? null).toBeNull();
     expect(await demo.gw.count('policy_rules')).toBe(rulesBefore);
@@ -142,14 +158,17 @@ describe('bad rules are BAD_USER_INPUT and write nothing', () => {
   });
 
   test('a bad update leaves the stored rule as it was', async () => {
-    const id = (await demo.gw.ok(UPSERT, { input: valid })).upsertPolicyRule.id;
+    const id = (await demo.gw.ok(UPSERT_POLICY_RULE, { input: valid })).upsertPolicyRule.id;
     try {
       const before = (await demo.gw.ok(RULES)).policyRules;
-      const res = await demo.app.gql(UPSERT, { key: demo.seed.keys.admin, variables: { input: { ...valid, id, toolPattern: 'bad pattern' } } });
+      const res = await demo.app.gql(UPSERT_POLICY_RULE, {
+        key: demo.seed.keys.admin,
+        variables: { input: { ...valid, id, toolPattern: 'bad pattern' } },
+      });
       expect(errorCode(res)).toBe('BAD_USER_INPUT');
       expect((await demo.gw.ok(RULES)).policyRules).toEqual(before);
     } finally {
-      await demo.gw.ok(DELETE, { id });
+      await demo.gw.ok(DELETE_POLICY_RULE, { id });
     }
   });
 });
@@ -168,7 +187,9 @@ describe('the gateway keeps rules and flags in memory', () => {
 
     // A rule change: the next call reloads rules and flags once, and already decides by the new rule.
     const id = (
-      await demo.gw.ok(UPSERT, { input: { name: 'block lookups', position: 1, toolPattern: 'order_lookup', risk: 'high', decision: 'block' } })
+      await demo.gw.ok(UPSERT_POLICY_RULE, {
+        input: { name: 'block lookups', position: 1, toolPattern: 'order_lookup', risk: 'high', decision: 'block' },
+      })
     ).upsertPolicyRule.id;
     const reloaded = await lookup(run.id);
     expect(reloaded.value.error?.code).toBe('POLICY_BLOCKED');
@@ -178,7 +199,7 @@ describe('the gateway keeps rules and flags in memory', () => {
     expect(settled.value.error?.code).toBe('POLICY_BLOCKED');
     expect(touching(settled.statements, 'policy_rules')).toEqual([]);
 
-    await demo.gw.ok(DELETE, { id });
+    await demo.gw.ok(DELETE_POLICY_RULE, { id });
     const afterDelete = await lookup(run.id);
     expect(afterDelete.value.status).toBe('succeeded');
     expect(touching(afterDelete.statements, 'policy_rules')).toHaveLength(1);
@@ -188,7 +209,7 @@ describe('the gateway keeps rules and flags in memory', () => {
     expect(touching(afterFlag.statements, 'feature_flags')).toHaveLength(1);
     expect(touching((await lookup(run.id)).statements, 'feature_flags')).toEqual([]);
 
-    await demo.gw.ok(SHADOW, { enabled: false });
+    await demo.gw.ok(SET_SHADOW_MODE, { enabled: false });
     const afterShadow = await lookup(run.id);
     expect(touching(afterShadow.statements, 'policy_rules')).toHaveLength(1);
     expect(touching((await lookup(run.id)).statements, 'policy_rules')).toEqual([]);

@@ -1,5 +1,9 @@
 import { useDemoApp } from '../support/demo-fixture';
-import { eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
+import { graphql } from '../gql';
+import type { PolicyConditionInput, PolicyRuleInput } from '../gql/graphql';
+import { CREATE_SPECIALIST, DELETE_POLICY_RULE, SET_SHADOW_MODE, UPSERT_POLICY_RULE } from '../support/documents';
+import type { OrderLookupResult } from '../../src/vendors/shopify/order-lookup.action';
+import { eventTrail, refusedOutcome, resultOf, rowOf, SAY } from './gateway-helpers';
 
 /**
  * The policy engine as an org admin configures it and as the gateway enforces it: rules
@@ -8,37 +12,24 @@ import { eventTrail, refusedOutcome, rowOf, SAY } from './gateway-helpers';
  */
 const demo = useDemoApp({}, { sandboxes: true });
 
-const UPSERT = `mutation($input: PolicyRuleInput!) {
-  upsertPolicyRule(input: $input) { id name position toolPattern actionPattern conditions { path op value } roles specialistId risk decision enabled }
-}`;
-const DELETE = 'mutation($id: ID!) { deletePolicyRule(id: $id) }';
-const RULES = '{ policyRules { id name position enabled } }';
-const SHADOW = 'mutation($enabled: Boolean!) { setPolicyShadowMode(enabled: $enabled) }';
+const RULES = graphql(`
+  query PolicyRuleOrder {
+    policyRules { id name position enabled }
+  }
+`);
 
-interface RuleInput {
-  name: string;
-  position?: number;
-  toolPattern?: string;
-  actionPattern?: string;
-  conditions?: { path: string; op: string; value?: unknown }[];
-  roles?: string[];
-  specialistId?: string;
-  risk?: string;
-  decision?: string;
-  enabled?: boolean;
-  id?: string;
-}
+type RuleInput = Omit<PolicyRuleInput, 'position' | 'risk' | 'decision'> & Partial<Pick<PolicyRuleInput, 'position' | 'risk' | 'decision'>>;
 
 async function rule(input: RuleInput): Promise<string> {
-  const data = await demo.gw.ok(UPSERT, { input: { position: 10, risk: 'medium', decision: 'block', ...input } });
+  const data = await demo.gw.ok(UPSERT_POLICY_RULE, { input: { position: 10, risk: 'medium', decision: 'block', ...input } });
   return data.upsertPolicyRule.id;
 }
 
 // Every test starts from no rules and shadow mode off.
 afterEach(async () => {
   const { policyRules } = await demo.gw.ok(RULES);
-  for (const r of policyRules) await demo.gw.ok(DELETE, { id: r.id });
-  if ((await demo.gw.org()).policyShadowMode) await demo.gw.ok(SHADOW, { enabled: false });
+  for (const r of policyRules) await demo.gw.ok(DELETE_POLICY_RULE, { id: r.id });
+  if ((await demo.gw.org()).policyShadowMode) await demo.gw.ok(SET_SHADOW_MODE, { enabled: false });
 });
 
 /** The decision of one call: which rule matched (null: the catalog default), and the outcome. */
@@ -216,16 +207,16 @@ describe('matching', () => {
 
     const single = await rule({ name: '?', toolPattern: 'invoic?', actionPattern: 'se?d', position: 30, risk: 'low' });
     expect((await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 1 })).matched).toBe(single);
-    await demo.gw.ok(DELETE, { id: single });
+    await demo.gw.ok(DELETE_POLICY_RULE, { id: single });
     // `?` is one character, never none; `.` is literal, not "any character".
     await rule({ name: 'invoice?', toolPattern: 'invoice?', position: 30, risk: 'low' });
     await rule({ name: 'dot', toolPattern: 'order.lookup', position: 31, risk: 'low' });
-    await demo.gw.ok(DELETE, { id: orders });
+    await demo.gw.ok(DELETE_POLICY_RULE, { id: orders });
     expect((await decide(run.id, 'invoice', 'send', { customerId: '1', amount: 1 })).matched).toBeNull();
     expect((await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).matched).toBeNull();
   });
 
-  test.each([
+  test.each<[string, PolicyConditionInput, Record<string, unknown>, Record<string, unknown>]>([
     ['equals', { path: 'currency', op: 'equals', value: 'EUR' }, { currency: 'EUR' }, { currency: 'USD' }],
     ['in', { path: 'customerId', op: 'in', value: ['2', '3'] }, { customerId: '3' }, { customerId: '1' }],
     ['lt', { path: 'amount', op: 'lt', value: 10 }, { amount: 9.99 }, { amount: 10 }],
@@ -272,8 +263,8 @@ describe('matching', () => {
   });
 
   test('specialistId: a rule for one specialist leaves the others alone', async () => {
-    const created = await demo.gw.ok('mutation { createSpecialist(input: { name: "Billing" }) { id } }');
-    const billing: string = created.createSpecialist.id;
+    const created = await demo.gw.ok(CREATE_SPECIALIST, { input: { name: 'Billing' } });
+    const billing = created.createSpecialist.id;
     await demo.gw.bind(billing, 'order_lookup', 'lookup', true);
     const id = await rule({ name: 'billing may not look up orders', toolPattern: 'order_lookup', specialistId: billing });
 
@@ -300,7 +291,7 @@ describe('matching', () => {
     // Same rule (by id), new position: replaced, not duplicated.
     await rule({ id: block, name: 'block lookups', toolPattern: 'order_lookup', position: 50, risk: 'high', decision: 'block' });
     const { policyRules } = await demo.gw.ok(RULES);
-    expect(policyRules.map((r: { id: string; position: number }) => [r.id, r.position])).toEqual([
+    expect(policyRules.map((r) => [r.id, r.position])).toEqual([
       [allow, 10],
       [block, 50],
     ]);
@@ -324,7 +315,7 @@ describe('shadow mode', () => {
   test('a blocking rule only records what it would do: the call runs, flagged for review', async () => {
     const id = await rule({ name: 'block lookups', toolPattern: 'order_lookup', risk: 'high', decision: 'block' });
     const before = (await demo.gw.org()).policyVersion;
-    const version = (await demo.gw.ok(SHADOW, { enabled: true })).setPolicyShadowMode;
+    const version = (await demo.gw.ok(SET_SHADOW_MODE, { enabled: true })).setPolicyShadowMode;
     expect(version).toBe(before + 1);
     expect(await demo.gw.org()).toEqual({ policyVersion: version, policyShadowMode: true });
     const run = await demo.gw.startRun();
@@ -332,7 +323,7 @@ describe('shadow mode', () => {
 
     const shadowed = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(shadowed.out).toMatchObject({ status: 'succeeded', error: null });
-    expect(shadowed.out.result.trackingNumbers).toEqual(['TRACK-001']);
+    expect(resultOf<OrderLookupResult>(shadowed.out).trackingNumbers).toEqual(['TRACK-001']);
     expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
     expect(rowOf(shadowed.call)).toMatchObject({ status: 'succeeded', errorCode: null, riskLevel: 'high', reviewRequired: true });
     expect(shadowed.call.policyDecision).toMatchObject({
@@ -352,7 +343,7 @@ describe('shadow mode', () => {
     expect(plain.call.reviewRequired).toBe(false);
 
     // Off again: the rule blocks.
-    await demo.gw.ok(SHADOW, { enabled: false });
+    await demo.gw.ok(SET_SHADOW_MODE, { enabled: false });
     const enforced = await decide(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(enforced.call).toMatchObject({ status: 'blocked', errorCode: 'POLICY_BLOCKED' });
     expect(enforced.call.policyDecision).toMatchObject({ outcome: 'block', shadowOutcome: null });

@@ -1,16 +1,14 @@
 import { Client } from 'pg';
 import { useDemoApp } from '../support/demo-fixture';
 import { newOrg } from '../support/factories';
-import { type GatewayClient, START_RUN, errorCode, recordStatements, touching, transactionsIn } from './gateway-helpers';
+import { COMPLETE_RUN, DELETE_POLICY_RULE, START_AGENT_RUN, UPSERT_POLICY_RULE } from '../support/documents';
+import { type GatewayClient, errorCode, recordStatements, touching, transactionsIn } from './gateway-helpers';
 
 /**
  * Runs as the gateway sees them (open, frozen, completed), who may call executeToolCall,
  * idempotency by toolUseId, and the cost of the hot path in transactions.
  */
 const demo = useDemoApp({}, { sandboxes: true });
-
-const COMPLETE = 'mutation($id: ID!) { completeAgentRun(runId: $id) { id status completedAt } }';
-const UPSERT = 'mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }';
 
 describe('run lifecycle', () => {
   test('startAgentRun opens a running run with its manifest and policy version frozen', async () => {
@@ -23,7 +21,7 @@ describe('run lifecycle', () => {
     expect(created.ledgerEvents[0].metadata).toMatchObject({ allowedTools: run.allowedTools, policyVersion });
 
     // A policy change later does not touch the run's recorded version or manifest.
-    const rule = await demo.gw.ok(UPSERT, {
+    const rule = await demo.gw.ok(UPSERT_POLICY_RULE, {
       input: { name: 'inert', position: 1, toolPattern: 'nothing_matches', risk: 'low', decision: 'allow', enabled: false },
     });
     try {
@@ -32,14 +30,14 @@ describe('run lifecycle', () => {
       expect(later.allowedTools).toEqual(run.allowedTools);
       expect((await demo.gw.startRun()).policyVersion).toBe(policyVersion + 1);
     } finally {
-      await demo.gw.ok('mutation($id: ID!) { deletePolicyRule(id: $id) }', { id: rule.upsertPolicyRule.id });
+      await demo.gw.ok(DELETE_POLICY_RULE, { id: rule.upsertPolicyRule.id });
     }
   });
 
   test('completeAgentRun completes the run (run.completed); later tool calls are RUN_NOT_ACTIVE and write nothing', async () => {
     const run = await demo.gw.startRun();
     expect((await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' })).status).toBe('succeeded');
-    const done = await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
+    const done = await demo.gw.ok(COMPLETE_RUN, { id: run.id }, demo.seed.keys.agent);
     expect(done.completeAgentRun).toMatchObject({ id: run.id, status: 'completed', completedAt: expect.any(String) });
     const completed = await demo.gw.run(run.id);
     expect(completed.status).toBe('completed');
@@ -59,7 +57,7 @@ describe('run lifecycle', () => {
     expect(await demo.gw.count('tool_calls')).toBe(callsBefore);
     expect(await demo.gw.count('ledger_events')).toBe(eventsBefore);
     // Completing twice is refused too.
-    expect(errorCode(await demo.app.gql(COMPLETE, { key: demo.seed.keys.agent, variables: { id: run.id } }))).toBe('RUN_NOT_ACTIVE');
+    expect(errorCode(await demo.app.gql(COMPLETE_RUN, { key: demo.seed.keys.agent, variables: { id: run.id } }))).toBe('RUN_NOT_ACTIVE');
   });
 
   test('completeAgentRun with a pending approval is APPROVALS_PENDING and the run stays open', async () => {
@@ -68,7 +66,7 @@ describe('run lifecycle', () => {
     expect(waiting).toMatchObject({ status: 'waiting_approval', approvalRequestId: expect.any(String) });
     expect(await demo.gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
 
-    const res = await demo.app.gql(COMPLETE, { key: demo.seed.keys.agent, variables: { id: run.id } });
+    const res = await demo.app.gql(COMPLETE_RUN, { key: demo.seed.keys.agent, variables: { id: run.id } });
     expect(errorCode(res)).toBe('APPROVALS_PENDING');
     expect(res.body.errors![0].extensions).toMatchObject({ pendingApprovalCount: 1 });
     expect(await demo.gw.run(run.id)).toMatchObject({ status: 'waiting_approval', pendingApprovalCount: 1 });
@@ -85,8 +83,8 @@ describe('run lifecycle', () => {
       expect(errorCode(res)).toBe('NOT_FOUND');
     }
     expect(errorCode(await demo.gw.executeRaw('not-a-uuid', 'order_lookup', 'lookup', { orderId: '12345' }))).toBe('NOT_FOUND');
-    expect(errorCode(await demo.app.gql(COMPLETE, { key: other.keys.agent, variables: { id: run.id } }))).toBe('NOT_FOUND');
-    const foreignSpecialist = await demo.app.gql(START_RUN, {
+    expect(errorCode(await demo.app.gql(COMPLETE_RUN, { key: other.keys.agent, variables: { id: run.id } }))).toBe('NOT_FOUND');
+    const foreignSpecialist = await demo.app.gql(START_AGENT_RUN, {
       key: other.keys.agent,
       variables: { input: { specialistId: demo.seed.specialistId, driver: 'EXTERNAL' } },
     });

@@ -4,6 +4,9 @@ import { execFile } from 'node:child_process';
 import { Client } from 'pg';
 import { startTestApp, errorCode, TEST_MASTER_KEY_HEX, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
+import { eventOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
+import { graphql } from '../gql';
+import type { VerifyLedgerQuery } from '../gql/graphql';
 import { appendLedgerEvent, ledgerHash } from '../../src/ledger/ledger.service';
 import { verifyLedger } from '../../src/ledger/ledger-verify';
 import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
@@ -19,28 +22,12 @@ const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 // Each CLI run is a fresh node process (about 1-3 s under load).
 jest.setTimeout(60_000);
 
-interface Row {
-  id: string;
-  sequence: string;
-  org_id: string;
-  run_id: string | null;
-  resource_id: string | null;
-  type: string;
-  actor_role: string | null;
-  actor_key_id: string | null;
-  metadata: Record<string, unknown>;
-  prev_hash: string | null;
-  hash: string;
-  created_at: Date;
-}
-
-interface Verification {
-  ok: boolean;
-  eventsChecked: number;
-  firstBadSequence: string | null;
-  firstBadEventId: string | null;
-  problem: string | null;
-}
+const VERIFY = graphql(`
+  query VerifyLedger {
+    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }
+  }
+`);
+type Verification = VerifyLedgerQuery['verifyLedger'];
 
 let app: TestApp;
 /** Tampering connection: triggers (the append-only one included) off for this session. */
@@ -59,7 +46,7 @@ afterAll(async () => {
 });
 
 /** An org with its own events (org, keys, specialist) and `extra` more, 1..n in order. */
-async function chain(extra = 8): Promise<{ owner: TestOrg; rows: Row[] }> {
+async function chain(extra = 8): Promise<{ owner: TestOrg; rows: LedgerRow[] }> {
   const owner = await newOrg(app.em());
   for (let i = 0; i < extra; i++) {
     await app.em().transactional((tx) =>
@@ -77,14 +64,10 @@ async function chain(extra = 8): Promise<{ owner: TestOrg; rows: Row[] }> {
   return { owner, rows };
 }
 
-async function rowsOf(orgId: string): Promise<Row[]> {
-  return (await tamper.query<Row>('select * from ledger_events where org_id = $1 order by sequence', [orgId])).rows;
-}
+const rowsOf = (orgId: string) => ledgerRowsOf(tamper, orgId);
 
 async function viaGraphql(key: string): Promise<Verification> {
-  const res = await app.gql<{ verifyLedger: Verification }>('{ verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem } }', {
-    key,
-  });
+  const res = await app.gql(VERIFY, { key });
   expect(res.body.errors).toBeUndefined();
   return res.body.data!.verifyLedger;
 }
@@ -123,7 +106,7 @@ async function viaCli(orgId: string): Promise<{ code: number; result: Verificati
  * GraphQL (admin and expert keys) and the CLI (--json, and the text line when `text`)
  * agree: broken at `row` with `problem`, exit 1.
  */
-async function expectBrokenAt(owner: TestOrg, row: Row, problem: string, eventsChecked: number, text = false): Promise<void> {
+async function expectBrokenAt(owner: TestOrg, row: LedgerRow, problem: string, eventsChecked: number, text = false): Promise<void> {
   const expected = { ok: false, eventsChecked, firstBadSequence: row.sequence, firstBadEventId: String(row.id), problem };
   const [json, plain] = await Promise.all([viaCli(owner.org.id), text ? cli(['ledger', 'verify', '--org', owner.org.id]) : null]);
   expect(await viaGraphql(owner.keys.admin)).toEqual(expected);
@@ -149,10 +132,10 @@ describe('a clean chain', () => {
   test('client, partner and agent keys are FORBIDDEN; no key is UNAUTHENTICATED', async () => {
     const { owner } = await chain(0);
     for (const role of ['client', 'partner', 'agent'] as const) {
-      const res = await app.gql('{ verifyLedger { ok } }', { key: owner.keys[role] });
+      const res = await app.gql(VERIFY, { key: owner.keys[role] });
       expect(errorCode(res)).toBe('FORBIDDEN');
     }
-    expect(errorCode(await app.gql('{ verifyLedger { ok } }'))).toBe('UNAUTHENTICATED');
+    expect(errorCode(await app.gql(VERIFY))).toBe('UNAUTHENTICATED');
   });
 
   test('each org is verified on its own: tampering in one does not fail another', async () => {
@@ -194,7 +177,7 @@ describe('tampering is detected at the exact row', () => {
   test('an edit that also recomputes the own hash: broken_link at the next event', async () => {
     const { owner, rows } = await chain();
     const k = 4;
-    const event = toEvent(rows[k - 1]);
+    const event = eventOf(rows[k - 1]);
     event.metadata = { ...event.metadata, i: 1000 };
     await tamper.query('update ledger_events set metadata = $1, hash = $2 where id = $3', [event.metadata, ledgerHash(event), rows[k - 1].id]);
     await expectBrokenAt(owner, rows[k], 'broken_link', k);
@@ -212,7 +195,7 @@ describe('tampering is detected at the exact row', () => {
     const k = 3;
     const [a, b] = [rows[k - 1], rows[k]];
     const set = `type = $2, run_id = $3, resource_id = $4, actor_role = $5, actor_key_id = $6, metadata = $7, prev_hash = $8, hash = $9, created_at = $10`;
-    const values = (r: Row) => [r.type, r.run_id, r.resource_id, r.actor_role, r.actor_key_id, r.metadata, r.prev_hash, r.hash, r.created_at];
+    const values = (r: LedgerRow) => [r.type, r.run_id, r.resource_id, r.actor_role, r.actor_key_id, r.metadata, r.prev_hash, r.hash, r.created_at];
     await tamper.query(`update ledger_events set ${set} where id = $1`, [a.id, ...values(b)]);
     await tamper.query(`update ledger_events set ${set} where id = $1`, [b.id, ...values(a)]);
     await expectBrokenAt(owner, a, 'broken_link', k - 1);
@@ -249,7 +232,7 @@ describe('tampering is detected at the exact row', () => {
     const { owner, rows } = await chain();
     const k = 5;
     const forged = await insertForged(owner.org.id, rows, k, (event) => ledgerHash(event));
-    expect(forged.hash).toBe(ledgerHash(toEvent(forged)));
+    expect(forged.hash).toBe(ledgerHash(eventOf(forged)));
     // The forged row links and hashes correctly; the displaced event's link does not.
     const displaced = (await rowsOf(owner.org.id))[k];
     expect(displaced.id).toBe(rows[k - 1].id);
@@ -297,28 +280,11 @@ describe('50 concurrent writers', () => {
   });
 });
 
-function toEvent(row: Row): LedgerEvent {
-  const event = new LedgerEvent();
-  event.id = String(row.id);
-  event.sequence = String(row.sequence);
-  event.orgId = row.org_id;
-  event.runId = row.run_id;
-  event.resourceId = row.resource_id;
-  event.type = row.type;
-  event.actorRole = row.actor_role;
-  event.actorKeyId = row.actor_key_id;
-  event.metadata = row.metadata;
-  event.prevHash = row.prev_hash;
-  event.hash = row.hash;
-  event.createdAt = row.created_at;
-  return event;
-}
-
 /**
  * Moves events k.. one place up and inserts a forged event at sequence k, linked to the
  * real event k - 1. `hashOf` decides how well the forger covers its tracks.
  */
-async function insertForged(orgId: string, rows: Row[], k: number, hashOf: (event: LedgerEvent) => string): Promise<Row> {
+async function insertForged(orgId: string, rows: LedgerRow[], k: number, hashOf: (event: LedgerEvent) => string): Promise<LedgerRow> {
   await tamper.query('update ledger_events set sequence = -sequence where org_id = $1 and sequence >= $2', [orgId, k]);
   await tamper.query('update ledger_events set sequence = -sequence + 1 where org_id = $1 and sequence < 0', [orgId]);
   const event = new LedgerEvent();
@@ -333,7 +299,7 @@ async function insertForged(orgId: string, rows: Row[], k: number, hashOf: (even
   event.prevHash = rows[k - 2].hash;
   event.createdAt = new Date(rows[k - 2].created_at.getTime() + 1);
   event.hash = hashOf(event);
-  const inserted = await tamper.query<Row>(
+  const inserted = await tamper.query<LedgerRow>(
     `insert into ledger_events (sequence, org_id, run_id, resource_id, type, actor_role, actor_key_id, metadata, prev_hash, hash, created_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
     [

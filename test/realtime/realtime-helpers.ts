@@ -1,8 +1,12 @@
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { createClient, type Client } from 'graphql-ws';
-import type { GraphQLFormattedError } from 'graphql';
+import type { Client } from 'graphql-ws';
+import type { DocumentNode, FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { TestApp } from '../support/app';
+import { socket, textOf, type CloseInfo } from '../support/graphql-http';
+import { graphql } from '../gql';
+import type { RunEventsSubscription, RunTokensSubscription, ToolCallChangesSubscription } from '../gql/graphql';
 
 /**
  * The realtime layer seen from a dashboard: real graphql-ws clients on a real server,
@@ -14,66 +18,39 @@ import type { TestApp } from '../support/app';
  */
 export const WAIT_MS = 10_000;
 
-export const RUN_EVENTS = `subscription($runId: ID!, $after: String) {
-  runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }
-}`;
-
-export const TOOL_CALLS = `subscription($runId: ID, $after: String) {
-  toolCallStatusChanged(runId: $runId, afterSequence: $after) {
-    sequence status toolCall { id runId toolName action status input output errorCode }
+export const RUN_EVENTS = graphql(`
+  subscription RunEvents($runId: ID!, $after: String) {
+    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }
   }
-}`;
+`);
 
-export const APPROVALS = `subscription($kind: ApprovalKind, $after: String) {
-  approvalRequests(kind: $kind, afterSequence: $after) {
-    sequence change approvalRequest { id kind status toolCallId runId resolvedBy }
+const TOOL_CALLS = graphql(`
+  subscription ToolCallChanges($runId: ID, $after: String) {
+    toolCallStatusChanged(runId: $runId, afterSequence: $after) {
+      sequence status
+      toolCall { id runId toolName action status input output errorCode }
+    }
   }
-}`;
+`);
 
-export const TOKENS = `subscription($runId: ID!, $after: String) {
-  runTokens(runId: $runId, afterOffset: $after) { runId offset text }
-}`;
+const APPROVALS = graphql(`
+  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {
+    approvalRequests(kind: $kind, afterSequence: $after) {
+      sequence change
+      approvalRequest { id kind status toolCallId runId resolvedBy }
+    }
+  }
+`);
 
-export interface RunEventItem {
-  sequence: string;
-  type: string;
-  runId: string;
-  resourceId: string | null;
-  metadata: Record<string, any>;
-  createdAt: string;
-}
+const TOKENS = graphql(`
+  subscription RunTokens($runId: ID!, $after: String) {
+    runTokens(runId: $runId, afterOffset: $after) { runId offset text }
+  }
+`);
 
-export interface ToolCallChange {
-  sequence: string;
-  status: string;
-  toolCall: {
-    id: string;
-    runId: string;
-    toolName: string;
-    action: string;
-    status: string;
-    input: any;
-    output: any;
-    errorCode: string | null;
-  };
-}
-
-export interface ApprovalChange {
-  sequence: string;
-  change: string;
-  approvalRequest: { id: string; kind: string; status: string; toolCallId: string; runId: string; resolvedBy: string | null };
-}
-
-export interface TokenItem {
-  runId: string;
-  offset: string;
-  text: string;
-}
-
-export interface CloseInfo {
-  code: number;
-  reason: string;
-}
+export type RunEventItem = RunEventsSubscription['runEvents'];
+export type ToolCallChange = ToolCallChangesSubscription['toolCallStatusChanged'];
+export type TokenItem = RunTokensSubscription['runTokens'];
 
 export interface Socket {
   client: Client;
@@ -94,18 +71,7 @@ export function bounded<T>(promise: Promise<T>, what: string, timeoutMs = WAIT_M
 const open: Client[] = [];
 
 export function connect(wsUrl: string, key: string | null): Socket {
-  let onClosed!: (event: CloseInfo) => void;
-  const closed = new Promise<CloseInfo>((resolve) => {
-    onClosed = resolve;
-  });
-  const client = createClient({
-    url: wsUrl,
-    webSocketImpl: WebSocket,
-    retryAttempts: 0,
-    lazy: true,
-    connectionParams: key === null ? undefined : { authorization: `Bearer ${key}` },
-    on: { closed: (event) => onClosed(event as CloseInfo) },
-  });
+  const { client, closed } = socket(wsUrl, key);
   open.push(client);
   return { client, closed };
 }
@@ -129,9 +95,10 @@ export class Feed<T> {
   private readonly waiters = new Set<() => void>();
   private readonly unsubscribe: () => void;
 
-  constructor(client: Client, query: string, variables: Record<string, unknown>, field: string) {
+  /** `query`: a typed document (see `subscribe`), or the text of an arbitrary one. */
+  constructor(client: Client, query: string | DocumentNode, variables: Record<string, unknown>, field: string) {
     this.unsubscribe = client.subscribe<Record<string, T>>(
-      { query, variables },
+      { query: typeof query === 'string' ? query : textOf(query), variables },
       {
         next: (result) => {
           if (result.errors) this.nextErrors.push(...result.errors);
@@ -231,17 +198,25 @@ function describe(error: unknown): string {
   return String(error);
 }
 
-export const runEvents = (client: Client, runId: string, after: string | null = null) =>
-  new Feed<RunEventItem>(client, RUN_EVENTS, { runId, after }, 'runEvents');
+/** One typed subscription document's feed: its items are the data's `field`. */
+export function subscribe<R, V extends Record<string, unknown>, K extends keyof R & string>(
+  client: Client,
+  document: TypedDocumentNode<R, V>,
+  variables: V,
+  field: K,
+): Feed<R[K]> {
+  return new Feed<R[K]>(client, document, variables, field);
+}
+
+export const runEvents = (client: Client, runId: string, after: string | null = null) => subscribe(client, RUN_EVENTS, { runId, after }, 'runEvents');
 
 export const toolCalls = (client: Client, runId: string | null, after: string | null = null) =>
-  new Feed<ToolCallChange>(client, TOOL_CALLS, { runId, after }, 'toolCallStatusChanged');
+  subscribe(client, TOOL_CALLS, { runId, after }, 'toolCallStatusChanged');
 
 export const approvals = (client: Client, kind: 'expert' | 'client' | null, after: string | null = null) =>
-  new Feed<ApprovalChange>(client, APPROVALS, { kind, after }, 'approvalRequests');
+  subscribe(client, APPROVALS, { kind, after }, 'approvalRequests');
 
-export const tokens = (client: Client, runId: string, after: string | null = null) =>
-  new Feed<TokenItem>(client, TOKENS, { runId, after }, 'runTokens');
+export const tokens = (client: Client, runId: string, after: string | null = null) => subscribe(client, TOKENS, { runId, after }, 'runTokens');
 
 /** The newest ledger sequence of an org, read straight from the database ("0" when empty). */
 export async function ledgerHead(app: TestApp, orgId: string): Promise<string> {
@@ -272,12 +247,19 @@ export const reaches = (items: TokenItem[], end: number): boolean => items.some(
 
 export const joined = (items: TokenItem[]): string => items.map((i) => i.text).join('');
 
+/** What a graphql-transport-ws server sends, for a subscription whose data is `R`. */
+type ServerMessage<R> =
+  | { id?: undefined; type: 'connection_ack' | 'ping' | 'pong'; payload?: unknown }
+  | { id: string; type: 'next'; payload: FormattedExecutionResult<R> }
+  | { id: string; type: 'error'; payload: GraphQLFormattedError[] }
+  | { id: string; type: 'complete'; payload?: undefined };
+
 /**
  * A raw graphql-transport-ws client on `ws`, for what graphql-ws' own client cannot do:
  * stop reading its socket (pause) while the server keeps sending.
  */
-export class RawSubscriber {
-  readonly messages: { id?: string; type: string; payload?: any }[] = [];
+export class RawSubscriber<R> {
+  readonly messages: ServerMessage<R>[] = [];
   private readonly waiters = new Set<() => void>();
 
   private constructor(private readonly socket: WebSocket) {
@@ -291,7 +273,7 @@ export class RawSubscriber {
   }
 
   /** Connects, authenticates (connection_init → connection_ack) and subscribes with id "1". */
-  static async open(wsUrl: string, key: string, query: string, variables: Record<string, unknown>): Promise<RawSubscriber> {
+  static async open<R, V>(wsUrl: string, key: string, document: TypedDocumentNode<R, V>, variables: V): Promise<RawSubscriber<R>> {
     const socket = new WebSocket(wsUrl, 'graphql-transport-ws');
     await bounded(
       new Promise<void>((resolve, reject) => {
@@ -300,22 +282,25 @@ export class RawSubscriber {
       }),
       'the raw socket to open',
     );
-    const raw = new RawSubscriber(socket);
+    const raw = new RawSubscriber<R>(socket);
     socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
     await raw.until((m) => m.some((x) => x.type === 'connection_ack'), 'connection_ack');
-    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: textOf(document), variables } }));
     return raw;
   }
 
-  get nexts(): any[] {
-    return this.messages.filter((m) => m.type === 'next').map((m) => m.payload);
+  get nexts(): FormattedExecutionResult<R>[] {
+    return this.messages.flatMap((m) => (m.type === 'next' ? [m.payload] : []));
   }
 
-  get ending(): { type: string; payload?: any } | undefined {
-    return this.messages.find((m) => m.id === '1' && (m.type === 'error' || m.type === 'complete'));
+  /** The subscription's error or complete message, once it came. */
+  get ending(): Extract<ServerMessage<R>, { type: 'error' | 'complete' }> | undefined {
+    return this.messages.find(
+      (m): m is Extract<ServerMessage<R>, { type: 'error' | 'complete' }> => m.id === '1' && (m.type === 'error' || m.type === 'complete'),
+    );
   }
 
-  until(check: (messages: RawSubscriber['messages']) => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
+  until(check: (messages: ServerMessage<R>[]) => boolean, what: string, timeoutMs = WAIT_MS): Promise<void> {
     return bounded(
       new Promise<void>((resolve, reject) => {
         const test = () => {

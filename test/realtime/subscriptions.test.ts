@@ -1,5 +1,8 @@
 import { useDemoApp } from '../support/demo-fixture';
+import { COMPLETE_RUN, EXECUTE_APPROVED_TOOL_CALL, RESOLVE_APPROVAL, UPSERT_POLICY_RULE, jsonAs } from '../support/documents';
+import { CLIENT_AMOUNT, CLIENT_APPROVAL_RULE, EXPERT_AMOUNT } from '../approvals/approval-flow';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
+import type { OrderLookupResult } from '../../src/vendors/shopify/order-lookup.action';
 import { approvals, closeSockets, connect, increasing, ledgerHead, runEvents, toolCalls, type RunEventItem } from './realtime-helpers';
 
 /**
@@ -7,27 +10,12 @@ import { approvals, closeSockets, connect, increasing, ledgerHead, runEvents, to
  * for external runs driven through the gateway (demo org, vendor sandboxes, one node).
  */
 
-const COMPLETE = 'mutation($id: ID!) { completeAgentRun(runId: $id) { id status } }';
-const RESOLVE = 'mutation($id: ID!, $decision: ApprovalDecision!) { resolveApproval(id: $id, decision: $decision) { id status } }';
-const EXECUTE_APPROVED = 'mutation($id: ID!) { executeApprovedToolCall(toolCallId: $id) { status toolCallId } }';
-const UPSERT_RULE = 'mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }';
-const EXPERT_INVOICE = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: 120.5 };
-const CLIENT_INVOICE = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: 5000 };
+const EXPERT_INVOICE = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: EXPERT_AMOUNT };
+const CLIENT_INVOICE = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: CLIENT_AMOUNT };
 
 const demo = useDemoApp({}, { sandboxes: true });
 beforeAll(async () => {
-  // Invoices above 1000 wait for the client, the others for an expert: one org holds both kinds.
-  await demo.gw.ok(UPSERT_RULE, {
-    input: {
-      name: 'Large invoices need the client',
-      position: 0,
-      toolPattern: 'invoice',
-      actionPattern: 'send',
-      conditions: [{ path: 'amount', op: 'gt', value: 1000 }],
-      risk: 'high',
-      decision: 'require_client_approval',
-    },
-  });
+  await demo.gw.ok(UPSERT_POLICY_RULE, { input: CLIENT_APPROVAL_RULE });
 });
 afterEach(async () => closeSockets());
 
@@ -54,7 +42,7 @@ describe('runEvents', () => {
     const call = await lookup(run.id);
     expect(call.status).toBe('succeeded');
     await feed.count(4, 'the tool call events');
-    await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
+    await demo.gw.ok(COMPLETE_RUN, { id: run.id }, demo.seed.keys.agent);
     await feed.count(5, 'run.completed');
 
     expect(feed.items.map((e) => e.type)).toEqual(['run.created', 'run.started', 'tool_call.requested', 'tool_call.succeeded', 'run.completed']);
@@ -103,7 +91,7 @@ describe('runEvents', () => {
     expect(feed.items.map((e) => e.resourceId)).toEqual([second.toolCallId, second.toolCallId]);
 
     const third = await lookup(run.id);
-    await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
+    await demo.gw.ok(COMPLETE_RUN, { id: run.id }, demo.seed.keys.agent);
     await feed.count(5, 'the live events');
     const after = await stored(run.id);
     expect(shape(feed.items)).toEqual(after.slice(4));
@@ -132,7 +120,7 @@ describe('runEvents', () => {
     const two = connect(demo.app.wsUrl, demo.seed.keys.client);
     const resumed = runEvents(two.client, run.id, last);
     await resumed.count(4, 'the missed events');
-    await demo.gw.ok(COMPLETE, { id: run.id }, demo.seed.keys.agent);
+    await demo.gw.ok(COMPLETE_RUN, { id: run.id }, demo.seed.keys.agent);
     await resumed.count(5, 'the live completion');
 
     expect([...shape(feed.items), ...shape(resumed.items)]).toEqual(await stored(run.id));
@@ -161,9 +149,11 @@ describe('toolCallStatusChanged', () => {
     const invoice = await demo.gw.execute(run.id, 'invoice', 'send', EXPERT_INVOICE);
     expect(invoice.status).toBe('waiting_approval');
     await feed.count(4, 'the first four transitions');
-    await demo.gw.ok(RESOLVE, { id: invoice.approvalRequestId, decision: 'APPROVE' }, demo.seed.keys.expert);
+    await demo.gw.ok(RESOLVE_APPROVAL, { id: invoice.approvalRequestId!, decision: 'APPROVE' }, demo.seed.keys.expert);
     await feed.count(5, 'the approval');
-    expect((await demo.gw.ok(EXECUTE_APPROVED, { id: invoice.toolCallId }, demo.seed.keys.agent)).executeApprovedToolCall.status).toBe('succeeded');
+    expect((await demo.gw.ok(EXECUTE_APPROVED_TOOL_CALL, { id: invoice.toolCallId }, demo.seed.keys.agent)).executeApprovedToolCall.status).toBe(
+      'succeeded',
+    );
     await feed.count(6, 'the approved call succeeding');
 
     expect(feed.items.map((c) => [c.toolCall.id, c.status])).toEqual([
@@ -179,7 +169,7 @@ describe('toolCallStatusChanged', () => {
     // The call as stored: redacted output (personal data masked), never the vendor's raw answer.
     const succeeded = feed.items[1].toolCall;
     expect(succeeded).toMatchObject({ toolName: 'order_lookup', action: 'lookup', status: 'succeeded', input: { orderId: '12345' } });
-    expect(succeeded.output.customerEmail).toBe('[REDACTED]');
+    expect(jsonAs<OrderLookupResult>(succeeded.output).customerEmail).toBe('[REDACTED]');
     expect(JSON.stringify(feed.items)).not.toContain('bob.norman@example.com');
     expect(feed.items[2].toolCall.errorCode).toBe('NOT_IN_MANIFEST');
   });
@@ -222,7 +212,7 @@ describe('approvalRequests', () => {
       approvalRequest: { id: invoice.approvalRequestId, kind: 'expert', toolCallId: invoice.toolCallId, runId: run.id },
     });
 
-    await demo.gw.ok(RESOLVE, { id: invoice.approvalRequestId, decision: 'APPROVE' }, demo.seed.keys.expert);
+    await demo.gw.ok(RESOLVE_APPROVAL, { id: invoice.approvalRequestId!, decision: 'APPROVE' }, demo.seed.keys.expert);
     await experts.count(2, 'the approval');
     expect(experts.items[1]).toMatchObject({
       change: 'approved',
@@ -236,10 +226,10 @@ describe('approvalRequests', () => {
     expect(large.status).toBe('waiting_approval');
     await clients.count(1, 'the client request');
     await everything.count(3, 'all three changes');
-    expect(clients.items.map((c) => [c.change, c.approvalRequest.id, c.approvalRequest.kind])).toEqual([
+    expect(clients.items.map((c) => [c.change, c.approvalRequest?.id, c.approvalRequest?.kind])).toEqual([
       ['requested', large.approvalRequestId, 'client'],
     ]);
-    expect(everything.items.map((c) => [c.change, c.approvalRequest.kind])).toEqual([
+    expect(everything.items.map((c) => [c.change, c.approvalRequest?.kind])).toEqual([
       ['requested', 'expert'],
       ['approved', 'expert'],
       ['requested', 'client'],

@@ -2,6 +2,7 @@ import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { RESOLVE_APPROVAL } from '../support/documents';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import { GatewayClient } from '../gateway/gateway-helpers';
@@ -15,7 +16,6 @@ import { approvals, closeSockets, connect, gaps, joined, ledgerHead, reaches, ru
  */
 const REDIS = { host: '127.0.0.1', port: 6379 };
 const EXPERT_INVOICE = { customerId: '1', amount: 120.5 };
-const RESOLVE = 'mutation($id: ID!, $decision: ApprovalDecision!) { resolveApproval(id: $id, decision: $decision) { id status } }';
 const ORDER_QUESTION = "What's the status of my order #12345?";
 
 function redisReachable(): Promise<void> {
@@ -86,7 +86,7 @@ describe.each(['postgres', 'redis'] as const)('two nodes on one database, %s bus
     });
 
     const resolveSent = performance.now();
-    await on1.ok(RESOLVE, { id: raised.approvalRequestId, decision: 'APPROVE' }, seed.keys.expert);
+    await on1.ok(RESOLVE_APPROVAL, { id: raised.approvalRequestId!, decision: 'APPROVE' }, seed.keys.expert);
     const resolveAnswered = performance.now();
     await dashboard.count(3, 'the resolution');
     expect(dashboard.items[2]).toMatchObject({ change: 'approved', approvalRequest: { id: raised.approvalRequestId, status: 'approved' } });

@@ -4,7 +4,7 @@ import { newOrg } from '../support/factories';
 import { putIntegrationCredential } from '../../src/credentials/credential.service';
 import { SANDBOX_CREDENTIALS } from '../../src/vendors';
 import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
-import { RunClient, assistantTexts, errorCode, messageEvents, recordTokens, types, type RunView } from './run-helpers';
+import { RUN_STATUS, RunClient, assistantTexts, errorCode, messageEvents, recordTokens, types, type RunView } from './run-helpers';
 
 /**
  * Toolgate's own agent runtime end to end (ADR-029): GraphQL startAgentRun → a durable
@@ -164,20 +164,11 @@ describe('failure modes: the run completes and the reply says what happened', ()
   });
 
   test('a tool the specialist is not bound to is not offered: the model says it has no access, no call is made', async () => {
-    const { createSpecialist } = await runs.ok<{ createSpecialist: { id: string } }>(
-      'mutation($input: CreateSpecialistInput!) { createSpecialist(input: $input) { id } }',
-      { input: { name: 'Orders only' } },
-      demo.seed.keys.admin,
-    );
-    await runs.ok(
-      'mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }',
-      { input: { specialistId: createSpecialist.id, toolName: 'order_lookup', action: 'lookup' } },
-      demo.seed.keys.admin,
-    );
+    const ordersOnly = await runs.specialistWith('Orders only', 'order_lookup', 'lookup');
     const modelBefore = demo.app.model!.requests.length;
     const nangoBefore = runs.vendorRequests('nango');
 
-    const run = await runs.complete(INVOICE_REQUEST, { specialistId: createSpecialist.id });
+    const run = await runs.complete(INVOICE_REQUEST, { specialistId: ordersOnly });
     expect(run.allowedTools).toEqual(['order_lookup.lookup']);
     expect(run.status).toBe('completed');
     expect(run.reply).toBe(REPLIES.noTool);
@@ -330,9 +321,7 @@ describe('roles and isolation', () => {
     expect(await runs.count('agent_runs', 'org_id = ?', [other.org.id])).toBe(0);
 
     const ours = await runs.complete(ORDER_QUESTION);
-    expect(errorCode(await demo.app.gql('query($id: ID!) { run(id: $id) { id } }', { key: other.keys.client, variables: { id: ours.id } }))).toBe(
-      'NOT_FOUND',
-    );
+    expect(errorCode(await demo.app.gql(RUN_STATUS, { key: other.keys.client, variables: { id: ours.id } }))).toBe('NOT_FOUND');
     expect(errorCode(await runs.postMessage(ours.id, 'Hi', other.keys.client))).toBe('NOT_FOUND');
     expect(errorCode(await runs.cancel(ours.id, other.keys.client))).toBe('NOT_FOUND');
     expect((await runs.get(ours.id)).messages).toHaveLength(4);

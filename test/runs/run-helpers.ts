@@ -1,5 +1,8 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
-import { errorCode, type GraphQLResponse, type TestApp } from '../support/app';
+import { errorCode, type TestApp } from '../support/app';
+import { graphql } from '../gql';
+import type { RunDetailQuery, StartAgentRunInput, StartAgentRunMutation } from '../gql/graphql';
+import { BIND_TOOL, CREATE_SPECIALIST, RESOLVE_APPROVAL, START_AGENT_RUN, jsonAs } from '../support/documents';
 import type { SeedResult } from '../../src/seed/demo-seed';
 import type { TokenEvent } from '../../src/runs/run-events';
 
@@ -8,28 +11,41 @@ import type { TokenEvent } from '../../src/runs/run-events';
  * start, continue, cancel and approve; a bounded poll of the run's status (never a fixed
  * sleep); the vendor sandboxes' request log; and the job queue's rows for a run.
  */
-export const RUN_STATUS = 'query($id: ID!) { run(id: $id) { id status } }';
-
-const RUN_DETAIL = `query($id: ID!) {
-  run(id: $id) {
-    id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage allowedTools
-    messages { position role content text }
-    toolCalls {
-      id toolName action status errorCode errorText vendorStatusCode input output riskLevel
-      policyDecision { id outcome risk }
-      approvalRequest { id status kind }
-    }
-    ledgerEvents { type resourceId metadata }
+export const RUN_STATUS = graphql(`
+  query RunStatusPoll($id: ID!) {
+    run(id: $id) { id status }
   }
-}`;
+`);
 
-export const START = 'mutation($input: StartAgentRunInput!) { startAgentRun(input: $input) { id status driver } }';
-export const POST_MESSAGE = 'mutation($runId: ID!, $text: String!) { postMessage(runId: $runId, text: $text) { id status } }';
-export const CANCEL = 'mutation($runId: ID!) { cancelRun(runId: $runId) { id status pendingApprovalCount } }';
-export const RESOLVE = `mutation($id: ID!, $decision: ApprovalDecision!, $reason: String) {
-  resolveApproval(id: $id, decision: $decision, reason: $reason) { id status }
-}`;
+const RUN_DETAIL = graphql(`
+  query RunDetail($id: ID!) {
+    run(id: $id) {
+      id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage
+      allowedTools
+      messages { position role content text }
+      toolCalls {
+        id toolName action status errorCode errorText vendorStatusCode input output riskLevel
+        policyDecision { id outcome risk }
+        approvalRequest { id status kind }
+      }
+      ledgerEvents { type resourceId metadata }
+    }
+  }
+`);
 
+const POST_MESSAGE = graphql(`
+  mutation PostMessage($runId: ID!, $text: String!) {
+    postMessage(runId: $runId, text: $text) { id status }
+  }
+`);
+
+const CANCEL = graphql(`
+  mutation CancelRun($runId: ID!) {
+    cancelRun(runId: $runId) { id status pendingApprovalCount }
+  }
+`);
+
+/** A block of a stored message, in the Messages API's shape (run_messages.content). */
 export interface Block {
   type: string;
   text?: string;
@@ -41,35 +57,11 @@ export interface Block {
   is_error?: boolean;
 }
 
-export interface RunView {
-  id: string;
-  status: string;
-  driver: string;
-  reply: string | null;
-  pendingApprovalCount: number;
-  inputTokens: number;
-  outputTokens: number;
-  llmCostUsd: number;
-  errorCode: string | null;
-  errorMessage: string | null;
-  allowedTools: string[];
-  messages: { position: number; role: string; content: Block[]; text: string }[];
-  toolCalls: {
-    id: string;
-    toolName: string;
-    action: string;
-    status: string;
-    errorCode: string | null;
-    errorText: string | null;
-    vendorStatusCode: number | null;
-    input: Record<string, unknown> | null;
-    output: Record<string, any> | null;
-    riskLevel: string | null;
-    policyDecision: { id: string; outcome: string; risk: string } | null;
-    approvalRequest: { id: string; status: string; kind: string } | null;
-  }[];
-  ledgerEvents: { type: string; resourceId: string | null; metadata: Record<string, unknown> }[];
-}
+type RunDetail = RunDetailQuery['run'];
+type Message = RunDetail['messages'][number];
+
+/** RunDetail, with each message's content (JSON in the schema) as its blocks. */
+export type RunView = Omit<RunDetail, 'messages'> & { messages: (Omit<Message, 'content'> & { content: Block[] })[] };
 
 export const FINISHED = ['completed', 'failed', 'cancelled'];
 
@@ -79,47 +71,50 @@ export class RunClient {
     readonly seed: SeedResult,
   ) {}
 
-  /** The data of a query that must succeed (typed by a typed document). */
-  async ok<R, V>(document: TypedDocumentNode<R, V>, variables: V, key: string): Promise<R>;
-  async ok<T = Record<string, any>>(query: string, variables: Record<string, unknown>, key: string): Promise<T>;
-  async ok(query: string | TypedDocumentNode<unknown, unknown>, variables: unknown, key: string): Promise<unknown> {
-    const res = await this.app.gql(query as string, { key, variables: variables as Record<string, unknown> });
+  /** The data of a request that must succeed. */
+  async ok<R, V>(document: TypedDocumentNode<R, V>, variables: V, key: string): Promise<R> {
+    const res = await this.app.gql(document, { key, variables });
     if (res.body.errors || !res.body.data) throw new Error(`GraphQL failed: ${JSON.stringify(res.body.errors)}`);
     return res.body.data;
   }
 
   /** startAgentRun (INTERNAL unless told) with the demo client key; answers the mutation's own view. */
-  async start(message: string, options: { key?: string; specialistId?: string } = {}): Promise<{ id: string; status: string; driver: string }> {
-    const data = await this.ok<{ startAgentRun: { id: string; status: string; driver: string } }>(
-      START,
+  async start(message: string, options: { key?: string; specialistId?: string } = {}): Promise<StartAgentRunMutation['startAgentRun']> {
+    const data = await this.ok(
+      START_AGENT_RUN,
       { input: { specialistId: options.specialistId ?? this.seed.specialistId, message } },
       options.key ?? this.seed.keys.client,
     );
     return data.startAgentRun;
   }
 
-  startRaw(input: Record<string, unknown>, key: string): Promise<GraphQLResponse> {
-    return this.app.gql(START, { key, variables: { input } });
+  startRaw(input: StartAgentRunInput, key: string) {
+    return this.app.gql(START_AGENT_RUN, { key, variables: { input } });
   }
 
-  postMessage(runId: string, text: string, key = this.seed.keys.client): Promise<GraphQLResponse<{ postMessage: { id: string; status: string } }>> {
+  postMessage(runId: string, text: string, key = this.seed.keys.client) {
     return this.app.gql(POST_MESSAGE, { key, variables: { runId, text } });
   }
 
-  cancel(
-    runId: string,
-    key = this.seed.keys.client,
-  ): Promise<GraphQLResponse<{ cancelRun: { id: string; status: string; pendingApprovalCount: number } }>> {
+  cancel(runId: string, key = this.seed.keys.client) {
     return this.app.gql(CANCEL, { key, variables: { runId } });
   }
 
-  resolve(approvalId: string, decision: 'APPROVE' | 'REJECT', key = this.seed.keys.expert): Promise<GraphQLResponse> {
-    return this.app.gql(RESOLVE, { key, variables: { id: approvalId, decision } });
+  resolve(approvalId: string, decision: 'APPROVE' | 'REJECT', key = this.seed.keys.expert) {
+    return this.app.gql(RESOLVE_APPROVAL, { key, variables: { id: approvalId, decision } });
   }
 
   /** Everything about a run (admin key: ledger events and policy decisions are audit data). */
   async get(runId: string): Promise<RunView> {
-    return (await this.ok<{ run: RunView }>(RUN_DETAIL, { id: runId }, this.seed.keys.admin)).run;
+    const { run } = await this.ok(RUN_DETAIL, { id: runId }, this.seed.keys.admin);
+    return { ...run, messages: run.messages.map((m) => ({ ...m, content: jsonAs<Block[]>(m.content) })) };
+  }
+
+  /** A new specialist of the demo org bound to one tool only (admin key); its id. */
+  async specialistWith(name: string, toolName: string, action: string): Promise<string> {
+    const { createSpecialist } = await this.ok(CREATE_SPECIALIST, { input: { name } }, this.seed.keys.admin);
+    await this.ok(BIND_TOOL, { input: { specialistId: createSpecialist.id, toolName, action } }, this.seed.keys.admin);
+    return createSpecialist.id;
   }
 
   /** Polls the status every 50 ms until it is one of `statuses` (default: finished); then the full view. */
@@ -127,7 +122,7 @@ export class RunClient {
     const deadline = Date.now() + timeoutMs;
     let last = '';
     for (;;) {
-      const data = await this.ok<{ run: { status: string } }>(RUN_STATUS, { id: runId }, this.seed.keys.admin);
+      const data = await this.ok(RUN_STATUS, { id: runId }, this.seed.keys.admin);
       last = data.run.status;
       if (statuses.includes(last)) return this.get(runId);
       if (Date.now() > deadline) throw new Error(`run ${runId} is still ${last} after ${timeoutMs} ms (waiting for ${statuses.join('/')})`);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { useDemoApp } from '../support/demo-fixture';
+import { EXECUTE_APPROVED_TOOL_CALL } from '../support/documents';
 import { startWorker } from '../../src/jobs/worker';
 import { appendMessage, type StoredBlock } from '../../src/runs/run-messages';
 import { REPLIES } from '../../src/llm/dev-double/offline-model.replies';
@@ -17,7 +18,6 @@ import { RunClient, errorCode, isInvoiceCreate, types, until } from './run-helpe
 const ENV = { ANTHROPIC_MODEL: 'claude-offline-1', ANTHROPIC_MAX_RETRIES: '0' };
 const ORDER_QUESTION = "What's the status of my order #12345?";
 const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
-const EXECUTE_APPROVED = 'mutation($id: ID!) { executeApprovedToolCall(toolCallId: $id) { status replayed } }';
 
 let runs: RunClient;
 const demo = useDemoApp(ENV, { sandboxes: true, offlineModel: true });
@@ -130,18 +130,9 @@ describe('model failures beyond the SDK retries', () => {
 
 describe('a tool_use outside the manifest', () => {
   test('is blocked NOT_IN_MANIFEST by the gateway, the model is told so and the run completes', async () => {
-    const { createSpecialist } = await runs.ok<{ createSpecialist: { id: string } }>(
-      'mutation($input: CreateSpecialistInput!) { createSpecialist(input: $input) { id } }',
-      { input: { name: 'Orders only' } },
-      demo.seed.keys.admin,
-    );
-    await runs.ok(
-      'mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }',
-      { input: { specialistId: createSpecialist.id, toolName: 'order_lookup', action: 'lookup' } },
-      demo.seed.keys.admin,
-    );
+    const ordersOnly = await runs.specialistWith('Orders only', 'order_lookup', 'lookup');
     const nangoBefore = runs.vendorRequests('nango');
-    const { id } = await runs.start(INVOICE_REQUEST, { specialistId: createSpecialist.id });
+    const { id } = await runs.start(INVOICE_REQUEST, { specialistId: ordersOnly });
     // A model that asks for a tool it was not offered (the offline model never does).
     await storeMessages(id, 1, [
       [
@@ -278,7 +269,7 @@ describe('an agent key executing the approved call of an INTERNAL run', () => {
   test('regression: before the resume step: the model still learns the invoice was sent', async () => {
     const invoicesBefore = runs.vendorRequests('nango', isInvoiceCreate);
     const { id, toolCallId } = await approvedInvoice();
-    await demo.app.gql(EXECUTE_APPROVED, { key: demo.seed.keys.agent, variables: { id: toolCallId } });
+    await demo.app.gql(EXECUTE_APPROVED_TOOL_CALL, { key: demo.seed.keys.agent, variables: { id: toolCallId } });
     await step(id);
     const run = await runs.get(id);
     expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(invoicesBefore + 1);
@@ -292,7 +283,9 @@ describe('an agent key executing the approved call of an INTERNAL run', () => {
     const { id, toolCallId } = await approvedInvoice();
     demo.app.sandbox!.injectFault('nango', { kind: 'slow', delayMs: 800 }, { pathIncludes: '/invoice' });
     let agentDone = false;
-    const agent = demo.app.gql(EXECUTE_APPROVED, { key: demo.seed.keys.agent, variables: { id: toolCallId } }).finally(() => (agentDone = true));
+    const agent = demo.app
+      .gql(EXECUTE_APPROVED_TOOL_CALL, { key: demo.seed.keys.agent, variables: { id: toolCallId } })
+      .finally(() => (agentDone = true));
     await until(async () => agentDone || (await runs.get(id)).toolCalls[0].status === 'running', 'the agent call to start');
     await withWorker(() => runs.jobsDone(id)); // the resume step, taken while the agent's call runs
     await agent;

@@ -185,6 +185,6 @@ export async function startTestApp(
 }
 
 /** The first error's code, or undefined. */
-export function errorCode(response: GraphQLResponse): string | undefined {
+export function errorCode(response: GraphQLResponse<unknown>): string | undefined {
   return response.body.errors?.[0]?.extensions?.code;
 }

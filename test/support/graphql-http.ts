@@ -79,10 +79,24 @@ export type SocketOutcome =
   | { kind: 'error'; errors: any[] }
   | { kind: 'closed'; code: number; reason: string };
 
-/** A graphql-ws client for one test; `close()` when done. */
-export function socket(wsUrl: string, key: string): { client: Client; close: () => Promise<void>; closed: Promise<{ code: number }> } {
-  let onClosed!: (event: { code: number }) => void;
-  const closed = new Promise<{ code: number }>((resolve) => {
+/** How a socket closed. */
+export interface CloseInfo {
+  code: number;
+  reason: string;
+}
+
+/**
+ * A graphql-ws client for one test (lazy, no retries), authenticated with the key as a
+ * Bearer authorization (none for null) unless `connectionParams` says otherwise; `close()`
+ * when done. `closed` resolves with the socket's first close event.
+ */
+export function socket(
+  wsUrl: string,
+  key: string | null,
+  options: { connectionParams?: Record<string, unknown> } = {},
+): { client: Client; close: () => Promise<void>; closed: Promise<CloseInfo> } {
+  let onClosed!: (event: CloseInfo) => void;
+  const closed = new Promise<CloseInfo>((resolve) => {
     onClosed = resolve;
   });
   const client = createClient({
@@ -90,8 +104,8 @@ export function socket(wsUrl: string, key: string): { client: Client; close: () 
     webSocketImpl: WebSocket,
     retryAttempts: 0,
     lazy: true,
-    connectionParams: { authorization: `Bearer ${key}` },
-    on: { closed: (event) => onClosed(event as { code: number }) },
+    connectionParams: options.connectionParams ?? (key === null ? undefined : { authorization: `Bearer ${key}` }),
+    on: { closed: (event) => onClosed(event as CloseInfo) },
   });
   return { client, close: () => client.dispose() as Promise<void>, closed };
 }

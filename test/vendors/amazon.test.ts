@@ -1,7 +1,7 @@
 import { SandboxServer, type SandboxRequest, type VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
-import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
-import { systemClock } from '../../src/clock';
+import { VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
 import { ManualClock } from '../support/clock';
+import { httpError, rejection, useSandboxServer, vendorContext } from './vendor-helpers';
 import { amazonHandler } from '../../src/vendors/amazon/amazon.handler';
 import { getOrderAction } from '../../src/vendors/amazon/get-order.action';
 import { getCatalogItemAction } from '../../src/vendors/amazon/get-catalog-item.action';
@@ -28,34 +28,11 @@ function capturing(sandbox: VendorSandbox): VendorSandbox {
   };
 }
 
-let server: SandboxServer;
-beforeAll(async () => {
-  server = new SandboxServer([capturing(createAmazonSandbox({ extraRefreshTokens: [SECOND_SELLER] }))]);
-  await server.start();
-});
-afterAll(() => server.stop());
-afterEach(() => server.clearFaults());
+const server = useSandboxServer([capturing(createAmazonSandbox({ extraRefreshTokens: [SECOND_SELLER] }))]);
 
 function ctx(overrides: Partial<VendorContext> = {}, target: SandboxServer = server): VendorContext {
   const url = target.urlFor('amazon');
-  return {
-    credentials: { ...amazonDemoCredentials },
-    urls: { lwa: url, spApi: url },
-    signal: new AbortController().signal,
-    idempotencyKey: 'tc-1',
-    cache: new Map(),
-    clock: systemClock,
-    ...overrides,
-  };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
+  return vendorContext(amazonDemoCredentials, { lwa: url, spApi: url }, overrides);
 }
 
 async function recorded<T>(fn: () => Promise<T>, target: SandboxServer = server) {
@@ -66,11 +43,6 @@ async function recorded<T>(fn: () => Promise<T>, target: SandboxServer = server)
 }
 
 const tokenExchanges = (requests: SandboxServer['requests']) => requests.filter((r) => r.path === '/auth/o2/token').length;
-const httpStatus = async (promise: Promise<unknown>) => {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(VendorHttpError);
-  return error as VendorHttpError;
-};
 
 describe('amazon handler', () => {
   test('declares its vendor, credential fields, endpoints and catalog actions', () => {
@@ -188,9 +160,9 @@ describe('amazon_query.get_order', () => {
   });
 
   test('an unknown order is a 404 (SP-API error shape); a malformed id is a 404 without a request', async () => {
-    expect((await httpStatus(getOrderAction.execute({ orderId: '111-1111111-1111111' }, ctx()))).status).toBe(404);
+    expect((await httpError(getOrderAction.execute({ orderId: '111-1111111-1111111' }, ctx()))).status).toBe(404);
     const { requests } = await recorded(async () => {
-      expect((await httpStatus(getOrderAction.execute({ orderId: '../../catalog' }, ctx()))).status).toBe(404);
+      expect((await httpError(getOrderAction.execute({ orderId: '../../catalog' }, ctx()))).status).toBe(404);
     });
     expect(requests).toHaveLength(0);
   });
@@ -214,7 +186,7 @@ describe('amazon_query.get_catalog_item', () => {
   });
 
   test('an unknown ASIN is a 404', async () => {
-    expect((await httpStatus(getCatalogItemAction.execute({ asin: 'B000000000' }, ctx()))).status).toBe(404);
+    expect((await httpError(getCatalogItemAction.execute({ asin: 'B000000000' }, ctx()))).status).toBe(404);
   });
 });
 
@@ -280,11 +252,11 @@ describe('Login with Amazon token exchange', () => {
 
   test("LWA refusals surface with LWA's status: invalid_client 401, invalid_grant 400", async () => {
     const badSecret = ctx({ credentials: { ...amazonDemoCredentials, clientSecret: 'amzn1.oa2-cs.v1.wrong' } });
-    const clientError = await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, badSecret));
+    const clientError = await httpError(getOrderAction.execute({ orderId: SHIPPED }, badSecret));
     expect(clientError.status).toBe(401);
     expect(clientError.message).not.toContain('amzn1');
     const badGrant = ctx({ credentials: { ...amazonDemoCredentials, refreshToken: 'Atzr|unknown' } });
-    expect((await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, badGrant))).status).toBe(400);
+    expect((await httpError(getOrderAction.execute({ orderId: SHIPPED }, badGrant))).status).toBe(400);
 
     const post = (form: Record<string, string>) =>
       fetch(`${server.urlFor('amazon')}/auth/o2/token`, {
@@ -321,21 +293,21 @@ describe('Login with Amazon token exchange', () => {
       ],
     });
     server.injectFault('amazon', { kind: 'status', status: 403 }, { pathIncludes: '/orders/' });
-    expect((await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(403);
+    expect((await httpError(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(403);
   });
 });
 
 describe('amazon sandbox faults reach the handler as errors', () => {
   test('status 503 on SP-API → VendorHttpError 503; on LWA → 503 too', async () => {
     server.injectFault('amazon', { kind: 'status', status: 503 }, { pathIncludes: '/orders/' });
-    expect((await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(503);
+    expect((await httpError(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(503);
     server.injectFault('amazon', { kind: 'status', status: 503 }, { pathIncludes: '/auth/o2/token' });
-    expect((await httpStatus(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(503);
+    expect((await httpError(getOrderAction.execute({ orderId: SHIPPED }, ctx()))).status).toBe(503);
   });
 
   test('rate limit with Retry-After seconds → VendorHttpError 429 with retryAfterMs', async () => {
     server.injectFault('amazon', { kind: 'rate_limit', retryAfter: 'seconds', seconds: 2 }, { pathIncludes: '/catalog/' });
-    const error = await httpStatus(getCatalogItemAction.execute({ asin: 'B07FZ8S74R' }, ctx()));
+    const error = await httpError(getCatalogItemAction.execute({ asin: 'B07FZ8S74R' }, ctx()));
     expect(error.status).toBe(429);
     expect(error.retryAfterMs).toBe(2000);
   });

@@ -1,6 +1,5 @@
 import { SandboxServer, type RecordedRequest } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
-import { systemClock } from '../../src/clock';
 import { ManualClock } from '../support/clock';
 import { jumioHandler } from '../../src/vendors/jumio/jumio.handler';
 import { getStatusAction } from '../../src/vendors/jumio/get-status.action';
@@ -13,48 +12,18 @@ import {
   jumioSandbox,
 } from '../../src/vendors/jumio/jumio.sandbox';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
+import { rejection, useSandboxServer, vendorContext } from './vendor-helpers';
 
-let server: SandboxServer;
-
-beforeAll(async () => {
-  server = new SandboxServer([jumioSandbox]);
-  await server.start();
-});
-
-afterAll(async () => {
-  await server.stop();
-});
-
-beforeEach(() => {
-  server.clearFaults();
-  server.requests.length = 0;
-});
+const server = useSandboxServer([jumioSandbox]);
 
 function context(overrides: Partial<VendorContext> = {}, target: SandboxServer = server): VendorContext {
-  return {
-    credentials: { ...jumioDemoCredentials },
-    urls: { auth: target.urlFor('jumio'), retrieval: target.urlFor('jumio') },
-    signal: new AbortController().signal,
-    idempotencyKey: 'tc-1',
-    cache: new Map(),
-    clock: systemClock,
-    ...overrides,
-  };
+  return vendorContext(jumioDemoCredentials, { auth: target.urlFor('jumio'), retrieval: target.urlFor('jumio') }, overrides);
 }
 
 const executionPath = (id: string, account = JUMIO_DEMO_ACCOUNT_ID) => `/api/v1/accounts/${account}/workflow-executions/${id}`;
 const tokenRequests = (requests: RecordedRequest[] = server.requests) => requests.filter((r) => r.path === '/oauth2/token');
 const retrievalRequests = () => server.requests.filter((r) => r.path.startsWith('/api/v1/'));
 const basic = `Basic ${Buffer.from(`${jumioDemoCredentials.clientId}:${jumioDemoCredentials.clientSecret}`).toString('base64')}`;
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('kyc_check.get_status against the Jumio sandbox', () => {
   test('a PASSED execution: token exchange, status, then details; normalized result', async () => {

@@ -1,12 +1,12 @@
-import { SandboxServer, type SandboxRequest, type VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
+import type { SandboxRequest, VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
-import { systemClock } from '../../src/clock';
 import { nangoHandler } from '../../src/vendors/nango/nango.handler';
 import { accountBalanceAction } from '../../src/vendors/nango/account-balance.action';
 import { sendInvoiceAction } from '../../src/vendors/nango/send-invoice.action';
 import { QBO_DEMO_CUSTOMERS, QBO_DEMO_REALM_ID, nangoDemoCredentials, nangoSandbox } from '../../src/vendors/nango/nango.sandbox';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { toolKey } from '../../src/catalog/tool-key';
+import { httpError, rejection, useSandboxServer, vendorContext } from './vendor-helpers';
 
 /** What the sandbox routes saw, with the query string (RecordedRequest has the path only). */
 const seen: SandboxRequest[] = [];
@@ -21,45 +21,19 @@ const recording: VendorSandbox = {
   })),
 };
 
-let server: SandboxServer;
+const server = useSandboxServer([recording]);
 const company = `/proxy/v3/company/${QBO_DEMO_REALM_ID}`;
 
-beforeAll(async () => {
-  server = new SandboxServer([recording]);
-  await server.start();
-});
-
-afterAll(() => server.stop());
-
 beforeEach(() => {
-  server.clearFaults();
-  server.requests.length = 0;
   seen.length = 0;
   nangoSandbox.reset();
 });
 
 function context(credentials: Record<string, unknown> = {}, idempotencyKey = 'tc-1'): VendorContext {
-  return {
-    credentials: { ...nangoDemoCredentials, ...credentials },
-    urls: { api: server.urlFor('nango') },
-    signal: new AbortController().signal,
-    idempotencyKey,
-    cache: new Map(),
-    clock: systemClock,
-  };
+  return vendorContext({ ...nangoDemoCredentials, ...credentials }, { api: server.urlFor('nango') }, { idempotencyKey });
 }
 
-const rejection = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => Promise.reject(new Error('expected a rejection')),
-    (error: unknown) => error,
-  );
-
-async function httpStatus(promise: Promise<unknown>): Promise<number> {
-  const error = await rejection(promise);
-  expect(error).toBeInstanceOf(VendorHttpError);
-  return (error as VendorHttpError).status;
-}
+const httpStatus = async (promise: Promise<unknown>): Promise<number> => (await httpError(promise)).status;
 
 function expectNangoHeaders(headers: Record<string, unknown>): void {
   expect(headers).toMatchObject({

@@ -1,6 +1,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg } from '../support/factories';
-import { callTool, dataOf, inspectCall, putCredential, startRun, type Tenant } from '../executor/executor-helpers';
+import { callTool, dataOf, inspectCall, startRun, tenantWith, type Tenant } from '../executor/executor-helpers';
+import { graphql } from '../gql';
 import { loadConfig } from '../../src/config';
 import { catalogOf } from '../../src/catalog/tool-catalog';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
@@ -102,31 +103,23 @@ beforeAll(async () => {
 afterAll(async () => app?.close());
 
 /** A fresh org with the tool-calling flag, the new tool enabled and bound, and the sandbox credential. */
-async function acmeTenant(): Promise<Tenant> {
-  const made = await newOrg(app.em());
-  const admin = made.keys.admin;
-  const gqlOk = async (query: string, variables: Record<string, unknown> = {}) => dataOf(await app.gql(query, { key: admin, variables }));
-  await gqlOk('mutation { setFeatureFlag(key: "tool_calling_enabled", enabled: true) { key } }');
-  const tool = { toolName: 'acme_stock', action: 'check' };
-  await gqlOk(
-    'mutation($toolName: String!, $action: String!) { setToolPermission(toolName: $toolName, action: $action, enabled: true) { enabled } }',
-    tool,
-  );
-  await gqlOk('mutation($input: BindToolInput!) { bindToolToSpecialist(input: $input) { bound } }', {
-    input: { ...tool, specialistId: made.specialist.id },
-  });
-  await putCredential(app, admin, 'acme', sandboxCredentials(vendors).acme);
-  return { orgId: made.org.id, specialistId: made.specialist.id, keys: made.keys };
-}
+const acmeTenant = (): Promise<Tenant> => tenantWith(app, [{ toolName: 'acme_stock', action: 'check' }], { acme: sandboxCredentials(vendors).acme });
+
+const CATALOG = graphql(`
+  query FullCatalog {
+    toolCatalog { name toolName action vendor description defaultRisk idempotent inputSchema costCents enabled }
+  }
+`);
+const DECISION = graphql(`
+  query CallDecision($id: ID!) {
+    toolCall(id: $id) { reviewRequired policyDecision { outcome risk matchedRuleId reason } }
+  }
+`);
 
 describe('a vendor added by its folder and one registration line', () => {
   test('the catalog lists its action as the action declares it, with the vendor of its handler', async () => {
     const made = await newOrg(app.em());
-    const data = dataOf<{ toolCatalog: Record<string, unknown>[] }>(
-      await app.gql('{ toolCatalog { name toolName action vendor description defaultRisk idempotent inputSchema costCents enabled } }', {
-        key: made.keys.client,
-      }),
-    );
+    const data = dataOf(await app.gql(CATALOG, { key: made.keys.client }));
     expect(data.toolCatalog.find((t) => t.name === TOOL)).toEqual({
       name: TOOL,
       toolName: 'acme_stock',
@@ -174,12 +167,7 @@ describe('a vendor added by its folder and one registration line', () => {
     expect(call).toMatchObject({ status: 'succeeded', costCents: 3, errorCode: null, vendorStatusCode: 200 });
     expect(call.ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
     expect(call.ledgerEvents.every((e) => e.metadata.tool === TOOL)).toBe(true);
-    const decision = dataOf<{ toolCall: { reviewRequired: boolean; policyDecision: Record<string, unknown> } }>(
-      await app.gql('query($id: ID!) { toolCall(id: $id) { reviewRequired policyDecision { outcome risk matchedRuleId reason } } }', {
-        key: tenant.keys.admin,
-        variables: { id: answer.toolCallId },
-      }),
-    ).toolCall;
+    const decision = dataOf(await app.gql(DECISION, { key: tenant.keys.admin, variables: { id: answer.toolCallId } })).toolCall;
     // No rule matched: the action's default risk (medium) decided, so it ran observed.
     expect(decision).toEqual({
       reviewRequired: true,

@@ -1,6 +1,7 @@
 import { serveVendorSandboxes, parseFault, type ServedSandboxes } from '../../src/vendors/sandbox/sandbox-process';
 import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
-import { QBO_DEMO_REALM_ID, nangoDemoCredentials } from '../../src/vendors/nango/nango.sandbox';
+import { QBO_DEMO_REALM_ID } from '../../src/vendors/nango/nango.sandbox';
+import { servedSandboxes } from './vendor-helpers';
 import { SHOPIFY_API_VERSION } from '../../src/vendors/shopify/shopify.transport';
 
 /**
@@ -9,12 +10,7 @@ import { SHOPIFY_API_VERSION } from '../../src/vendors/shopify/shopify.transport
  * /_sandbox/ (test/cli/sandboxes.test.ts runs the real process).
  */
 let served: ServedSandboxes;
-const company = `/nango/proxy/v3/company/${QBO_DEMO_REALM_ID}`;
-const nangoHeaders = {
-  authorization: `Bearer ${nangoDemoCredentials.secretKey}`,
-  'connection-id': nangoDemoCredentials.connectionId,
-  'provider-config-key': nangoDemoCredentials.providerConfigKey,
-};
+const { control, quickbooks } = servedSandboxes(() => served.url);
 
 beforeAll(async () => {
   served = await serveVendorSandboxes({ port: 0 });
@@ -25,24 +21,6 @@ afterAll(() => served?.stop());
 beforeEach(async () => {
   expect((await control('POST', '/reset')).status).toBe(200);
 });
-
-async function control(method: string, path: string, json?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${served.url}/_sandbox${path}`, {
-    method,
-    headers: json === undefined ? {} : { 'content-type': 'application/json' },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-function quickbooks(method: 'GET' | 'POST', path: string, query: Record<string, string>, json?: unknown): Promise<Response> {
-  const search = new URLSearchParams({ ...query, minorversion: '75' });
-  return fetch(`${served.url}${company}${path}?${search.toString()}`, {
-    method,
-    headers: { ...nangoHeaders, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-  });
-}
 
 const invoice = (customerId: string) => ({
   Line: [{ DetailType: 'SalesItemLineDetail', Amount: 25, SalesItemLineDetail: { ItemRef: { value: '1' } } }],

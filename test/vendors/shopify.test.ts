@@ -1,6 +1,5 @@
 import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
-import { systemClock } from '../../src/clock';
 import { shopifyHandler } from '../../src/vendors/shopify/shopify.handler';
 import { orderLookupAction } from '../../src/vendors/shopify/order-lookup.action';
 import { getProductAction } from '../../src/vendors/shopify/get-product.action';
@@ -11,37 +10,13 @@ import { SHOPIFY_SANDBOX_SDL } from '../../src/vendors/shopify/shopify.sandbox-d
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { buildSchema } from 'graphql';
 import { toolKey } from '../../src/catalog/tool-key';
+import { rejection, useSandboxServer, vendorContext } from './vendor-helpers';
 
 const GRAPHQL_PATH = `/admin/api/${SHOPIFY_API_VERSION}/graphql.json`;
-let server: SandboxServer;
-
-beforeAll(async () => {
-  server = new SandboxServer([shopifySandbox]);
-  await server.start();
-});
-afterAll(() => server.stop());
-afterEach(() => server.clearFaults());
+const server = useSandboxServer([shopifySandbox]);
 
 function ctx(overrides: Partial<VendorContext> = {}, target: SandboxServer = server): VendorContext {
-  return {
-    credentials: { ...shopifyDemoCredentials },
-    urls: { admin: target.urlFor('shopify') },
-    signal: new AbortController().signal,
-    idempotencyKey: 'tc-1',
-    cache: new Map(),
-    clock: systemClock,
-    ...overrides,
-  };
-}
-
-/** What `promise` rejected with (fails when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
+  return vendorContext(shopifyDemoCredentials, { admin: target.urlFor('shopify') }, overrides);
 }
 
 /** The requests the call made, from the server's record. */
