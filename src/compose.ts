@@ -83,7 +83,7 @@ export async function composeToolgate(
   };
   try {
     const vendors = overrides.vendors ?? VENDORS;
-    const sandboxes = await startSandboxes(config, logger, overrides.sandboxes, vendors);
+    const sandboxes = await startSandboxes(config, logger, overrides.sandboxes, vendors, overrides.clock);
     if (sandboxes.server) started.push(sandboxes.server);
     const inProcessModel = overrides.offlineModelUrl === undefined && (overrides.offlineModel ?? needsOfflineModel(config.model));
     const offlineModel = inProcessModel ? new OfflineModelServer() : null;
@@ -180,6 +180,7 @@ async function startSandboxes(
   logger: Logger,
   inProcess: boolean | undefined,
   registrations: readonly VendorRegistration[],
+  clock: Clock | undefined,
 ): Promise<{ server: SandboxServer | null; urls: Record<string, string> | null }> {
   const vendors = createVendorSandboxes(registrations);
   if (config.vendorSandboxUrl && inProcess === undefined) {
@@ -190,7 +191,7 @@ async function startSandboxes(
     return { server: null, urls };
   }
   if (!(inProcess ?? config.vendorSandboxes)) return { server: null, urls: null };
-  const server = new SandboxServer(vendors);
+  const server = new SandboxServer(vendors, { clock });
   await server.start();
   const urls = Object.fromEntries(vendors.map((s) => [s.vendor, server.urlFor(s.vendor)]));
   logger.info({ sandboxUrls: urls }, 'vendor sandboxes serving the vendors');

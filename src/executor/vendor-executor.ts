@@ -158,7 +158,7 @@ export class VendorExecutor implements ToolExecutor {
         try {
           return {
             ok: true as const,
-            value: await withTimeout(timeoutMs, (signal) =>
+            value: await withTimeout(this.clock, timeoutMs, (signal) =>
               call({
                 credentials,
                 urls,
@@ -228,19 +228,20 @@ export class VendorExecutor implements ToolExecutor {
   }
 }
 
-async function withTimeout<T>(timeoutMs: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/** One attempt, aborted once `timeoutMs` have passed on the executor's clock. */
+async function withTimeout<T>(clock: Clock, timeoutMs: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
+  let cancel: (() => void) | undefined;
   const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+    cancel = clock.after(timeoutMs, () => {
       controller.abort();
       reject(new AttemptTimeoutError());
-    }, timeoutMs);
+    });
   });
   try {
     return await Promise.race([run(controller.signal), timedOut]);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
 }
 

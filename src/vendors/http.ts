@@ -1,3 +1,4 @@
+import type { Clock } from '../clock';
 import { VendorHttpError, VendorProtocolError, parseRetryAfter } from './vendor-handler';
 
 /** The connection failed or was reset before an answer arrived. */
@@ -16,13 +17,13 @@ export interface VendorJsonResponse<T = unknown> {
 
 /**
  * The HTTP primitive vendor transports build on: JSON in, JSON out. Non-2xx answers throw
- * VendorHttpError (with Retry-After), unreadable bodies VendorProtocolError, connection
+ * VendorHttpError (with Retry-After, a date read against `clock`), unreadable bodies VendorProtocolError, connection
  * failures VendorNetworkError; an abort (the executor's timeout) propagates as is. Vendor
  * bodies are never copied into errors.
  */
 export async function fetchJson<T = unknown>(
   url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; signal: AbortSignal },
+  init: { method?: string; headers?: Record<string, string>; body?: string; signal: AbortSignal; clock: Clock },
 ): Promise<VendorJsonResponse<T>> {
   let response: Response;
   try {
@@ -44,7 +45,7 @@ export async function fetchJson<T = unknown>(
     throw new VendorNetworkError();
   }
   if (!response.ok) {
-    throw new VendorHttpError(response.status, parseRetryAfter(response.headers.get('retry-after')));
+    throw new VendorHttpError(response.status, parseRetryAfter(response.headers.get('retry-after'), init.clock.now()));
   }
   try {
     return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };

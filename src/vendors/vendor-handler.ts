@@ -98,7 +98,7 @@ export class VendorProtocolError extends Error {
 }
 
 /** Parses Retry-After: delta-seconds or an HTTP-date; null when absent or invalid. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
+export function parseRetryAfter(value: string | null, now: number): number | null {
   if (!value) return null;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;

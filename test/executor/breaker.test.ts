@@ -1,5 +1,5 @@
 import { startTestApp, type TestApp } from '../support/app';
-import { ManualClock } from '../support/clock';
+import { ManualClock, timeOutHungAttempts } from '../support/clock';
 import type { Fault } from '../../src/vendors/sandbox/sandbox-server';
 import { JUMIO_DEMO_ACCOUNT_ID, JUMIO_DEMO_EXECUTIONS } from '../../src/vendors/jumio/jumio.sandbox-data';
 import {
@@ -22,9 +22,10 @@ import {
  * through and its outcome closes or re-opens it. Retries are off so one call is one
  * attempt; every test uses a fresh org, so no breaker state leaks between tests.
  *
- * The half-open delay runs on a manual clock: the probe tests advance it by
- * PROBE_AFTER_MS instead of sleeping, and the other tests never move it, so no breaker
- * half-opens behind their back however slow the machine.
+ * The half-open delay and the attempt timeout run on a manual clock: the probe tests
+ * advance it by PROBE_AFTER_MS and the hang test by one timeout per attempt instead of
+ * sleeping, and the other tests never move it, so no breaker half-opens (and no attempt
+ * times out) behind their back however slow the machine.
  */
 const THRESHOLD = 3;
 const PROBE_AFTER_MS = 60_000;
@@ -196,7 +197,10 @@ test('4xx answers (unknown order 404, 401, 429) do not open it', async () => {
 test('timeouts count as vendor failures: THRESHOLD hangs open it', async () => {
   const org = await freshOrg();
   for (let i = 0; i < THRESHOLD; i += 1) {
-    const { answer, requests } = await call(org, { kind: 'hang' });
+    const before = vendorRequests(org.app, 'shopify').length;
+    const pending = call(org, { kind: 'hang' });
+    await timeOutHungAttempts(clock, TIMEOUT_MS, 1, () => vendorRequests(org.app, 'shopify').length - before);
+    const { answer, requests } = await pending;
     expect(answer.error?.code).toBe('VENDOR_TIMEOUT');
     expect(requests).toBe(1);
   }

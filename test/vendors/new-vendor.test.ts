@@ -52,6 +52,7 @@ const checkStockAction: VendorAction<StockInput, StockResult> = {
     const { body } = await fetchJson<Partial<StockResult>>(`${ctx.urls.api}/v1/stock/${encodeURIComponent(input.sku)}`, {
       headers: { authorization: `Bearer ${String(ctx.credentials.apiKey)}` },
       signal: ctx.signal,
+      clock: ctx.clock,
     });
     if (typeof body?.available !== 'number' || typeof body.warehouse !== 'string') throw new VendorProtocolError(200);
     return { sku: input.sku, available: body.available, warehouse: body.warehouse };

@@ -63,6 +63,7 @@ async function accessToken(ctx: VendorContext): Promise<{ token: string; cached:
     headers: { 'content-type': 'application/x-www-form-urlencoded;charset=UTF-8' },
     body: form.toString(),
     signal: ctx.signal,
+    clock: ctx.clock,
   });
   const token = body?.access_token;
   const expiresIn = body?.expires_in;
@@ -88,7 +89,8 @@ async function accessToken(ctx: VendorContext): Promise<{ token: string; cached:
 export async function spApiGet<T>(ctx: VendorContext, path: string, query: Record<string, string> = {}): Promise<T> {
   const qs = new URLSearchParams(query).toString();
   const url = `${endpoint(ctx, 'spApi')}${path}${qs ? `?${qs}` : ''}`;
-  const call = async (token: string) => fetchJson<T>(url, { headers: { 'x-amz-access-token': token, 'user-agent': USER_AGENT }, signal: ctx.signal });
+  const call = async (token: string) =>
+    fetchJson<T>(url, { headers: { 'x-amz-access-token': token, 'user-agent': USER_AGENT }, signal: ctx.signal, clock: ctx.clock });
 
   const first = await accessToken(ctx);
   try {

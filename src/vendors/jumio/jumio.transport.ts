@@ -68,6 +68,7 @@ async function requestToken(ctx: VendorContext): Promise<JumioCachedToken> {
     },
     body: new URLSearchParams({ grant_type: 'client_credentials' }).toString(),
     signal: ctx.signal,
+    clock: ctx.clock,
   });
   const body = response.body;
   const accessToken = body?.access_token;
@@ -107,6 +108,7 @@ export async function jumioRetrievalGet<T = unknown>(ctx: VendorContext, path: s
         method: 'GET',
         headers: { authorization: `Bearer ${token}`, 'user-agent': USER_AGENT },
         signal: ctx.signal,
+        clock: ctx.clock,
       })
     ).body;
 

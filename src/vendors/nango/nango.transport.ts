@@ -65,6 +65,6 @@ export async function quickbooksRequest<T = unknown>(ctx: VendorContext, request
   } else if (request.method === 'POST') {
     headers['content-type'] = 'application/octet-stream';
   }
-  const response = await fetchJson<T>(url, { method: request.method, headers, body, signal: ctx.signal });
+  const response = await fetchJson<T>(url, { method: request.method, headers, body, signal: ctx.signal, clock: ctx.clock });
   return response.body;
 }

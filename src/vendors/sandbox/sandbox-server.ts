@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { LoopbackServer } from '../../loopback-server';
+import { systemClock, type Clock } from '../../clock';
 
 /**
  * Vendor sandboxes: one loopback HTTP server in which each vendor's sandbox answers under
@@ -81,9 +82,12 @@ export class SandboxServer {
   private readonly http = new LoopbackServer((req, res) => void this.dispatch(req, res));
 
   private readonly control: SandboxControl | null;
+  /** What an HTTP-date Retry-After is counted from: the executor's clock when both run in one process. */
+  private readonly clock: Clock;
 
-  constructor(sandboxes: VendorSandbox[], options: { control?: SandboxControl } = {}) {
+  constructor(sandboxes: VendorSandbox[], options: { control?: SandboxControl; clock?: Clock } = {}) {
     this.control = options.control ?? null;
+    this.clock = options.clock ?? systemClock;
     for (const sandbox of sandboxes) {
       if (sandbox.vendor === CONTROL_PREFIX) throw new Error(`${CONTROL_PREFIX} is reserved`);
       if (this.sandboxes.has(sandbox.vendor)) throw new Error(`duplicate sandbox ${sandbox.vendor}`);
@@ -201,7 +205,7 @@ export class SandboxServer {
         send(res, { status: fault.status, json: { errors: `sandbox fault ${fault.status}`, secret_detail: 'vendor-internal-trace-xyz' } });
         return true;
       case 'rate_limit': {
-        const retryAfter = fault.retryAfter === 'seconds' ? String(fault.seconds) : new Date(Date.now() + fault.seconds * 1000).toUTCString();
+        const retryAfter = fault.retryAfter === 'seconds' ? String(fault.seconds) : new Date(this.clock.now() + fault.seconds * 1000).toUTCString();
         send(res, { status: 429, headers: { 'retry-after': retryAfter }, json: { errors: 'Exceeded rate limit' } });
         return true;
       }

@@ -56,6 +56,7 @@ export async function shopifyGraphql<T>(ctx: VendorContext, query: string, varia
     headers: { 'content-type': 'application/json', 'x-shopify-access-token': token },
     body: JSON.stringify({ query, variables }),
     signal: ctx.signal,
+    clock: ctx.clock,
   });
   if (!body || typeof body !== 'object') throw new VendorProtocolError(status);
   if (body.errors !== undefined && body.errors !== null) throw mapGraphqlErrors(body, status);
