@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { canonicalJson } from '../../src/ledger/canonical-json';
 import type { RawCall } from './raw-tool-call';
-import { OUTPUT_JSON, SEALED_INPUT_JSON } from './raw-tool-call';
+import { OUTPUT_JSON, SEALED_INPUT_JSON, requestedMetadata } from './raw-tool-call';
 
 /**
  * The minimal floor: the rows of one allowed call that succeeds — decision, call, two
@@ -36,15 +36,7 @@ export async function floorToolCall(pool: pg.Pool, call: RawCall): Promise<void>
                    values (${q(callId)}, ${q(call.orgId)}, ${q(call.runId)}, ${q(call.toolName)}, ${q(call.action)}, ${q(call.correlationId)},
                      ${q(call.toolUseId)}, 'running', ${q(JSON.stringify(call.params))}, ${q(decisionId)}, 'low', false, ${q(NODE_ID)},
                      ${q(SEALED_INPUT_JSON)}, 0, 0, ${q(now)}, ${q(now)}))
-       ${insertEvent(q, call, callId, 'tool_call.requested', call.caller, now, {
-         tool,
-         correlationId: call.correlationId,
-         decision: 'allow',
-         shadowDecision: null,
-         risk: 'low',
-         matchedRuleId: null,
-         policyVersion: call.policyVersion,
-       })};
+       ${insertEvent(q, call, callId, 'tool_call.requested', call.caller, now, requestedMetadata(call))};
        commit;`,
     );
     const [, run] = first as unknown as pg.QueryResult<{ status: string }>[];

@@ -80,6 +80,19 @@ function notify(notifier: Notifier | null, orgId: string, sequence: bigint): voi
   notifier.pool.query('select pg_notify($1, $2)', ['toolgate_ledger', `${orgId}:${sequence}`]).catch(() => undefined);
 }
 
+/** The tool_call.requested metadata of an allowed call, as the gateway records it. */
+export function requestedMetadata(call: RawCall): Record<string, unknown> {
+  return {
+    tool: `${call.toolName}.${call.action}`,
+    correlationId: call.correlationId,
+    decision: 'allow',
+    shadowDecision: null,
+    risk: 'low',
+    matchedRuleId: null,
+    policyVersion: call.policyVersion,
+  };
+}
+
 export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads: boolean; notifier: Notifier | null }): Promise<void> {
   const started = performance.now();
   const callId = randomUUID();
@@ -138,15 +151,7 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
         runId: call.runId,
         resourceId: callId,
         actor: call.caller,
-        metadata: {
-          tool,
-          correlationId: call.correlationId,
-          decision: 'allow',
-          shadowDecision: null,
-          risk: 'low',
-          matchedRuleId: null,
-          policyVersion: call.policyVersion,
-        },
+        metadata: requestedMetadata(call),
       },
     ]);
   });
