@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
-import type { Clock } from './clock';
+import { systemClock, type Clock } from './clock';
 import type { Logger } from './logger';
 import type { ToolExecutor } from './executor/executor.types';
 import type { MasterKeyring } from './credentials/keyring';
@@ -90,6 +90,7 @@ export function createAppServices(
     orgConfig: new OrgConfigCache(),
     tools,
     logger,
+    clock: options.clock ?? systemClock,
   });
   const runtime = new AgentRuntime({
     orm,

@@ -1,22 +1,20 @@
 // The executor's waits: between retries (Retry-After or jittered backoff) and before a breaker probes again.
 import type { IBackoff, IBackoffFactory, IHalfOpenAfterBackoffContext, IRetryBackoffContext } from 'cockatiel';
 import type { Clock } from '../clock';
-import { classifyFailure } from './failure-classifier';
 
-/** Exponential backoff with full jitter, or the vendor's Retry-After when it names one. */
-export class RetryAfterBackoff implements IBackoffFactory<IRetryBackoffContext<unknown>> {
-  constructor(
-    private readonly baseMs: number,
-    private readonly maxMs: number,
-  ) {}
-
-  next(context: IRetryBackoffContext<unknown>): IBackoff<IRetryBackoffContext<unknown>> {
-    const retryAfter = 'error' in context.result ? classifyFailure(context.result.error).retryAfterMs : null;
-    const exponential = Math.min(this.maxMs, this.baseMs * 2 ** (context.attempt - 1));
-    const duration = retryAfter ?? exponential / 2 + Math.random() * (exponential / 2);
-    return { duration, next: (c) => this.next(c) };
-  }
+/** The wait before retry `attempt` (1, 2, …): the vendor's Retry-After, or exponential backoff with full jitter. */
+export function retryDelayMs(retryAfterMs: number | null, attempt: number, baseMs: number, maxMs: number): number {
+  const exponential = Math.min(maxMs, baseMs * 2 ** (attempt - 1));
+  return retryAfterMs ?? exponential / 2 + Math.random() * (exponential / 2);
 }
+
+/**
+ * cockatiel's own wait between attempts, made nothing: the executor waits on its clock
+ * instead (retryDelayMs, before the next attempt), so a test's manual clock governs it.
+ */
+export const NO_WAIT: IBackoffFactory<IRetryBackoffContext<unknown>> = {
+  next: () => ({ duration: 0, next: () => NO_WAIT.next({} as IRetryBackoffContext<unknown>) }),
+};
 
 /**
  * The breaker's half-open delay on our clock. cockatiel half-opens an open breaker when

@@ -9,7 +9,7 @@ import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vend
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
 import type { RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
-import { ClockHalfOpen, RetryAfterBackoff } from './backoff';
+import { ClockHalfOpen, NO_WAIT, retryDelayMs } from './backoff';
 import { toolKey } from '../catalog/tool-key';
 import { systemClock, type Clock } from '../clock';
 
@@ -187,13 +187,19 @@ export class VendorExecutor implements ToolExecutor {
         // A Retry-After beyond what we are willing to wait means: give up now.
         return failure.transient && (failure.retryAfterMs === null || failure.retryAfterMs <= settings.retryMaxDelayMs);
       }),
-      { maxAttempts: settings.maxRetries, backoff: new RetryAfterBackoff(settings.retryBaseMs, settings.retryMaxDelayMs) },
+      { maxAttempts: settings.maxRetries, backoff: NO_WAIT },
     );
+    let wait = 0;
     policy.onRetry((event) => {
-      const cause = 'error' in event ? classifyFailure(event.error).cause : 'unknown';
-      retries.push({ attempt: event.attempt, cause, delayMs: Math.round(event.delay) });
+      const failure = 'error' in event ? classifyFailure(event.error) : null;
+      wait = retryDelayMs(failure?.retryAfterMs ?? null, event.attempt, settings.retryBaseMs, settings.retryMaxDelayMs);
+      retries.push({ attempt: event.attempt, cause: failure?.cause ?? 'unknown', delayMs: Math.round(wait) });
     });
-    return policy.execute(attempt);
+    // The wait before a retry is on the executor's clock (a test's manual clock passes it at once).
+    return policy.execute(async ({ attempt: n }) => {
+      if (n > 0) await this.clock.sleep(wait);
+      return attempt();
+    });
   }
 
   private breakerFor(orgId: string, vendor: string): CircuitBreakerPolicy {

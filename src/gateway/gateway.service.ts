@@ -26,6 +26,7 @@ import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
 import { rawTransaction, type SqlTransaction } from '../db/raw-transaction';
+import type { Clock } from '../clock';
 
 export interface GatewayDeps {
   orm: MikroORM;
@@ -39,6 +40,8 @@ export interface GatewayDeps {
   nodeId: string;
   inFlight: InFlightCalls;
   failpoints: Failpoints;
+  /** What a call's recorded duration is measured on (a test's manual clock: its simulated waits). */
+  clock: Clock;
 }
 
 /**
@@ -71,7 +74,7 @@ export class ToolGateway {
 
   async execute(request: ToolCallRequest): Promise<ToolCallOutcome> {
     this.assertAccepting();
-    const started = performance.now();
+    const started = this.deps.clock.now();
     // Reads outside the call's transaction (the catalog's one load per process, replays): the
     // transaction holds one pooled connection and never waits for a second.
     const em = this.deps.orm.em.fork();
@@ -101,7 +104,7 @@ export class ToolGateway {
   async executeApproved(toolCallId: string, caller: Caller): Promise<ToolCallOutcome> {
     this.assertAccepting();
     const em = this.deps.orm.em.fork();
-    const started = performance.now();
+    const started = this.deps.clock.now();
     if (!isUuid(toolCallId)) throw notFound('Tool call');
     const claimed = await this.claiming((claim) =>
       em.transactional(async (tx) => {
@@ -267,7 +270,7 @@ export class ToolGateway {
         };
       }
       this.deps.failpoints.hit('after_vendor_response');
-      const durationMs = Math.round(performance.now() - started);
+      const durationMs = Math.round(this.deps.clock.now() - started);
       // Transaction 2 (raw, like the first): the recorder's UPDATE and the ledger append.
       const finished = await rawTransaction(this.deps.orm, (tx) =>
         recordOutcome(tx, call, outcome, {

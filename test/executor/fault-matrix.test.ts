@@ -33,10 +33,11 @@ const RUN_OUTCOMES = graphql(`
  * The executor's answer to every kind of vendor trouble, through the whole stack
  * (GraphQL → gateway → executor → sandbox over HTTP): what is retried, how long it waits,
  * what is recorded on the call and in the ledger, and that no vendor text gets out.
- * Settings: 800 ms per attempt on a manual clock (an attempt times out only when a test
- * moves the clock: normal answers never time out, however loaded the machine), 3 retries
- * (the default), 5 ms backoff base, Retry-After honoured up to 5 s; the breaker is out of
- * the way here (see breaker.test.ts).
+ * Settings: 800 ms per attempt, 3 retries (the default), 5 ms backoff base, Retry-After
+ * honoured up to 5 s; the breaker is out of the way here (see breaker.test.ts). Time is a
+ * manual clock: an attempt times out only when a test moves it (normal answers never time
+ * out, however loaded the machine), while the executor's waits before a retry and the
+ * sandbox's slow answers pass on it at once — so a call's recorded duration is exact.
  */
 const TIMEOUT_MS = 800;
 const MAX_RETRIES = 3;
@@ -218,6 +219,9 @@ describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
     expect(attempts).toBe(MAX_RETRIES + 1);
     expect(faults).toEqual(['hang', 'hang', 'hang', 'hang']);
     expect(retriedOf(call).map((r) => r.cause)).toEqual(['timeout', 'timeout', 'timeout']);
+    // On the clock: four timeouts and the three waits between them.
+    const waits = retriedOf(call).reduce((sum, r) => sum + r.delayMs, 0);
+    expect(call.durationMs!).toBeGreaterThanOrEqual((MAX_RETRIES + 1) * TIMEOUT_MS + waits - MAX_RETRIES);
     expect(failedReason(call)).toBe('vendor_timeout');
   });
 
@@ -227,6 +231,7 @@ describe('fault matrix: order_lookup.lookup (idempotent, Shopify)', () => {
     expect(call.retryCount).toBe(1);
     expect(attempts).toBe(2);
     expect(retriedOf(call)[0]).toMatchObject({ attempt: 1, cause: 'timeout' });
+    expect(call.durationMs!).toBeGreaterThanOrEqual(TIMEOUT_MS);
   });
 
   test('a slow answer under the timeout succeeds without a retry', async () => {

@@ -11,6 +11,7 @@ import type { Caller } from '../../src/auth/caller';
 import type { NangoSandbox } from '../../src/vendors/nango/nango.sandbox';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox';
 import { Feed, closeSockets, connect, ledgerHead } from '../realtime/realtime-helpers';
+import { systemClock } from '../../src/clock';
 
 /**
  * Reconciliation of calls left `running`: another node of the same code (a second
@@ -57,6 +58,7 @@ async function dyingNode(options: { reachVendor: boolean; nodeId?: string }) {
     nodeId,
     inFlight: new InFlightCalls(),
     failpoints: NO_FAILPOINTS,
+    clock: systemClock,
   });
   return {
     nodeId,

@@ -6,8 +6,9 @@ interface Timer {
 }
 
 /**
- * A clock that moves only when the test says so (src/clock.ts): no test sleeps on the
- * wall clock. Timers set with `after` fire, in time order, when `advance` passes them.
+ * A clock that moves only when the test (or a deliberate `sleep` of the code under test)
+ * moves it (src/clock.ts): no test sleeps on the wall clock. Timers set with `after` fire,
+ * in time order, when `advance` passes them.
  */
 export class ManualClock implements Clock {
   private readonly timers = new Set<Timer>();
@@ -27,6 +28,14 @@ export class ManualClock implements Clock {
   /** Timers waiting to fire: a test advances once the code under test is waiting. */
   pendingTimers(): number {
     return this.timers.size;
+  }
+
+  /**
+   * A deliberate wait of the code under test (a retry's backoff): its time passes at once.
+   * (A timer racing real I/O, set with `after`, waits for the test to move the clock.)
+   */
+  async sleep(ms: number): Promise<void> {
+    this.advance(ms);
   }
 
   advance(ms: number): void {

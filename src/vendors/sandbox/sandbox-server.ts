@@ -82,7 +82,7 @@ export class SandboxServer {
   private readonly http = new LoopbackServer((req, res) => void this.dispatch(req, res));
 
   private readonly control: SandboxControl | null;
-  /** What an HTTP-date Retry-After is counted from: the executor's clock when both run in one process. */
+  /** What a slow answer waits on and an HTTP-date Retry-After counts from: the executor's clock when both run in one process. */
   private readonly clock: Clock;
 
   constructor(sandboxes: VendorSandbox[], options: { control?: SandboxControl; clock?: Clock } = {}) {
@@ -221,7 +221,7 @@ export class SandboxServer {
         req.socket.destroy();
         return true;
       case 'slow':
-        await new Promise((resolve) => setTimeout(resolve, fault.delayMs));
+        await this.clock.sleep(fault.delayMs);
         return false;
     }
   }
