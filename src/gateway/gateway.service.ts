@@ -7,8 +7,6 @@ import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '../runs/agent-run.entity';
 import { evaluatePolicy, type PolicyVerdict } from '../policy/policy-evaluator';
 import { redactInput } from '../redaction/redact';
-import { openJson } from '../credentials/sealed-json';
-import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import type { ExecutionOutcome, ToolExecutor } from '../executor/executor.types';
 import type { Caller } from '../auth/caller';
@@ -20,6 +18,7 @@ import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRe
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
 import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
 import { startApprovedCall } from './tool-call-state';
+import { openApprovedParams } from './approved-params';
 import { loadRunForCall } from './run-for-call';
 import { assertDriver, blocked, isStorable, outcomeOf, replay, storable } from './call-outcome';
 import type { InFlightCalls } from '../recovery/in-flight';
@@ -127,25 +126,9 @@ export class ToolGateway {
         claim(call.id);
         const tool = await this.deps.tools.find(tx, call.toolName, call.action);
         try {
-          if (!tool || !approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
-          const params = openJson<Record<string, unknown>>(
-            this.deps.keyring.key(approval.sealedParams.keyVersion),
-            sealedParamsAad(call.orgId, call.id),
-            approval.sealedParams,
-          );
-          const [decision] = await tx.execute<{ policy_version: number }[]>('select policy_version from policy_decisions where id = ?', [
-            call.policyDecisionId,
-          ]);
-          const expected = approvalBindingHash({
-            orgId: call.orgId,
-            runId: call.runId,
-            toolName: call.toolName,
-            action: call.action,
-            params,
-            policyVersion: decision.policy_version,
-          });
-          if (expected !== approval.bindingHash) throw new AppError('CONFLICT', 'The approved call does not match what was approved');
-          return { kind: 'run', call, tool: tool!, approval, params } as const;
+          if (!tool) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
+          const params = await openApprovedParams(tx, this.deps.keyring, call, approval);
+          return { kind: 'run', call, tool, approval, params } as const;
         } catch (error) {
           const code = error instanceof AppError ? error.code : 'CONFLICT';
           await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
