@@ -2,6 +2,7 @@ import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graph
 import type { ApiConfig } from '../config';
 import type { Caller } from '../auth/caller';
 import { checkOperationLimits, checkTokenLimit } from './limits';
+import { assertNoNul } from './nul-guard';
 import { resolveDocument, type DocumentRequest, type PersistedDocuments, type ResolvedDocument } from './persisted-documents';
 import { RateLimiter, UNLIMITED } from './rate-limiter';
 
@@ -10,8 +11,8 @@ import { RateLimiter, UNLIMITED } from './rate-limiter';
  * 1. `resolve` (before parsing): trusted documents — which text to run, by id or as sent —
  *    and the token limit on text a client sent;
  * 2. parsing and GraphQL validation (Apollo Server, or the websocket handler);
- * 3. `admit` (before execution): depth, aliases, directives and cost, then the caller's
- *    rate limit is charged with the cost.
+ * 3. `admit` (before execution): no NUL in string arguments, depth, aliases, directives
+ *    and cost, then the caller's rate limit is charged with the cost.
  */
 export class OperationGuard {
   readonly limiter: Pick<RateLimiter, 'take' | 'charge'>;
@@ -38,6 +39,7 @@ export class OperationGuard {
     variables: Record<string, unknown> | null | undefined,
     caller: Caller,
   ): number {
+    assertNoNul(document, variables);
     const cost = checkOperationLimits(schema, document, operation, variables, this.api);
     // Every operation takes at least a point, so a flood of `{ __typename }` is limited too.
     this.limiter.charge(rateLimitKey(caller), Math.max(1, cost));

@@ -27,6 +27,7 @@ type Documents = {
     "\n  query CrossOrgLedger($filter: LedgerEventFilter, $first: Int, $after: String) {\n    ledgerEvents(filter: $filter, first: $first, after: $after) { totalCount edges { node { id runId resourceId } } }\n  }\n": typeof types.CrossOrgLedgerDocument,
     "\n  query CrossOrgRunRelations($id: ID!) {\n    run(id: $id) {\n      id\n      specialist { id }\n      toolCalls {\n        id\n        run { id }\n        policyDecision { id }\n        approvalRequest { id toolCall { id } }\n        ledgerEvents { id resourceId }\n      }\n      ledgerEvents { resourceId }\n    }\n  }\n": typeof types.CrossOrgRunRelationsDocument,
     "\n    mutation CrossOrgBind($specialistId: ID!) {\n      bindToolToSpecialist(\n  input: {specialistId: $specialistId, toolName: \"order_lookup\", action: \"lookup\"}\n) {\n        specialistId bound\n      }\n    }\n  ": typeof types.CrossOrgBindDocument,
+    "\n  query ToolCallsByTool($filter: ToolCallFilter) {\n    toolCalls(filter: $filter, first: 5) { totalCount }\n  }\n": typeof types.ToolCallsByToolDocument,
     "\n    query OutageViewer {\n      viewer { role org { id name } }\n    }\n  ": typeof types.OutageViewerDocument,
     "\n    mutation OutageFlag($key: String!) {\n      setFeatureFlag(key: $key, enabled: true) { key enabled }\n    }\n  ": typeof types.OutageFlagDocument,
     "\n  fragment Page on PageInfo {\n    hasNextPage hasPreviousPage startCursor endCursor\n  }\n": typeof types.PageFragmentDoc,
@@ -97,6 +98,7 @@ const documents: Documents = {
     "\n  query CrossOrgLedger($filter: LedgerEventFilter, $first: Int, $after: String) {\n    ledgerEvents(filter: $filter, first: $first, after: $after) { totalCount edges { node { id runId resourceId } } }\n  }\n": types.CrossOrgLedgerDocument,
     "\n  query CrossOrgRunRelations($id: ID!) {\n    run(id: $id) {\n      id\n      specialist { id }\n      toolCalls {\n        id\n        run { id }\n        policyDecision { id }\n        approvalRequest { id toolCall { id } }\n        ledgerEvents { id resourceId }\n      }\n      ledgerEvents { resourceId }\n    }\n  }\n": types.CrossOrgRunRelationsDocument,
     "\n    mutation CrossOrgBind($specialistId: ID!) {\n      bindToolToSpecialist(\n  input: {specialistId: $specialistId, toolName: \"order_lookup\", action: \"lookup\"}\n) {\n        specialistId bound\n      }\n    }\n  ": types.CrossOrgBindDocument,
+    "\n  query ToolCallsByTool($filter: ToolCallFilter) {\n    toolCalls(filter: $filter, first: 5) { totalCount }\n  }\n": types.ToolCallsByToolDocument,
     "\n    query OutageViewer {\n      viewer { role org { id name } }\n    }\n  ": types.OutageViewerDocument,
     "\n    mutation OutageFlag($key: String!) {\n      setFeatureFlag(key: $key, enabled: true) { key enabled }\n    }\n  ": types.OutageFlagDocument,
     "\n  fragment Page on PageInfo {\n    hasNextPage hasPreviousPage startCursor endCursor\n  }\n": types.PageFragmentDoc,
@@ -220,6 +222,10 @@ export function graphql(source: "\n  query CrossOrgRunRelations($id: ID!) {\n   
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n    mutation CrossOrgBind($specialistId: ID!) {\n      bindToolToSpecialist(\n  input: {specialistId: $specialistId, toolName: \"order_lookup\", action: \"lookup\"}\n) {\n        specialistId bound\n      }\n    }\n  "): (typeof documents)["\n    mutation CrossOrgBind($specialistId: ID!) {\n      bindToolToSpecialist(\n  input: {specialistId: $specialistId, toolName: \"order_lookup\", action: \"lookup\"}\n) {\n        specialistId bound\n      }\n    }\n  "];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query ToolCallsByTool($filter: ToolCallFilter) {\n    toolCalls(filter: $filter, first: 5) { totalCount }\n  }\n"): (typeof documents)["\n  query ToolCallsByTool($filter: ToolCallFilter) {\n    toolCalls(filter: $filter, first: 5) { totalCount }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
