@@ -20,6 +20,7 @@ import { startGraphQLWebSocket } from './api/websocket';
 import { graphqlRoute } from './api/http/graphql-route';
 import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
+import { MAX_VALIDATION_ERRORS } from './api/limits';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -84,7 +85,7 @@ export async function startHttpServer(
     // Production profile (NODE_ENV=production): no introspection, no field suggestions.
     introspection: config.api.introspection,
     hideSchemaDetailsFromClientErrors: !config.api.fieldSuggestions,
-    validationOptions: { hideSuggestions: !config.api.fieldSuggestions },
+    validationOptions: { hideSuggestions: !config.api.fieldSuggestions, maxErrors: MAX_VALIDATION_ERRORS },
     // GET (and simple-content-type POST) requests need a non-simple header, e.g. apollo-require-preflight.
     csrfPrevention: true,
     allowBatchedHttpRequests: false,

@@ -48,6 +48,13 @@ import { MAX_PAGE_SIZE } from '../graphql/pagination';
  */
 export type OperationLimits = Pick<ApiConfig, 'maxTokens' | 'maxDepth' | 'maxAliases' | 'maxDirectives' | 'maxCost'>;
 
+/**
+ * GraphQL validation stops after this many errors (and says so in one more). Without a cap
+ * a document of repeated unknown directives answered one error each, up to 100 (graphql-cop:
+ * Directive Overloading); a person fixing a query needs the first few.
+ */
+export const MAX_VALIDATION_ERRORS = 5;
+
 /** Assumed size of a list field that has no `first` argument (e.g. `run.toolCalls`). */
 export const LIST_SIZE_ESTIMATE = 10;
 /** Extra cost of each root mutation field: mutations write and may call vendors. */

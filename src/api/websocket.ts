@@ -22,6 +22,7 @@ import { isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
 import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
 import { rawStatements } from '../db/raw-transaction';
+import { MAX_VALIDATION_ERRORS } from './limits';
 
 export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
@@ -98,7 +99,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             } catch (error) {
               return [codedError((error as Error).message, 'GRAPHQL_PARSE_FAILED', error)];
             }
-            const invalid = validate(schema, document, rules, { hideSuggestions });
+            const invalid = validate(schema, document, rules, { hideSuggestions, maxErrors: MAX_VALIDATION_ERRORS });
             if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
             validDocuments.set(query, document);
             if (validDocuments.size > MAX_CACHED_DOCUMENTS) validDocuments.delete(validDocuments.keys().next().value as string);

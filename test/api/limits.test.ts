@@ -4,7 +4,7 @@ import { newOrg, type TestOrg } from '../support/factories';
 import { post, runOverSocket, socket, textOf, type RawResponse, type SocketOutcome } from '../support/graphql-http';
 import { PartnerRunsDocument, RunsDocument, ToolCallDocument } from '../../gql/graphql';
 import { buildToolgateSchema } from '../../src/api/schema';
-import { LIST_SIZE_ESTIMATE, MUTATION_COST, checkTokenLimit, operationCost } from '../../src/api/limits';
+import { LIST_SIZE_ESTIMATE, MAX_VALIDATION_ERRORS, MUTATION_COST, checkTokenLimit, operationCost } from '../../src/api/limits';
 import { loadConfig } from '../../src/config';
 
 // Every limit refuses the operation before it runs, with a stable code, over HTTP and over
@@ -104,6 +104,16 @@ describe('directives (graphql-armor max-directives, default 10)', () => {
   test('10 run, 11 are TOO_MANY_DIRECTIVES', async () => {
     await expectAllowedEverywhere(directed(10));
     await expectRefusedEverywhere(directed(11), 'TOO_MANY_DIRECTIVES');
+  });
+
+  test('repeated unknown directives answer at most MAX_VALIDATION_ERRORS errors and one "too many" (graphql-cop: Directive Overloading)', async () => {
+    // graphql-cop's probe: ten duplicated unknown directives flag the server when ten errors come back.
+    for (const repeats of [10, 100]) {
+      const { http, ws } = await expectRefusedEverywhere(`query cop { __typename ${'@aa'.repeat(repeats)} }`, 'GRAPHQL_VALIDATION_FAILED');
+      expect(http.body.errors).toHaveLength(MAX_VALIDATION_ERRORS + 1);
+      expect(http.body.errors!.at(-1)!.message).toMatch(/Too many validation errors/);
+      expect(ws.kind === 'error' && ws.errors).toHaveLength(MAX_VALIDATION_ERRORS + 1);
+    }
   });
 });
 
