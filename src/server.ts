@@ -7,9 +7,6 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import type { GraphQLSchema } from 'graphql';
 import type { AppServices } from './app-services';
 import type { RequestContext } from './graphql/context';
-import { createLoaders, type Loaders } from './graphql/loaders';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger } from './logger';
 import type { Caller } from './auth/caller';
 import { pendingMigrations } from './db/orm';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from './db/unavailable';
@@ -21,6 +18,7 @@ import { graphqlRoute } from './api/http/graphql-route';
 import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 import { MAX_VALIDATION_ERRORS } from './api/limits';
+import { LazyRequestContext } from './api/request-context';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -54,27 +52,8 @@ export async function startHttpServer(
   app.disable('x-powered-by');
   const httpServer = http.createServer(app);
 
-  // The EntityManager fork, loaders and logger are made on first use: a subscription holds
-  // its context for hours and mostly never touches them (about 30 KB each when made).
-  const contextFor = (caller: Caller | null, correlationId: string): RequestContext => {
-    let em: EntityManager | undefined;
-    let loaders: Loaders | undefined;
-    let child: Logger | undefined;
-    return {
-      get em() {
-        return (em ??= orm.em.fork());
-      },
-      get loaders() {
-        return (loaders ??= createLoaders(this.em, caller?.orgId ?? null));
-      },
-      get logger() {
-        return (child ??= logger.child({ correlationId }));
-      },
-      caller,
-      correlationId,
-      services,
-    };
-  };
+  const contextFor = (caller: Caller | null, correlationId: string): RequestContext =>
+    new LazyRequestContext(orm, logger, services, caller, correlationId);
 
   const wsCleanup = startGraphQLWebSocket({ httpServer, schema, orm, guard, api: config.api, format, contextFor });
 

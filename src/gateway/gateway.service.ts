@@ -75,21 +75,23 @@ export class ToolGateway {
     this.assertAccepting();
     const started = this.deps.clock.now();
     // Reads outside the call's transaction (the catalog's one load per process, replays): the
-    // transaction holds one pooled connection and never waits for a second.
-    const em = this.deps.orm.em.fork();
-    const registered = await this.deps.tools.find(em, request.toolName, request.action);
+    // transaction holds one pooled connection and never waits for a second. Their fork is
+    // made only when one of them happens.
+    let forked: EntityManager | undefined;
+    const reads = () => (forked ??= this.deps.orm.em.fork());
+    const registered = await this.deps.tools.find(reads, request.toolName, request.action);
     let decided: DecidedCall | ToolCallOutcome | { replayOf: string };
     try {
       decided = await this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim)));
     } catch (error) {
       // Two requests with one toolUseId raced; the loser answers with the winner's call.
       if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
-        const existing = await this.findByToolUse(em, request);
-        if (existing) return replay(em, existing);
+        const existing = await this.findByToolUse(reads(), request);
+        if (existing) return replay(reads(), existing);
       }
       throw error;
     }
-    if ('replayOf' in decided) return replay(em, await em.findOneOrFail(ToolCall, { id: decided.replayOf }));
+    if ('replayOf' in decided) return replay(reads(), await reads().findOneOrFail(ToolCall, { id: decided.replayOf }));
     if (!('call' in decided)) return decided;
     return this.run(decided, request.params as Record<string, unknown>, started);
   }

@@ -20,7 +20,8 @@ export class ToolRegistry {
   private loading: Promise<Map<ToolKey, RegisteredTool>> | null = null;
   private readonly ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false });
 
-  async find(em: EntityManager, toolName: string, action: string): Promise<RegisteredTool | undefined> {
+  /** `em` may be a function: its EntityManager is then made only for the one load per process. */
+  async find(em: EntityManager | (() => EntityManager), toolName: string, action: string): Promise<RegisteredTool | undefined> {
     return (await this.catalog(em)).get(toolKey(toolName, action));
   }
 
@@ -29,10 +30,10 @@ export class ToolRegistry {
     return [...(await this.catalog(em)).values()];
   }
 
-  private async catalog(em: EntityManager): Promise<Map<ToolKey, RegisteredTool>> {
+  private async catalog(em: EntityManager | (() => EntityManager)): Promise<Map<ToolKey, RegisteredTool>> {
     if (this.tools) return this.tools;
     // Concurrent first callers share one load.
-    this.loading ??= this.load(em);
+    this.loading ??= this.load(typeof em === 'function' ? em() : em);
     return this.loading;
   }
 

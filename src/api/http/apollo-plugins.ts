@@ -105,7 +105,9 @@ export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
           }
         },
         async willSendResponse({ contextValue, operationName, errors }) {
-          contextValue?.logger?.debug(
+          // The check first: the request's child logger is made on first use, and mostly not needed.
+          if (!contextValue?.services.logger.isLevelEnabled('debug')) return;
+          contextValue.logger.debug(
             {
               operationName: operationName ?? null,
               orgId: contextValue.caller?.orgId,

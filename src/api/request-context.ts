@@ -1,0 +1,43 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Caller } from '../auth/caller';
+import type { Logger } from '../logger';
+import type { AppServices } from '../app-services';
+import type { RequestContext } from '../graphql/context';
+import { createLoaders, type Loaders } from '../graphql/loaders';
+
+/**
+ * A request's context, its EntityManager fork, loaders and child logger made on first use:
+ * a subscription holds its context for hours and mostly never touches them (about 30 KB
+ * each when made), and most mutations need none of them. The lazy parts are accessors on
+ * the prototype, not the object: Apollo Server copies the context per operation with
+ * Object.assign, which would run getters of the object itself (a fork, loaders and a logger
+ * per request).
+ */
+export class LazyRequestContext implements RequestContext {
+  private forked: EntityManager | undefined;
+  private madeLoaders: Loaders | undefined;
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly rootLogger: Logger,
+    readonly services: AppServices,
+    readonly caller: Caller | null,
+    readonly correlationId: string,
+  ) {}
+
+  get em(): EntityManager {
+    this.forked ??= this.orm.em.fork();
+    return this.forked;
+  }
+
+  get loaders(): Loaders {
+    this.madeLoaders ??= createLoaders(this.em, this.caller?.orgId ?? null);
+    return this.madeLoaders;
+  }
+
+  get logger(): Logger {
+    this.child ??= this.rootLogger.child({ correlationId: this.correlationId });
+    return this.child;
+  }
+}
