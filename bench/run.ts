@@ -18,6 +18,7 @@ import { countStatements, type StatementCounts } from './scenarios/statements';
 import { subscriptionsScenario } from './scenarios/subscriptions';
 import { tokensScenario } from './scenarios/tokens';
 import { approvalResumeScenario } from './scenarios/approval-resume';
+import { mcpScenario } from './scenarios/mcp';
 
 /**
  * `npm run bench`: creates its own database, starts a Toolgate server in this process
@@ -29,7 +30,7 @@ import { approvalResumeScenario } from './scenarios/approval-resume';
  * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios).
  */
 const SPREAD_ORGS = 32;
-const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume'];
+const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume', 'mcp'];
 
 function settingsFromEnv(): BenchSettings {
   const quick = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
@@ -80,7 +81,7 @@ async function main(): Promise<void> {
   );
   const unknown = [...only].filter((name) => !SCENARIOS.includes(name));
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
-  const sqlScenarios = only.has('gateway') || only.has('orm') || only.has('reads');
+  const sqlScenarios = only.has('gateway') || only.has('orm') || only.has('reads') || only.has('mcp');
   const t0 = Date.now();
   const startedAt = new Date().toISOString();
   const log = (line: string) => {
@@ -145,6 +146,7 @@ async function main(): Promise<void> {
       if (only.has('gateway')) figures.push(...(await gatewayScenario(ctx, { server, pool, notifier, demo, spread })));
       if (only.has('orm')) figures.push(...(await ormScenario(ctx, { server, pool, notifier, demo, spread })));
       if (only.has('reads')) figures.push(...(await readsScenario(ctx, { server, pool, org: reads })));
+      if (only.has('mcp')) figures.push(...(await mcpScenario(ctx, { server, demo })));
       attachStatements(figures, statements.perOp);
     }
     if (only.has('subscriptions')) {
