@@ -2,7 +2,8 @@
 import 'reflect-metadata';
 import fs from 'node:fs/promises';
 import pino from 'pino';
-import { ConfigError, describeConfig, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, type Config } from './config';
+import { describeSettings } from './config-describe';
 import { createLogger, type Logger } from './logger';
 import { startToolgate } from './main';
 import { seedDemo } from './seed/demo-seed';
@@ -197,7 +198,7 @@ async function main(argv: string[]): Promise<number> {
  * database that is not migrated, so a mistyped DATABASE_URL is not silently filled.
  */
 async function start(config: Config, logger: Logger): Promise<number> {
-  logger.info({ settings: describeConfig(config) }, 'starting Toolgate');
+  logger.info({ settings: describeSettings(config) }, 'starting Toolgate');
   const toolgate = await startToolgate(config, logger);
   logger.info({ url: toolgate.server.url }, 'Toolgate is listening');
   process.stdout.write(describeSeed(toolgate.seeded, toolgate));

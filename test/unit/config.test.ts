@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, describeConfig, loadConfig, parseMasterKey } from '../../src/config';
+import { ConfigError, loadConfig, parseMasterKey } from '../../src/config';
+import { describeConfig } from '../../src/config-describe';
 
 /** The ConfigError `fn` throws (fails the test when it throws anything else or nothing). */
 function configError(fn: () => unknown): ConfigError {
