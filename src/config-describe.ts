@@ -24,14 +24,15 @@ function maskUrl(url: string): string {
 
 /**
  * The settings logged at start: in production all of them (an audit of what ran); elsewhere
- * only those that differ from the defaults, as `group.key` paths, so the line stays short.
+ * the database and those that differ from the defaults, as `group.key` paths, so the line stays short.
  */
 export function describeSettings(config: Config): Record<string, unknown> {
   const described = describeConfig(config);
   if (config.nodeEnv === 'production') return described;
   // The defaults for the same database choice (several defaults follow from it).
   const defaults = flatten(describeConfig(loadConfig({ DATABASE_URL: config.databaseUrl })));
-  const changed: Record<string, unknown> = {};
+  // Which database is always worth a glance; its default depends on itself, so it is named outright.
+  const changed: Record<string, unknown> = { databaseUrl: described.databaseUrl };
   for (const [key, value] of Object.entries(flatten(described))) {
     if (JSON.stringify(value) !== JSON.stringify(defaults[key])) changed[key] = value;
   }
