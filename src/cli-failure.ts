@@ -53,12 +53,12 @@ function portInUse(error: unknown): string | undefined {
 }
 
 /** Commander's own outcomes: help and --version exit 0, any misuse exits 2. */
-export function describeCommanderExit(error: CommanderError, helpOfFailingCommand: string): Failure {
+export function describeCommanderExit(error: CommanderError, failing: { path: string; help: string }): Failure {
   if (error.exitCode === 0) return { exitCode: 0, text: '' };
   // A command group run without a subcommand: commander has printed its help (the subcommands).
   if (error.code === 'commander.help') return { exitCode: 2, text: 'toolgate: a subcommand is required (listed above)\n' };
   const message = error.message.replace(/^error: /, '').replace(/\n/g, ' ');
   const unknown = /^unknown command '(.+?)'(.*)$/.exec(message);
-  if (unknown) return { exitCode: 2, text: `toolgate: Unknown command "${unknown[1]}"${unknown[2]}\n\n${helpOfFailingCommand}` };
+  if (unknown) return { exitCode: 2, text: `toolgate: Unknown command "${failing.path}${unknown[1]}"${unknown[2]}\n\n${failing.help}` };
   return { exitCode: 2, text: `toolgate: ${message}\n(--help for usage)\n` };
 }

@@ -28,7 +28,10 @@ async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv, { from: 'user' });
     return run.exitCode;
   } catch (error) {
-    const failure = error instanceof CommanderError ? describeCommanderExit(error, current.helpInformation()) : describeFailure(error, verbose);
+    const failure =
+      error instanceof CommanderError
+        ? describeCommanderExit(error, { path: current === program ? '' : `${current.name()} `, help: current.helpInformation() })
+        : describeFailure(error, verbose);
     process.stderr.write(failure.text);
     return failure.exitCode;
   }

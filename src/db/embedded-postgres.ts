@@ -55,7 +55,12 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     logger.info({ clusterDir }, 'initialising embedded PostgreSQL');
     await pg.initialise();
   }
-  await inOwnProcessGroup(() => pg.start());
+  // The package rejects with nothing when postgres exits during start: give the failure words.
+  await inOwnProcessGroup(() => pg.start()).catch((error: unknown) => {
+    throw error instanceof Error
+      ? error
+      : new Error(`the embedded PostgreSQL in ${clusterDir} exited while starting (LOG_LEVEL=debug shows its log)`);
+  });
   const client = pg.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {
