@@ -11,6 +11,7 @@ import { verifyLedger } from './ledger/ledger-verify';
 import { ROLES } from './auth/roles';
 import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
 
+/** Bad input on the command line: exit 2, nothing changed. */
 export class UsageError extends Error {}
 
 export async function withRuntime(
@@ -69,15 +70,11 @@ export function describeVersions(counts: Record<number, number>, current: number
   return `${lines.join('\n')}${lines.length ? '\n' : ''}${advice}`;
 }
 
-export function describeSeed(seed: SeedResult | null, toolgate: Toolgate | null): string {
-  const url = toolgate?.server.url ?? 'http://localhost:4000/graphql';
-  if (!seed) {
-    if (!toolgate) return '';
-    return `\nToolgate is serving ${url}\nKeys are shown only when issued: \`npx toolgate seed\` prints fresh demo keys, \`npx toolgate keys create --org ID --role ROLE\` one more.\n\n`;
-  }
+/** What `seed` prints for people: the demo org, its fresh keys and a curl to try. */
+export function describeSeed(seed: SeedResult, url = 'http://localhost:4000/graphql', serving = false): string {
   const lines = [
     '',
-    `Toolgate ${toolgate ? `is serving ${url}` : 'demo org'}`,
+    `Toolgate ${serving ? `is serving ${url}` : 'demo org'}`,
     `Demo org ${seed.orgId} with specialist ${seed.specialistId}.`,
     'API keys (shown once; keep them):',
     ...ROLES.map((role) => `  ${role.padEnd(8)} ${seed.keys[role]}`),
@@ -89,6 +86,17 @@ export function describeSeed(seed: SeedResult | null, toolgate: Toolgate | null)
     '',
   ];
   return `${lines.join('\n')}\n`;
+}
+
+/** The banner of every start: the URL and the demo ids; keys only on the start that issued them. */
+export function describeStart(toolgate: Toolgate): string {
+  const url = toolgate.server.url;
+  if (toolgate.seeded) return describeSeed(toolgate.seeded, url, true);
+  const demo = toolgate.demo ? `Demo org ${toolgate.demo.orgId} with specialist ${toolgate.demo.specialistId}.\n` : '';
+  return (
+    `\nToolgate is serving ${url}\n${demo}` +
+    'Keys are shown only when issued: `npx toolgate seed` prints fresh demo keys, `npx toolgate keys create --org ID --role ROLE` one more.\n\n'
+  );
 }
 
 /** Rewrites migrations/index.ts to list every migration file in name (= time) order. */

@@ -12,7 +12,7 @@ import { createAppServices, type AppServices } from './app-services';
 import { buildToolgateSchema } from './api/schema';
 import type { PersistedDocuments } from './api/persisted-documents';
 import { startHttpServer, type ToolgateServer } from './server';
-import { startWorker, type Worker } from './jobs/worker';
+import { installWorkerSchema, startWorker, type Worker } from './jobs/worker';
 import { startNodeLiveness, type NodeLiveness } from './recovery/node-liveness';
 import { newId } from './db/columns';
 import { RunEvents } from './runs/run-events';
@@ -111,6 +111,7 @@ export async function composeToolgate(
     });
     // Registered before the worker takes a job (it records the worker's lock owner); the
     // first sweep recovers a previous incarnation's work at once.
+    if (overrides.liveness !== false && overrides.worker !== false) await installWorkerSchema(base.databaseUrl);
     const liveness =
       overrides.liveness === false
         ? null

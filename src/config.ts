@@ -23,6 +23,10 @@ export interface Config {
    */
   masterKeys: MasterKey[];
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `pretty` (pino-pretty) or `json`; unset: pretty on an interactive terminal in development. */
+  logFormat: 'json' | 'pretty' | undefined;
+  /** Full stack traces in logs and (in development) API errors; otherwise outside production a short location. */
+  fullStacks: boolean;
   shutdownTimeoutMs: number;
   dbPoolMax: number;
   /** Seed the demo org on the first start (default: only on the embedded database). */
@@ -135,6 +139,8 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     dataDir: path.resolve(nonEmpty(env.TOOLGATE_DATA_DIR) ?? '.toolgate'),
     masterKeys,
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+    logFormat: nonEmpty(env.LOG_FORMAT) ? oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json') : undefined,
+    fullStacks: boolean(env, 'TOOLGATE_FULL_STACKS', false),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     seedOnStart: boolean(env, 'TOOLGATE_SEED_ON_START', databaseUrl === undefined),
@@ -258,25 +264,4 @@ function vendorUrls(env: Env, variables: readonly string[]): Record<string, stri
     urls[name] = value.replace(/\/+$/, '');
   }
   return urls;
-}
-
-/** What may be logged about the configuration: secrets masked. */
-export function describeConfig(config: Config): Record<string, unknown> {
-  return {
-    ...config,
-    databaseUrl: config.databaseUrl ? maskUrl(config.databaseUrl) : '(embedded)',
-    model: { ...config.model, apiKey: config.model.apiKey ? '[set]' : '[unset]' },
-    redisUrl: config.redisUrl ? maskUrl(config.redisUrl) : undefined,
-    masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
-  };
-}
-
-function maskUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '[unparseable]';
-  }
 }

@@ -1,4 +1,6 @@
+import path from 'node:path';
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config';
 
 export type { Logger };
@@ -27,14 +29,45 @@ export const REDACTED_LOG_PATHS = [
   '*.encryptedConfig',
 ];
 
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: pino.DestinationStream): Logger {
+type LogSettings = Pick<Config, 'logLevel'> & Partial<Pick<Config, 'nodeEnv' | 'logFormat' | 'fullStacks'>>;
+
+/**
+ * `destination`: a stream, or a file descriptor (1 for `start`, 2 for commands whose
+ * stdout is their output). On a terminal in development the lines are pretty-printed,
+ * and outside production an error's stack is cut to its message and first own frame.
+ */
+export function createLogger(config: LogSettings, destination: pino.DestinationStream | 1 | 2 = 1): Logger {
+  const shortStacks = config.nodeEnv !== undefined && config.nodeEnv !== 'production' && !config.fullStacks;
   return pino(
     {
       level: config.logLevel,
       base: { service: 'toolgate' },
       redact: { paths: REDACTED_LOG_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: shortStacks ? { err: (error: Error) => shortenStacks(pino.stdSerializers.err(error)) } : undefined,
     },
-    destination,
+    typeof destination === 'number' ? streamFor(config, destination) : destination,
   );
+}
+
+function streamFor(config: LogSettings, fd: 1 | 2): pino.DestinationStream {
+  const terminal = fd === 1 ? process.stdout.isTTY : process.stderr.isTTY;
+  const format = config.logFormat ?? (terminal && config.nodeEnv === 'development' ? 'pretty' : 'json');
+  if (format === 'json') return pino.destination({ fd, sync: true });
+  return pretty({ destination: fd, sync: true, colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+}
+
+/** The message line and the first frame outside node_modules and Node itself, its path relative to the working folder. */
+function shortStack(stack: string): string {
+  const [head, ...frames] = stack.split('\n');
+  const own = frames.find((f) => /^\s+at /.test(f) && !f.includes('node_modules') && !f.includes('node:')) ?? frames[0];
+  if (own === undefined) return head;
+  return `${head}\n    ${own.trim().replace(/(\(|at )(\/[^:)]+)/, (_m, lead: string, file: string) => `${lead}${path.relative(process.cwd(), file)}`)}`;
+}
+
+function shortenStacks<T extends { stack?: string; cause?: unknown }>(serialized: T): T {
+  if (typeof serialized.stack === 'string') serialized.stack = shortStack(serialized.stack);
+  const cause = serialized.cause as { stack?: string } | undefined;
+  if (cause && typeof cause.stack === 'string') cause.stack = shortStack(cause.stack);
+  return serialized;
 }

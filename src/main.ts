@@ -7,9 +7,8 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-post
 import { resolveKeyring } from './credentials/master-key';
 import type { MasterKeyring } from './credentials/keyring';
 import { ensureCatalog } from './catalog/catalog.service';
-import { DEMO_ORG_SLUG, seedDemo, type SeedResult } from './seed/demo-seed';
+import { findDemo, seedDemo, type DemoIds, type SeedResult } from './seed/demo-seed';
 import { composeToolgate, type ComposedToolgate, type ShutdownReport } from './compose';
-import { Org } from './orgs/org.entity';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */
 export interface Runtime {
@@ -53,6 +52,8 @@ export interface Toolgate extends ComposedToolgate {
   runtime: Runtime;
   /** Set when this start seeded the demo org. */
   seeded: SeedResult | null;
+  /** The demo org and specialist, seeded now or before; null when there is none. */
+  demo: DemoIds | null;
   /** Drains within SHUTDOWN_TIMEOUT_MS (what still runs is reconciled), then closes the database. */
   shutdown(): Promise<ShutdownReport>;
 }
@@ -62,10 +63,10 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
   const runtime = await openRuntime(config, logger, { migrate: true });
   try {
     let seeded: SeedResult | null = null;
-    if (config.seedOnStart) {
-      const em = runtime.orm.em.fork();
-      const demo = await em.findOne(Org, { slug: DEMO_ORG_SLUG });
-      if (!demo) seeded = await seedDemo(em, runtime.keyring);
+    let demo = await findDemo(runtime.orm.em.fork());
+    if (config.seedOnStart && !demo) {
+      seeded = await seedDemo(runtime.orm.em.fork(), runtime.keyring);
+      demo = { orgId: seeded.orgId, specialistId: seeded.specialistId };
     }
     const composed = await composeToolgate({ config, logger, orm: runtime.orm, keyring: runtime.keyring, databaseUrl: runtime.databaseUrl });
     let stopping: Promise<ShutdownReport> | null = null;
@@ -73,6 +74,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       ...composed,
       runtime,
       seeded,
+      demo,
       shutdown: () =>
         (stopping ??= (async () => {
           const report = await composed.stop();

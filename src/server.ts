@@ -60,7 +60,7 @@ export async function startHttpServer(
   const apollo = new ApolloServer<RequestContext>({
     schema,
     formatError: format,
-    includeStacktraceInErrorResponses: config.nodeEnv === 'development',
+    includeStacktraceInErrorResponses: config.nodeEnv === 'development' && config.fullStacks,
     // Production profile (NODE_ENV=production): no introspection, no field suggestions.
     introspection: config.api.introspection,
     hideSchemaDetailsFromClientErrors: !config.api.fieldSuggestions,

@@ -6,13 +6,13 @@ export type ClientErrorFormatter = (formatted: GraphQLFormattedError, error: unk
 
 /**
  * What clients see of an error on either transport: the shared formatter (codes kept,
- * internals masked, stack traces only in development) and, in the production profile, no
+ * internals masked, stack traces only in development with TOOLGATE_FULL_STACKS) and, in the production profile, no
  * "Did you mean …?" hints, which would spell out the schema with introspection off.
  * Validation hides them at the source (graphql-js `hideSuggestions`); this also covers
  * variable coercion, whose messages suggest enum values.
  */
 export function createClientErrorFormatter(config: Config): ClientErrorFormatter {
-  const format = createErrorFormatter({ includeStack: config.nodeEnv === 'development' });
+  const format = createErrorFormatter({ includeStack: config.nodeEnv === 'development' && config.fullStacks });
   if (config.api.fieldSuggestions) return format;
   return (formatted, error) => {
     const result = format(formatted, error);

@@ -1,4 +1,6 @@
+import childProcess from 'node:child_process';
 import fs from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logger';
@@ -53,7 +55,12 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     logger.info({ clusterDir }, 'initialising embedded PostgreSQL');
     await pg.initialise();
   }
-  await pg.start();
+  // The package rejects with nothing when postgres exits during start: give the failure words.
+  await inOwnProcessGroup(() => pg.start()).catch((error: unknown) => {
+    throw error instanceof Error
+      ? error
+      : new Error(`the embedded PostgreSQL in ${clusterDir} exited while starting (LOG_LEVEL=debug shows its log)`);
+  });
   const client = pg.getPgClient('postgres', '127.0.0.1');
   await client.connect();
   try {
@@ -85,6 +92,28 @@ async function loadEmbeddedPostgres() {
     }
   }
   return EmbeddedPostgres;
+}
+
+/**
+ * Starts postgres in a process group of its own. Spawned as the package does it, postgres
+ * shares the terminal's process group, so Ctrl-C reaches it at once: it cuts every
+ * connection ("terminating connection due to administrator command") while Toolgate is
+ * still draining. Detached, it stops only when shutdown's last step stops it. The package
+ * imports `spawn` as an ES module binding, so the patch is synced into that binding and
+ * undone as soon as postgres is up; only the postgres binary is affected.
+ */
+async function inOwnProcessGroup(start: () => Promise<void>): Promise<void> {
+  const original = childProcess.spawn;
+  const detached = (command: string, args: readonly string[], options: childProcess.SpawnOptions) =>
+    original(command, args, path.basename(command) === 'postgres' ? { ...options, detached: true } : options);
+  childProcess.spawn = detached as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+  try {
+    await start();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
 }
 
 function urlFor(state: EmbeddedState, port: number): string {

@@ -52,6 +52,9 @@ export const ERROR_CODES = [
   // Recovery: a call interrupted by a crash, a shutdown or a database outage
   'VENDOR_NOT_PERFORMED',
   'VENDOR_OUTCOME_UNKNOWN',
+  // The `toolgate` command's operational failures (exit 1; src/cli-failure.ts)
+  'DATABASE_UNREACHABLE',
+  'PORT_IN_USE',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -118,6 +121,9 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
     modelMessage:
       'Tool execution was interrupted and the vendor could not confirm the outcome: the action may have happened. Do not repeat it until a person has checked',
   },
+  // Never sent to API clients (a request meets SERVICE_UNAVAILABLE): the CLI prints them.
+  DATABASE_UNREACHABLE: { httpStatus: 503 },
+  PORT_IN_USE: { httpStatus: 500 },
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {

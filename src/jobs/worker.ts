@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger as WorkerLogger, run, runMigrations, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { Pool } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
@@ -38,6 +38,11 @@ export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime):
 export interface Worker {
   /** Stops taking jobs, waits for running ones, and closes the worker's connections. */
   stop(): Promise<void>;
+}
+
+/** graphile-worker's schema, installed before node liveness's first sweep reads its job tables (a fresh database has none). */
+export async function installWorkerSchema(connectionString: string): Promise<void> {
+  await runMigrations({ connectionString, logger: new WorkerLogger(() => () => undefined) });
 }
 
 export async function startWorker(options: {

@@ -99,20 +99,20 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
       await tx.execute(`delete from toolgate_nodes where reaped_at < now() - interval '7 days'`);
       // Their jobs (run steps) become available again, to the workers of live nodes; so do
       // locks older than a heartbeat's worth that no live node claims (a node that died
-      // before it could record its lock owner).
+      // before it could record its lock owner). Only owners still holding a lock are named:
+      // a cleanly stopped node holds none, and its restart logs no warning.
       const [{ owners }] = await tx.execute<{ owners: string[] }[]>(
         `select array(
-           select unnest(?::text[])
-           union
-           select locked_by from (
+           select distinct locked_by from (
              select locked_by, locked_at from graphile_worker._private_jobs where locked_by is not null
              union all
              select locked_by, locked_at from graphile_worker._private_job_queues where locked_by is not null
            ) held
-           where locked_at < now() - ? * interval '1 millisecond'
-             and locked_by <> all (select unnest(worker_ids) from toolgate_nodes
-                                    where reaped_at is null and stopped_at is null
-                                      and heartbeat_at >= now() - ? * interval '1 millisecond')
+           where locked_by = any(?::text[])
+              or (locked_at < now() - ? * interval '1 millisecond'
+                  and locked_by <> all (select unnest(worker_ids) from toolgate_nodes
+                                         where reaped_at is null and stopped_at is null
+                                           and heartbeat_at >= now() - ? * interval '1 millisecond'))
          ) as owners`,
         [`{${dead.flatMap((node) => node.worker_ids).join(',')}}`, settings.deadAfterMs, settings.deadAfterMs],
       );

@@ -24,6 +24,18 @@ export interface SeedResult {
   keys: Record<Role, string>;
 }
 
+export interface DemoIds {
+  orgId: string;
+  specialistId: string;
+}
+
+/** The demo org and its specialist, if a seed made them. */
+export async function findDemo(em: EntityManager): Promise<DemoIds | null> {
+  const org = await em.findOne(Org, { slug: DEMO_ORG_SLUG });
+  const specialist = org && (await em.findOne(Specialist, { orgId: org.id, name: DEMO_SPECIALIST }));
+  return org && specialist ? { orgId: org.id, specialistId: specialist.id } : null;
+}
+
 /**
  * Idempotently creates the demo org (specialist, catalog permissions and bindings, the
  * tool-calling flag, sandbox credentials) and issues a fresh key per role.

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -167,9 +168,9 @@ describe('toolgate seed', () => {
       }
     });
 
-    test('`start` serves the seeded org, then exits 0 on SIGTERM within 10 s', async () => {
+    test('`start --port` serves the seeded org there (the flag wins over PORT), then exits 0 on SIGTERM within 10 s', async () => {
       port = await freePort();
-      server = spawnCli(['start'], baseEnv({ PORT: String(port), HOST: '127.0.0.1' }));
+      server = spawnCli(['start', '--port', String(port)], baseEnv({ PORT: '1', HOST: '127.0.0.1' }));
       const running = server;
       const early = running.exited.then((r) => {
         throw new Error(`start exited early with ${r.code}: ${r.stderr}`);
@@ -265,5 +266,70 @@ describe('toolgate other commands', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('MASTER_ENCRYPTION_KEY');
     expect(result.stdout).toBe('');
+  });
+});
+
+describe('toolgate command line', () => {
+  test('--version prints the package version', async () => {
+    const result = await runCli(['--version']);
+    const pkg = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
+    expect({ code: result.code, stdout: result.stdout, stderr: result.stderr }).toEqual({ code: 0, stdout: `${pkg.version}\n`, stderr: '' });
+  });
+
+  test('each command has help: `seed --help` and `help seed` name its options', async () => {
+    for (const args of [
+      ['seed', '--help'],
+      ['help', 'seed'],
+    ]) {
+      const result = await runCli(args);
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Usage: toolgate seed');
+      expect(result.stdout).toContain('--json');
+    }
+  });
+
+  test('an unknown flag exits 2 with a suggestion and changes nothing', async () => {
+    const before = await count('select 1 from api_keys');
+    const result = await runCli(['seed', '--jsn']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain("unknown option '--jsn'");
+    expect(result.stderr).toContain('--json');
+    expect(await count('select 1 from api_keys')).toBe(before);
+  });
+
+  test('a group without its subcommand exits 2 and lists the subcommands', async () => {
+    const result = await runCli(['ledger']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/verify .*recompute the audit hash chains/);
+    expect(result.stderr).toContain('a subcommand is required');
+  });
+
+  test('an unreachable database is one line with DATABASE_UNREACHABLE and exit 1; --verbose adds the stack', async () => {
+    const closed = `postgres://postgres@127.0.0.1:${await freePort()}/nothing`;
+    const result = await runCli(['migrate'], baseEnv({ DATABASE_URL: closed }));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^toolgate: DATABASE_UNREACHABLE: cannot reach the database at 127\.0\.0\.1:\d+ \(ECONNREFUSED\)/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    const verbose = await runCli(['--verbose', 'migrate'], baseEnv({ DATABASE_URL: closed }));
+    expect(verbose.code).toBe(1);
+    expect(verbose.stderr).toContain('DATABASE_UNREACHABLE');
+    expect(verbose.stderr).toMatch(/\n\s+at /);
+  });
+
+  test('`start` on a port in use is one line with PORT_IN_USE and exit 1', async () => {
+    const busy = net.createServer();
+    const port = await freePort();
+    await new Promise<void>((resolve) => busy.listen(port, '127.0.0.1', resolve));
+    try {
+      const result = await runCli(['start', '--port', String(port), '--host', '127.0.0.1']);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `toolgate: PORT_IN_USE: port ${port} on 127.0.0.1 is already in use; stop the other process or choose another port with --port (or PORT)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => busy.close(resolve));
+    }
   });
 });

@@ -208,6 +208,8 @@ describe('start with the embedded default (no DATABASE_URL)', () => {
     expect(answer.body.data.viewer.org.name).toBe('Demo Org');
     const orgId: string = answer.body.data.viewer.org.id;
     expect(banner).toContain(orgId);
+    const specialistId = /with specialist ([0-9a-f-]{36})/.exec(banner)?.[1];
+    expect(specialistId).toBeDefined();
 
     const firstExit = await sigterm(first, 20_000);
     expect({ code: firstExit.code, signal: firstExit.signal, stderr: firstExit.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
@@ -215,17 +217,25 @@ describe('start with the embedded default (no DATABASE_URL)', () => {
     expect(livePostmaster(dataDir)).toBeNull();
     expect(fs.existsSync(path.join(dataDir, 'master.key'))).toBe(true);
 
-    // Second start on the same folder: the same org answers, and no keys are printed.
+    // Second start on the same folder: the same org answers, its ids are printed, its keys are not.
     const port2 = await freePort();
-    const second = spawnStart(env(port2));
+    // In a process group of its own, stopped as a terminal's Ctrl-C does: SIGINT to the whole group.
+    const second = spawnCli(['start'], { ...env(port2), LOG_LEVEL: 'info' }, { ownGroup: true });
     await waitFor('the second start to serve', async () => (second.stdout().includes('is serving') ? true : undefined), 60_000, second);
     const again = await graphql(port2, adminKey, '{ viewer { org { id name } } }');
     expect(again).toEqual({ status: 200, body: { data: { viewer: { org: { id: orgId, name: 'Demo Org' } } } } });
     expect(second.stdout()).not.toMatch(/tg_[a-z]+_/);
     expect(second.stdout()).toContain(`http://127.0.0.1:${port2}/graphql`);
+    expect(second.stdout()).toContain(`Demo org ${orgId} with specialist ${specialistId}.`);
 
-    const secondExit = await sigterm(second, 20_000);
+    process.kill(-second.child.pid!, 'SIGINT');
+    const secondExit = await withTimeout(second.exited, 20_000, () => `start did not exit within 20 s of Ctrl-C\nstderr: ${second.stderr()}`);
     expect({ code: secondExit.code, signal: secondExit.signal, stderr: secondExit.stderr }).toEqual({ code: 0, signal: null, stderr: '' });
+    // The drain ran on a live database: nothing above info from the signal to the exit.
+    const shutdownLogs = secondExit.stdout.slice(secondExit.stdout.indexOf('"shutting down"'));
+    const loud = shutdownLogs.split('\n').filter((line) => /"level":(4|5|6)\d/.test(line));
+    expect(loud).toEqual([]);
+    expect(shutdownLogs).toContain('"shutdown complete"');
     expect(livePostmaster(dataDir)).toBeNull();
   }, 120_000);
 });

@@ -24,8 +24,9 @@ export interface Running {
 
 const live = new Set<ChildProcess>();
 
-export function spawnCli(args: string[], env: NodeJS.ProcessEnv): Running {
-  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `ownGroup`: in a process group of its own, as a shell runs a command (signal it with `process.kill(-pid)`, as Ctrl-C does). */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv, options: { ownGroup?: boolean } = {}): Running {
+  const child = spawn(process.execPath, [CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.ownGroup === true });
   live.add(child);
   let stdout = '';
   let stderr = '';

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, describeConfig, loadConfig, parseMasterKey } from '../../src/config';
+import { ConfigError, loadConfig, parseMasterKey } from '../../src/config';
+import { describeConfig, describeSettings } from '../../src/config-describe';
 
 /** The ConfigError `fn` throws (fails the test when it throws anything else or nothing). */
 function configError(fn: () => unknown): ConfigError {
@@ -181,5 +182,22 @@ describe('describeConfig', () => {
   test('a URL without a password is kept readable', () => {
     const described = describeConfig(loadConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/toolgate' }));
     expect(described.databaseUrl).toBe('postgres://postgres@127.0.0.1:5432/toolgate');
+  });
+});
+
+describe("describeSettings (the start's settings line)", () => {
+  test('outside production: the database and what differs from the defaults, as group.key paths, secrets masked', () => {
+    expect(describeSettings(loadConfig({}))).toEqual({ databaseUrl: '(embedded)' });
+    const password = 'pw-not-logged';
+    const settings = describeSettings(
+      loadConfig({ DATABASE_URL: `postgres://u:${password}@db.example/tg`, VENDOR_TIMEOUT_MS: '2500', LOG_LEVEL: 'debug' }),
+    );
+    expect(settings).toEqual({ databaseUrl: 'postgres://u:***@db.example/tg', 'vendor.timeoutMs': 2500, logLevel: 'debug' });
+  });
+
+  test('in production: every setting', () => {
+    const settings = describeSettings(loadConfig({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: 'ab'.repeat(32) }));
+    expect(settings).toMatchObject({ nodeEnv: 'production', port: 4000, masterKeys: ['v1'] });
+    expect(Object.keys(settings).length).toBeGreaterThan(20);
   });
 });

@@ -1,0 +1,252 @@
+// The `toolgate` command line (commander): each command, its options and its help.
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig, type Config } from './config';
+import type { Runtime } from './main';
+import { createLogger, type Logger } from './logger';
+import { seedDemo } from './seed/demo-seed';
+import { createKey, createOrg } from './orgs/org.service';
+import { countByKeyVersion, rotateCredentials } from './credentials/credential-rotation';
+import { isRole, ROLES } from './auth/roles';
+import { buildToolgateSchema, printToolgateSchema } from './api/schema';
+import { OfflineModelServer } from './llm/dev-double/offline-model.server';
+import { MIGRATIONS_DIR } from './db/orm';
+import { projectRoot } from './paths';
+import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
+import { UsageError, describeSeed, describeVersions, verifyLedgers, withRuntime, writeMigrationIndex } from './cli-commands';
+import { start } from './cli-start';
+
+interface Run {
+  /** The command's exit code, once it is done. */
+  exitCode: number;
+}
+
+function portNumber(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('--port must be a port number (0-65535)');
+  return port;
+}
+
+function required(value: string | undefined, flag: string): string {
+  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`);
+  return value;
+}
+
+/** Configuration and a logger for a command on the database; logs go to stderr, stdout is the output. */
+function setup(overrides: Partial<Config> = {}, toStdout = false): { config: Config; logger: Logger } {
+  const config = { ...loadConfig(), ...overrides };
+  return { config, logger: createLogger(config, toStdout ? 1 : 2) };
+}
+
+/** Runs `work` on the database (see withRuntime): setup commands migrate it, the others require it migrated. */
+function onDatabase(work: (runtime: Runtime, logger: Logger) => Promise<void>, options = { migrate: true }): Promise<number> {
+  const { config, logger } = setup();
+  return withRuntime(config, logger, (runtime) => work(runtime, logger), options);
+}
+
+const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
+
+/** A command that serves on --port/--host until SIGTERM or SIGINT, then stops and exits 0. */
+function serving(
+  program: Command,
+  name: string,
+  description: string,
+  defaultPort: number,
+  serve: (port: number, host: string) => Promise<{ line: string; stop(): Promise<void> }>,
+): void {
+  program
+    .command(name)
+    .description(description)
+    .option('--port <n>', 'port', portNumber, defaultPort)
+    .option('--host <host>', 'address', '127.0.0.1')
+    .action(async (opts: { port: number; host: string }) => {
+      const served = await serve(opts.port, opts.host);
+      process.stdout.write(`${served.line}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGTERM', resolve);
+        process.once('SIGINT', resolve);
+      });
+      await served.stop();
+    });
+}
+
+/** A group such as `ledger`: run alone, it lists its subcommands (help) and exits 2. */
+function group(parent: Command, name: string, description: string): Command {
+  return parent.command(name).description(description);
+}
+
+export function buildProgram(run: Run): Command {
+  const version = (JSON.parse(fs.readFileSync(path.join(projectRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const program = new Command('toolgate')
+    .description('Governed tool execution for LLM agents, served as a GraphQL API.')
+    .version(version, '-v, --version')
+    .option('--verbose', 'print stack traces of failures')
+    .showSuggestionAfterError()
+    .addHelpText('after', '\nWithout DATABASE_URL every command uses the embedded PostgreSQL in TOOLGATE_DATA_DIR (.toolgate/).');
+  const done = (code: number) => {
+    run.exitCode = code;
+  };
+
+  program
+    .command('start')
+    .description(
+      'run the API (GraphQL on /graphql, websockets on the same path), the job worker and, by default, the offline model and vendor sandboxes',
+    )
+    .option('--port <n>', 'listen on this port (overrides PORT)', portNumber)
+    .option('--host <host>', 'listen on this address (overrides HOST)')
+    .action(async (opts: { port?: number; host?: string }) => {
+      const overrides: Partial<Config> = {};
+      if (opts.port !== undefined) overrides.port = opts.port;
+      if (opts.host !== undefined) overrides.host = opts.host;
+      const { config, logger } = setup(overrides, true);
+      done(await start(config, logger));
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      done(await onDatabase(async () => void process.stdout.write('Migrations are up to date.\n')));
+    });
+
+  program
+    .command('seed')
+    .description('create the demo org (idempotent) and print fresh keys')
+    .option('--json', 'print {"orgId","specialistId","keys"} as one line')
+    .action(async (opts: { json?: boolean }) => {
+      const seeding = async (runtime: Runtime) => {
+        const result = await seedDemo(runtime.orm.em.fork(), runtime.keyring);
+        const { orgId, specialistId, keys } = result;
+        if (opts.json) json({ orgId, specialistId, keys });
+        else process.stdout.write(describeSeed(result));
+      };
+      done(await onDatabase(seeding));
+    });
+
+  group(program, 'org', 'tenants')
+    .command('create')
+    .description('create a tenant and its first admin key')
+    .option('--name <name>', 'the org name (required)')
+    .option('--json', 'print {"orgId","name","adminKey"} as one line')
+    .action(async (opts: { name?: string; json?: boolean }) => {
+      const name = required(opts.name, '--name');
+      const creating = async (runtime: Runtime) => {
+        const { org, adminKey } = await createOrg(runtime.orm.em.fork(), { name });
+        if (opts.json) json({ orgId: org.id, name: org.name, adminKey: adminKey.secret });
+        else process.stdout.write(`Created org ${org.name} (${org.id}).\nAdmin key (shown once): ${adminKey.secret}\n`);
+      };
+      done(await onDatabase(creating, { migrate: false }));
+    });
+
+  group(program, 'keys', 'API keys')
+    .command('create')
+    .description(`issue an API key (roles: ${ROLES.join(', ')})`)
+    .option('--org <id>', 'the org (required)')
+    .option('--role <role>', 'the key’s role (required)')
+    .option('--json', 'print {"id","orgId","role","key"} as one line')
+    .action(async (opts: { org?: string; role?: string; json?: boolean }) => {
+      const orgId = required(opts.org, '--org');
+      const role = required(opts.role, '--role');
+      if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+      const issuing = async (runtime: Runtime) => {
+        const key = await createKey(runtime.orm.em.fork(), orgId, role);
+        if (opts.json) json({ id: key.id, orgId, role, key: key.secret });
+        else process.stdout.write(`${role} key (shown once): ${key.secret}\n`);
+      };
+      done(await onDatabase(issuing, { migrate: false }));
+    });
+
+  group(program, 'ledger', 'the audit ledger')
+    .command('verify')
+    .description('recompute the audit hash chains; exit 1 when one is broken')
+    .option('--org <id>', 'only this org')
+    .option('--json', 'one JSON line per org')
+    .action(async (opts: { org?: string; json?: boolean }) => {
+      const { config, logger } = setup();
+      done(await verifyLedgers(config, logger, opts.org ?? null, Boolean(opts.json)));
+    });
+
+  const credentials = group(program, 'credentials', 'vendor credentials and master keys');
+  credentials
+    .command('rotate')
+    .description('re-wrap every credential with the newest master key (online, resumable)')
+    .option('--batch <n>', 'credentials per transaction (1-10000)', '100')
+    .action(async (opts: { batch: string }) => {
+      const batch = Number(opts.batch);
+      if (!/^\d+$/.test(opts.batch) || batch < 1 || batch > 10_000) throw new UsageError('--batch must be an integer from 1 to 10000');
+      const rotating = async (runtime: Runtime, logger: Logger) => {
+        const report = await rotateCredentials(runtime.orm, runtime.keyring, {
+          batchSize: batch,
+          onBatch: (rotated) => logger.info({ rotated }, 'credentials re-wrapped so far'),
+        });
+        const current = runtime.keyring.current.version;
+        process.stdout.write(
+          `Re-wrapped ${report.rotated} credential(s) with master key v${current}.\n${describeVersions(report.byKeyVersion, current)}`,
+        );
+      };
+      done(await onDatabase(rotating, { migrate: false }));
+    });
+  credentials
+    .command('status')
+    .description('credentials per master key version')
+    .action(async () => {
+      const counting = async (runtime: Runtime) => {
+        const counts = await countByKeyVersion(runtime.orm.em.fork());
+        process.stdout.write(describeVersions(counts, runtime.keyring.current.version));
+      };
+      done(await onDatabase(counting, { migrate: false }));
+    });
+
+  serving(
+    program,
+    'model-server',
+    'serve the offline Anthropic-compatible model alone (ANTHROPIC_BASE_URL for another process)',
+    4010,
+    async (port, host) => {
+      const server = new OfflineModelServer();
+      const url = await server.start(port, host);
+      return { line: `Offline model serving ${url}/v1/messages (ANTHROPIC_BASE_URL=${url})`, stop: () => server.stop() };
+    },
+  );
+  serving(
+    program,
+    'sandboxes',
+    'serve the vendor sandboxes in their own process (VENDOR_SANDBOX_URL for Toolgate nodes)',
+    DEFAULT_SANDBOX_PORT,
+    async (port, host) => {
+      const served = await serveVendorSandboxes({ port, host });
+      return { line: `Vendor sandboxes serving ${served.url} (VENDOR_SANDBOX_URL=${served.url})`, stop: () => served.stop() };
+    },
+  );
+
+  program
+    .command('schema')
+    .description('print the GraphQL schema (SDL)')
+    .option('--out <file>', 'write it to this file instead')
+    .action(async (opts: { out?: string }) => {
+      const sdl = printToolgateSchema(await buildToolgateSchema());
+      if (opts.out) fs.writeFileSync(opts.out, sdl);
+      else process.stdout.write(sdl);
+      done(0);
+    });
+
+  program
+    .command('migration:create')
+    .description('generate a migration from entity changes into migrations/')
+    .option('--name <name>', 'a name for the migration')
+    .action(async (opts: { name?: string }) => {
+      const generating = async (runtime: Runtime) => {
+        const result = await runtime.orm.getMigrator().createMigration(MIGRATIONS_DIR, false, false, opts.name);
+        if (!result.fileName) {
+          process.stdout.write('No entity changes: no migration created.\n');
+          return;
+        }
+        await writeMigrationIndex();
+        process.stdout.write(`Created migrations/${result.fileName}; \`npm run build\` then \`toolgate migrate\` applies it.\n`);
+      };
+      done(await onDatabase(generating));
+    });
+
+  return program;
+}
