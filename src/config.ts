@@ -69,8 +69,10 @@ export interface Config {
     maxLagEvents: number;
   };
   model: {
-    /** Unset (with no base URL): the offline model serves in-process. */
+    /** Unset (with no base URL): the offline model serves in-process — in production only with `offlineAllowed`. */
     apiKey: string | undefined;
+    /** TOOLGATE_OFFLINE_MODEL: may `start` serve the offline development model when no model is configured (default: not in production). */
+    offlineAllowed: boolean;
     baseUrl: string | undefined;
     name: string;
     maxRetries: number;
@@ -143,10 +145,11 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     fullStacks: boolean(env, 'TOOLGATE_FULL_STACKS', false),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 100, 600_000),
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
-    seedOnStart: boolean(env, 'TOOLGATE_SEED_ON_START', databaseUrl === undefined),
+    // The demo org (and its printed keys) and the vendor sandboxes are for a first try, not a production start.
+    seedOnStart: boolean(env, 'TOOLGATE_SEED_ON_START', databaseUrl === undefined && nodeEnv !== 'production'),
     toolCallingKillSwitch: boolean(env, 'TOOL_CALLING_KILL_SWITCH', false),
     approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
-    vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined),
+    vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined && nodeEnv !== 'production'),
     vendorUrls: vendorUrls(env, vendorUrlVariables),
     vendorSandboxUrl: httpUrl(env, 'VENDOR_SANDBOX_URL'),
     node: nodeConfig(env),
@@ -159,6 +162,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     },
     model: {
       apiKey: nonEmpty(env.ANTHROPIC_API_KEY),
+      offlineAllowed: boolean(env, 'TOOLGATE_OFFLINE_MODEL', nodeEnv !== 'production'),
       baseUrl: nonEmpty(env.ANTHROPIC_BASE_URL),
       name: nonEmpty(env.ANTHROPIC_MODEL) ?? 'claude-sonnet-5-5',
       maxRetries: integer(env, 'ANTHROPIC_MAX_RETRIES', 2, 0, 10),

@@ -9,6 +9,8 @@ import type { MasterKeyring } from './credentials/keyring';
 import { ensureCatalog } from './catalog/catalog.service';
 import { findDemo, seedDemo, type DemoIds, type SeedResult } from './seed/demo-seed';
 import { composeToolgate, type ComposedToolgate, type ShutdownReport } from './compose';
+import { needsOfflineModel } from './llm/model-client';
+import { ConfigError } from './config-env';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */
 export interface Runtime {
@@ -60,6 +62,12 @@ export interface Toolgate extends ComposedToolgate {
 
 /** `toolgate start`: config → database (migrated, seeded on a first embedded start) → composeToolgate. */
 export async function startToolgate(config: Config, logger: Logger): Promise<Toolgate> {
+  if (needsOfflineModel(config.model) && !config.model.offlineAllowed) {
+    // A production deployment must not answer its agents with the development double unawares.
+    throw new ConfigError(
+      'no model is configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for an Anthropic-compatible server), or TOOLGATE_OFFLINE_MODEL=true to serve the offline development model',
+    );
+  }
   const runtime = await openRuntime(config, logger, { migrate: true });
   try {
     let seeded: SeedResult | null = null;

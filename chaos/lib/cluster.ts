@@ -110,6 +110,8 @@ export class Cluster {
       VENDOR_SANDBOX_URL: this.control.url,
       TOOLGATE_VENDOR_SANDBOXES: 'false',
       TOOLGATE_SEED_ON_START: 'false',
+      // Production nodes, each serving the offline model in-process (no real model here).
+      TOOLGATE_OFFLINE_MODEL: 'true',
       NODE_HEARTBEAT_MS: String(this.settings.heartbeatMs),
       NODE_DEAD_AFTER_MS: String(this.settings.deadAfterMs),
       TOOLGATE_NODE_NAME: name,

@@ -261,6 +261,22 @@ describe('toolgate other commands', () => {
     expect(result.stderr).toContain('Usage: toolgate');
   });
 
+  test('a production start without a model exits 2 before touching a database, naming ANTHROPIC_API_KEY and TOOLGATE_OFFLINE_MODEL', async () => {
+    const result = await runCli(
+      ['start'],
+      baseEnv({
+        NODE_ENV: 'production',
+        ANTHROPIC_API_KEY: undefined,
+        ANTHROPIC_BASE_URL: undefined,
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+      }),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(result.stderr).toContain('TOOLGATE_OFFLINE_MODEL=true');
+    expect(result.stdout).toBe('');
+  });
+
   test('NODE_ENV=production without MASTER_ENCRYPTION_KEY exits 2 naming the variable', async () => {
     const result = await runCli(['migrate'], baseEnv({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: undefined }));
     expect(result.code).toBe(2);

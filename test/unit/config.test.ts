@@ -34,6 +34,21 @@ describe('loadConfig defaults', () => {
     expect(config.seedOnStart).toBe(false);
   });
 
+  test('a production start (even on the embedded database) seeds no demo org, serves no sandboxes and no offline model unless told', () => {
+    const prod = loadConfig({ NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: 'ab'.repeat(32) });
+    expect(prod.databaseUrl).toBeUndefined();
+    expect([prod.seedOnStart, prod.vendorSandboxes, prod.model.offlineAllowed]).toEqual([false, false, false]);
+    const dev = loadConfig({});
+    expect([dev.seedOnStart, dev.vendorSandboxes, dev.model.offlineAllowed]).toEqual([true, true, true]);
+    const told = loadConfig({
+      NODE_ENV: 'production',
+      MASTER_ENCRYPTION_KEY: 'ab'.repeat(32),
+      TOOLGATE_OFFLINE_MODEL: 'true',
+      TOOLGATE_SEED_ON_START: 'true',
+    });
+    expect([told.seedOnStart, told.model.offlineAllowed]).toEqual([true, true]);
+  });
+
   test('TOOLGATE_SEED_ON_START overrides the default either way', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://db/x', TOOLGATE_SEED_ON_START: 'true' }).seedOnStart).toBe(true);
     expect(loadConfig({ TOOLGATE_SEED_ON_START: 'off' }).seedOnStart).toBe(false);
