@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AgentRun, type RunDriver } from './agent-run.entity';
+import { AgentRun, type RunDriver, type RunStatus } from './agent-run.entity';
 import { findRun } from './run-query.service';
 import { allowedToolsFor } from '../catalog/catalog.service';
 import { findOrg, findSpecialist } from '../orgs/org.service';
@@ -57,6 +57,15 @@ export async function startRun(
   });
 }
 
+/** Why a run takes no message now, by its status (the README's table). */
+function notAnswered(status: RunStatus): AppError {
+  if (status === 'waiting_approval') {
+    return new AppError('APPROVALS_PENDING', 'Run waits for approval; post when it has answered', { runStatus: status });
+  }
+  if (status === 'cancelled') return new AppError('RUN_NOT_ACTIVE', 'Run is cancelled; start a new one', { runStatus: status });
+  return new AppError('RUN_BUSY', `Run is ${status}; post when it has answered`, { runStatus: status });
+}
+
 /** Continues a finished internal run as a conversation: a new user message, a new turn. */
 export async function postMessage(em: EntityManager, caller: Caller, runId: string, text: string): Promise<AgentRun> {
   const message = checkMessage(text);
@@ -66,15 +75,13 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
       throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
     await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
     await tx.refresh(run);
-    if (run.status !== 'completed' && run.status !== 'failed') {
-      throw new AppError('RUN_BUSY', `Run is ${run.status}; post when it has answered`, { runStatus: run.status });
-    }
+    if (run.status !== 'completed' && run.status !== 'failed') throw notAnswered(run.status);
     const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [
       run.id,
     ]);
     appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
     await tx.flush();
-    if (!(await requeueRun(tx, run, caller, next))) throw new AppError('RUN_BUSY', `Run is ${run.status}; post when it has answered`);
+    if (!(await requeueRun(tx, run, caller, next))) throw notAnswered(run.status);
     await tx.refresh(run);
     return run;
   });

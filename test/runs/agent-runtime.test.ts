@@ -270,11 +270,11 @@ describe('postMessage', () => {
     expect(mine.map((e) => e.text).join('')).toBe(assistantTexts(run).join('').slice(before));
   });
 
-  test('a run waiting for approval is RUN_BUSY; nothing is appended', async () => {
+  test('a run waiting for approval is APPROVALS_PENDING; nothing is appended', async () => {
     const { id } = await runs.start(INVOICE_REQUEST);
     const waiting = await runs.waitFor(id, ['waiting_approval']);
     const res = await runs.postMessage(id, 'Any news?');
-    expect(errorCode(res)).toBe('RUN_BUSY');
+    expect(errorCode(res)).toBe('APPROVALS_PENDING');
     expect(res.body.errors![0].extensions).toMatchObject({ runStatus: 'waiting_approval' });
     expect((await runs.get(id)).messages).toHaveLength(waiting.messages.length);
     expect((await runs.cancel(id)).body.data?.cancelRun.status).toBe('cancelled');

@@ -161,6 +161,9 @@ describe('cancelRun', () => {
   test('a run waiting for approval: cancelled, approval cancelled, call blocked RUN_CANCELLED; later resolve and cancel are refused', async () => {
     const invoicesBefore = runs.vendorRequests('nango', isInvoiceCreate);
     const { run: waiting, approvalId } = await waitingInvoice();
+    const pending = await runs.postMessage(waiting.id, 'Hello?');
+    expect(errorCode(pending)).toBe('APPROVALS_PENDING');
+    expect(pending.body.errors![0].extensions).toMatchObject({ runStatus: 'waiting_approval' });
     const res = await runs.cancel(waiting.id);
     expect(res.body.data?.cancelRun).toEqual({ id: waiting.id, status: 'cancelled', pendingApprovalCount: 0 });
 
@@ -183,7 +186,7 @@ describe('cancelRun', () => {
     const again = await runs.cancel(run.id);
     expect(errorCode(again)).toBe('RUN_NOT_ACTIVE');
     expect(again.body.errors![0].extensions).toMatchObject({ runStatus: 'cancelled' });
-    expect(errorCode(await runs.postMessage(run.id, 'Hello?'))).toBe('RUN_BUSY');
+    expect(errorCode(await runs.postMessage(run.id, 'Hello?'))).toBe('RUN_NOT_ACTIVE');
 
     const final = await runs.get(run.id);
     expect(final.status).toBe('cancelled');
