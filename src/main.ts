@@ -11,6 +11,7 @@ import { findDemo, seedDemo, type DemoIds, type SeedResult } from './seed/demo-s
 import { composeToolgate, type ComposedToolgate, type ShutdownReport } from './compose';
 import { needsOfflineModel } from './llm/model-client';
 import { ConfigError } from './config-env';
+import { assertKeyringOpensCredentials } from './credentials/credential-check';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */
 export interface Runtime {
@@ -70,6 +71,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
   }
   const runtime = await openRuntime(config, logger, { migrate: true });
   try {
+    await assertKeyringOpensCredentials(runtime.orm.em.fork(), runtime.keyring);
     let seeded: SeedResult | null = null;
     let demo = await findDemo(runtime.orm.em.fork());
     if (config.seedOnStart && !demo) {

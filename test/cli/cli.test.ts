@@ -80,6 +80,16 @@ describe('toolgate seed', () => {
     second = jsonLine<SeedJson>(await runCli(['seed', '--json']));
   }, 90_000);
 
+  test('a start whose master key cannot open the stored credentials exits 2 at once with one line, before serving', async () => {
+    const result = await runCli(
+      ['start', '--port', String(await freePort()), '--host', '127.0.0.1'],
+      baseEnv({ MASTER_ENCRYPTION_KEY: 'e1'.repeat(32) }),
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/cannot open the stored credentials sealed with key version 1/);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   test('--json prints exactly one line: orgId, specialistId and one key per role', () => {
     expect(Object.keys(first).sort()).toEqual(['keys', 'orgId', 'specialistId']);
     expect(Object.keys(first.keys).sort()).toEqual([...ROLES].sort());
