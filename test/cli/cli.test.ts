@@ -10,6 +10,7 @@ import { SANDBOX_CREDENTIALS as DEMO_CREDENTIALS } from '../../src/vendors';
 import { openCredential, type CredentialEnvelope } from '../../src/credentials/credential-envelope';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { ROLES } from '../../src/auth/roles';
+import { embeddedDataDirProblem } from '../../src/db/embedded-postgres';
 
 const MASTER_KEY_HEX = 'a7'.repeat(32);
 
@@ -269,6 +270,23 @@ describe('toolgate other commands', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Unknown command "frobnicate"');
     expect(result.stderr).toContain('Usage: toolgate');
+  });
+
+  test('as root, an embedded start in a data folder below a 0700 folder exits 2 with one line saying what to change', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'toolgate-private-'));
+    try {
+      if (process.getuid?.() !== 0) {
+        // Not root: postgres runs as this user, who owns the folder; the check stays out of the way.
+        expect(await embeddedDataDirProblem(path.join(parent, 'data'))).toBeNull();
+        return;
+      }
+      const result = await runCli(['start'], baseEnv({ DATABASE_URL: undefined, TOOLGATE_DATA_DIR: path.join(parent, 'data') }));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`cannot enter ${parent} (mode 0700)`);
+      expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   test('a production start without a model exits 2 before touching a database, naming ANTHROPIC_API_KEY and TOOLGATE_OFFLINE_MODEL', async () => {
