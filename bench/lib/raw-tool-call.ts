@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { ledgerHash } from '../../src/ledger/ledger.service';
+import { ledgerHash, ledgerRowValues } from '../../src/ledger/ledger.service';
 import { redactOutput } from '../../src/redaction/redact';
 import { sealJson } from '../../src/credentials/sealed-json';
 import type { Caller } from '../../src/auth/caller';
@@ -222,19 +222,7 @@ async function appendEvents(client: pg.PoolClient, orgId: string, joined: Joined
     prevHash = hash;
     const at = values.length;
     tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
-    values.push(
-      event.prevHash,
-      orgId,
-      event.sequence,
-      event.type,
-      event.runId,
-      event.resourceId,
-      event.actorRole,
-      event.actorKeyId,
-      JSON.stringify(event.metadata),
-      createdAt.toISOString(),
-      hash,
-    );
+    values.push(...ledgerRowValues({ ...event, hash }));
   }
   await client.query(
     `${joined ? `with ${joined.sql} ` : ''}insert into ledger_events (${EVENT_COLUMNS}) values ${tuples.join(', ')} returning id, sequence`,

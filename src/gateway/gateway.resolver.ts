@@ -6,7 +6,6 @@ import { ToolCallStatusEnum } from './tool-call.types';
 import type { ToolCallStatus } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 import { badInput } from '../errors/app-error';
-import { isStorable } from './call-outcome';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -77,9 +76,7 @@ export class GatewayResolver {
     }
     if (input.toolName.length > 200 || input.action.length > 200)
       throw badInput('toolName and action must be at most 200 characters', { field: 'toolName' });
-    if (!isStorable(input.toolName) || !isStorable(input.action) || !isStorable(input.params)) {
-      throw badInput('toolName, action and params must not contain NUL characters', { field: 'params' });
-    }
+    // NUL anywhere in the arguments was refused before execution (api/nul-guard.ts).
     const outcome = await ctx.services.gateway.execute({ ...input, caller: requireCaller(ctx) });
     return toResult(outcome);
   }

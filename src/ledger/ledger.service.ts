@@ -70,9 +70,7 @@ export async function appendLedgerEvents(em: SqlTransaction, entries: LedgerEntr
     event.prevHash = prevHash;
     event.hash = ledgerHash(event);
     prevHash = event.hash;
-    const fields = hashedFields(event);
-    fields[METADATA] = JSON.stringify(event.metadata);
-    params.push(...fields, event.hash);
+    params.push(...ledgerRowValues(event));
     return event;
   });
   const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
@@ -100,6 +98,13 @@ function hashedFields(event: Omit<LedgerEvent, 'id' | 'hash'>): unknown[] {
     event.metadata,
     event.createdAt.toISOString(),
   ];
+}
+
+/** An event's values in EVENT_COLUMNS order, as an append (or the bench's raw baseline) sends them. */
+export function ledgerRowValues(event: Omit<LedgerEvent, 'id'>): unknown[] {
+  const fields = hashedFields(event);
+  fields[METADATA] = JSON.stringify(event.metadata);
+  return [...fields, event.hash];
 }
 
 /** SHA-256 over the canonical JSON of the hashed fields. */
