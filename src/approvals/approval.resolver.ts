@@ -1,7 +1,6 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import { ACCESS } from '../auth/access';
 import { ApprovalRequestConnection, ApprovalRequestType, ApprovalRequestsArgs, toApprovalRequestType } from './approval.types';
 import { resolveApproval } from './approval.service';
 import { listApprovalRequests } from './approval-query.service';
@@ -15,13 +14,13 @@ registerEnumType(ApprovalDecisionInput, { name: 'ApprovalDecision' });
 
 @Resolver(() => ApprovalRequestType)
 export class ApprovalResolver {
-  @Authorized(...ACCESS.approvals)
+  @Authorized()
   @Query(() => ApprovalRequestConnection, { description: 'Approval requests of the org, newest first' })
   async approvalRequests(@Args(() => ApprovalRequestsArgs) args: ApprovalRequestsArgs, @Ctx() ctx: RequestContext) {
     return listApprovalRequests(ctx.em, requireCaller(ctx).orgId, args);
   }
 
-  @Authorized('expert', 'client')
+  @Authorized()
   @Mutation(() => ApprovalRequestType, {
     description: 'Approve or reject a pending request (experts: expert requests; clients: client requests). Single use.',
   })

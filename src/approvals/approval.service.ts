@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApprovalRequest, type ApprovalKind } from './approval-request.entity';
+import { ApprovalRequest } from './approval-request.entity';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { AppError, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
@@ -7,11 +7,9 @@ import { approveCall, expireCall, rejectCall } from '../gateway/tool-call-state'
 import { releaseApproval } from '../runs/run-state';
 import { expireApprovalRow, lockDueApprovals, resolveApprovalRow } from './approval-state';
 import type { Caller } from '../auth/caller';
+import { APPROVAL_RESOLVER } from '../auth/access';
 
 export type ApprovalDecision = 'approve' | 'reject';
-
-/** Which role resolves which kind: experts the expert queue, clients their own. */
-const RESOLVER_ROLE: Record<ApprovalKind, Caller['role']> = { expert: 'expert', client: 'client' };
 
 /**
  * Resolves a pending approval exactly once: the conditional UPDATE lets one of any number
@@ -31,8 +29,8 @@ export async function resolveApproval(
   }
   const approval = isUuid(approvalId) ? await em.findOne(ApprovalRequest, { id: approvalId, orgId: caller.orgId }) : null;
   if (!approval) throw notFound('Approval request');
-  if (RESOLVER_ROLE[approval.kind] !== caller.role) {
-    throw new AppError('FORBIDDEN', `Only ${RESOLVER_ROLE[approval.kind]} keys resolve ${approval.kind} approvals`);
+  if (APPROVAL_RESOLVER[approval.kind] !== caller.role) {
+    throw new AppError('FORBIDDEN', `Only ${APPROVAL_RESOLVER[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
   return settle(em, caller, approval, decision, reason, {});
 }

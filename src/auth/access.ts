@@ -1,18 +1,76 @@
 import type { Role } from './roles';
 
+/** What one operation (or restricted field) is, and which roles may use it. */
+interface Access {
+  roles: readonly Role[];
+  /** One line for the README's role table. */
+  what: string;
+}
+
+const ALL: readonly Role[] = ['admin', 'expert', 'client', 'partner', 'agent'];
+const AUDIT: readonly Role[] = ['admin', 'expert'];
+const ADMIN: readonly Role[] = ['admin'];
+
 /**
- * Which roles may use which part of the API, in one table. Resolvers name a row with
- * `@Authorized(...ACCESS.x)`; the auth checker turns a mismatch into FORBIDDEN.
+ * Which role may do what, declared once. Keys are schema coordinates (`Type.field`): the
+ * auth checker looks every `@Authorized()` field up here, subscriptions and the MCP route
+ * ask `mayUse`, the README's role table is rendered from it (`npm run docs:access`), and
+ * `test/api/access-matrix.test.ts` tries every operation with every role against it.
+ * A coordinate missing here is refused to every role (fail closed).
  */
-export const ACCESS = {
-  /** viewer, tool catalog */
-  anyRole: ['admin', 'expert', 'client', 'partner', 'agent'],
-  /** runs and tool calls */
-  runs: ['admin', 'expert', 'client', 'partner', 'agent'],
-  /** the approval queue */
-  approvals: ['admin', 'expert', 'client'],
-  /** the audit ledger and policy decisions */
-  audit: ['admin', 'expert'],
-  /** configuration of the org */
-  admin: ['admin'],
-} satisfies Record<string, Role[]>;
+export const ACCESS_MATRIX = {
+  'Query.viewer': { roles: ALL, what: 'the key itself: its org and role' },
+  'Query.toolCatalog': { roles: ALL, what: "the org's tool catalog" },
+  'Org.specialists': { roles: ALL, what: "the org's specialists" },
+  'Query.runs': { roles: ALL, what: 'list runs' },
+  'Query.run': { roles: ALL, what: 'read a run and its messages' },
+  'Query.toolCalls': { roles: ALL, what: 'list tool calls' },
+  'Query.toolCall': { roles: ALL, what: 'read a tool call' },
+  'Subscription.runEvents': { roles: ALL, what: "a run's events live (ledger metadata only for admin and expert)" },
+  'Subscription.runTokens': { roles: ALL, what: "a run's model text live" },
+  'Subscription.toolCallStatusChanged': { roles: ALL, what: 'tool-call transitions live' },
+  'Query.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue' },
+  'ToolCall.approvalRequest': { roles: ['admin', 'expert', 'client'], what: "a tool call's approval request" },
+  'Subscription.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue live' },
+  'Mutation.resolveApproval': {
+    roles: ['expert', 'client'],
+    what: 'approve or reject: experts the expert queue, clients client approvals (admins do not approve)',
+  },
+  'Query.ledgerEvents': { roles: AUDIT, what: 'the audit ledger' },
+  'Query.verifyLedger': { roles: AUDIT, what: "verify the org's ledger chain" },
+  'AgentRun.ledgerEvents': { roles: AUDIT, what: "a run's ledger events" },
+  'ToolCall.ledgerEvents': { roles: AUDIT, what: "a tool call's ledger events" },
+  'Query.policyDecisions': { roles: AUDIT, what: 'policy decisions' },
+  'ToolCall.policyDecision': { roles: AUDIT, what: "a tool call's policy decision" },
+  'Query.policyRules': { roles: AUDIT, what: 'policy rules in evaluation order' },
+  'Mutation.startAgentRun': { roles: ['admin', 'client', 'agent'], what: 'start a run' },
+  'Mutation.postMessage': { roles: ['admin', 'client', 'agent'], what: 'continue a run with a message' },
+  'Mutation.cancelRun': { roles: ['admin', 'client', 'agent'], what: 'cancel a run' },
+  'Mutation.completeAgentRun': { roles: ['admin', 'agent'], what: 'complete an external run' },
+  'Mutation.executeToolCall': { roles: ['agent'], what: 'run a tool call of an external run through the gateway' },
+  'Mutation.executeApprovedToolCall': { roles: ['agent'], what: 'run an approved tool call of an external run' },
+  'MCP./mcp': { roles: ['agent'], what: "the MCP endpoint (a run's governed tools)" },
+  'Org.featureFlags': { roles: ADMIN, what: "the org's feature flags" },
+  'Org.integrations': { roles: ADMIN, what: "the org's vendor integrations (never their secrets)" },
+  'Mutation.setFeatureFlag': { roles: ADMIN, what: 'turn a feature flag on or off' },
+  'Mutation.createSpecialist': { roles: ADMIN, what: 'create a specialist' },
+  'Mutation.setToolPermission': { roles: ADMIN, what: 'enable or disable a tool action' },
+  'Mutation.bindToolToSpecialist': { roles: ADMIN, what: 'bind a tool to a specialist' },
+  'Mutation.putIntegrationCredential': { roles: ADMIN, what: 'store vendor credentials (encrypted)' },
+  'Mutation.upsertPolicyRule': { roles: ADMIN, what: 'create or replace a policy rule' },
+  'Mutation.deletePolicyRule': { roles: ADMIN, what: 'delete a policy rule' },
+  'Mutation.setPolicyShadowMode': { roles: ADMIN, what: 'turn policy shadow mode on or off' },
+} as const satisfies Record<string, Access>;
+
+export type Operation = keyof typeof ACCESS_MATRIX;
+
+/** Who resolves which kind of approval (beyond `Mutation.resolveApproval`'s roles). */
+export const APPROVAL_RESOLVER = { expert: 'expert', client: 'client' } as const satisfies Record<string, Role>;
+
+/** Roles that see ledger metadata in run events and review items in the approval queue. */
+export const AUDIT_ROLES = AUDIT;
+
+export function mayUse(coordinate: string, role: Role): boolean {
+  const access = (ACCESS_MATRIX as Record<string, Access>)[coordinate];
+  return access?.roles.includes(role) === true;
+}

@@ -1,20 +1,19 @@
 import { Arg, Authorized, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import { ACCESS } from '../auth/access';
 import { BindToolInput, ToolCatalogEntryType, ToolPermissionType, ToolSpecialistBindingType, toCatalogEntryType } from './catalog.types';
 import { bindToolToSpecialist, listCatalog, setToolPermission } from './catalog.service';
 
 @Resolver()
 export class CatalogResolver {
-  @Authorized(...ACCESS.anyRole)
+  @Authorized()
   @Query(() => [ToolCatalogEntryType], { description: "Every catalog tool action, with the org's permission" })
   async toolCatalog(@Ctx() ctx: RequestContext): Promise<ToolCatalogEntryType[]> {
     const caller = requireCaller(ctx);
     return (await listCatalog(ctx.em, caller.orgId)).map(({ tool, enabled }) => toCatalogEntryType(tool, enabled));
   }
 
-  @Authorized(...ACCESS.admin)
+  @Authorized()
   @Mutation(() => ToolPermissionType, { description: 'Enable or disable a catalog tool action for the org' })
   async setToolPermission(
     @Arg('toolName') toolName: string,
@@ -26,7 +25,7 @@ export class CatalogResolver {
     return { toolName, action, enabled: permission.enabled, updatedAt: permission.updatedAt };
   }
 
-  @Authorized(...ACCESS.admin)
+  @Authorized()
   @Mutation(() => ToolSpecialistBindingType, { description: 'Let a specialist use a tool action (or stop it)' })
   async bindToolToSpecialist(
     @Arg('input', () => BindToolInput) input: BindToolInput,

@@ -1,14 +1,14 @@
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import type { Role } from '../auth/roles';
+import { mayUse, type Operation } from '../auth/access';
 import type { Caller } from '../auth/caller';
 import { ApiKey } from '../auth/api-key.entity';
 import { AppError } from '../errors/app-error';
 
 /** The caller of a subscription, if its role may use it (FORBIDDEN otherwise). */
-export function authorize(ctx: RequestContext, roles: readonly Role[]): Caller {
+export function authorize(ctx: RequestContext, coordinate: Operation): Caller {
   const caller = requireCaller(ctx);
-  if (!roles.includes(caller.role)) throw new AppError('FORBIDDEN', `This subscription is not allowed for the ${caller.role} role`);
+  if (!mayUse(coordinate, caller.role)) throw new AppError('FORBIDDEN', `This subscription is not allowed for the ${caller.role} role`);
   return caller;
 }
 

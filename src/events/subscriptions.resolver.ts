@@ -4,7 +4,7 @@ import { approvalChangeOf } from '../approvals/approval-state';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
-import { ACCESS } from '../auth/access';
+import { AUDIT_ROLES } from '../auth/access';
 import { badInput } from '../errors/app-error';
 import { ToolCallStatusEnum } from '../gateway/tool-call.types';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
@@ -98,7 +98,7 @@ export class SubscriptionResolver {
     description: "The run's model text: first what exists so far (after afterOffset), then live deltas",
     subscribe: ({ context, args }: Data) =>
       deferred(() => {
-        authorize(context, ACCESS.runs);
+        authorize(context, 'Subscription.runTokens');
         const after = parseSequence(args.afterOffset, 'afterOffset');
         return tokenStream(context, String(args.runId), after === null ? null : Number(after));
       }),
@@ -115,8 +115,8 @@ export class SubscriptionResolver {
     description: 'Status transitions, messages and tool-call events of a run, in ledger order',
     subscribe: ({ context, args }: Data) =>
       deferred(() => {
-        const caller = authorize(context, ACCESS.runs);
-        const seesMetadata = (ACCESS.audit as readonly string[]).includes(caller.role);
+        const caller = authorize(context, 'Subscription.runEvents');
+        const seesMetadata = AUDIT_ROLES.includes(caller.role);
         return ledgerStream(context, parseSequence(args.afterSequence), async () => {
           const run = await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId));
           return (event) => (event.runId === run.id && /^(run|tool_call)\./.test(event.type) ? toRunEvent(event, seesMetadata) : null);
@@ -135,7 +135,7 @@ export class SubscriptionResolver {
     description: 'Tool-call transitions of one run, or of the whole org when runId is omitted',
     subscribe: ({ context, args }: Data) =>
       deferred(() => {
-        const caller = authorize(context, ACCESS.runs);
+        const caller = authorize(context, 'Subscription.toolCallStatusChanged');
         return ledgerStream(context, parseSequence(args.afterSequence), async () => {
           const runId = args.runId ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id : null;
           return (event) => {
@@ -163,10 +163,10 @@ export class SubscriptionResolver {
     description: 'The approval queue: new waiting_approval requests and their resolutions',
     subscribe: ({ context, args }: Data) =>
       deferred(() => {
-        const caller = authorize(context, ACCESS.approvals);
+        const caller = authorize(context, 'Subscription.approvalRequests');
         const kind = (args.kind as ApprovalKind | null | undefined) ?? null;
         // Review items are for experts (and admins), whichever approval kind their call had.
-        const seesReviews = caller.role !== 'client' && (kind === null || kind === 'expert');
+        const seesReviews = AUDIT_ROLES.includes(caller.role) && (kind === null || kind === 'expert');
         return ledgerStream(context, parseSequence(args.afterSequence), async () => async (event) => {
           const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
           if (!change) return null;

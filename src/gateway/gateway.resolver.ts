@@ -64,7 +64,7 @@ const toResult = (outcome: ToolCallOutcome): ToolCallResultType => ({ ...outcome
 
 @Resolver()
 export class GatewayResolver {
-  @Authorized('agent')
+  @Authorized()
   @Mutation(() => ToolCallResultType, { description: 'Run one tool call of a run through the gateway' })
   async executeToolCall(
     @Arg('input', () => ExecuteToolCallInput) input: ExecuteToolCallInput,
@@ -81,7 +81,7 @@ export class GatewayResolver {
     return toResult(outcome);
   }
 
-  @Authorized('agent')
+  @Authorized()
   @Mutation(() => ToolCallResultType, {
     description: 'Execute a call whose approval was granted (once; later calls answer its state with replayed: true)',
   })

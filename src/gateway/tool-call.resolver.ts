@@ -1,7 +1,6 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import { ACCESS } from '../auth/access';
 import { ToolCallConnection, ToolCallType, ToolCallsArgs, toToolCallType } from './tool-call.types';
 import { findToolCall, listToolCalls } from './tool-call-query.service';
 import { PolicyDecisionType, toPolicyDecisionType } from '../policy/policy-decision.types';
@@ -11,13 +10,13 @@ import { AgentRunType, toRunType } from '../runs/run.types';
 
 @Resolver(() => ToolCallType)
 export class ToolCallResolver {
-  @Authorized(...ACCESS.runs)
+  @Authorized()
   @Query(() => ToolCallType)
   async toolCall(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<ToolCallType> {
     return toToolCallType(await findToolCall(ctx.em, requireCaller(ctx).orgId, id));
   }
 
-  @Authorized(...ACCESS.runs)
+  @Authorized()
   @Query(() => ToolCallConnection, { description: 'Tool calls of the org, newest first' })
   async toolCalls(@Args(() => ToolCallsArgs) args: ToolCallsArgs, @Ctx() ctx: RequestContext) {
     return listToolCalls(ctx.em, requireCaller(ctx).orgId, args);
@@ -30,7 +29,7 @@ export class ToolCallResolver {
     return toRunType(run);
   }
 
-  @Authorized(...ACCESS.audit)
+  @Authorized()
   @FieldResolver(() => PolicyDecisionType, { nullable: true })
   async policyDecision(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<PolicyDecisionType | null> {
     if (!call.policyDecisionId) return null;
@@ -38,14 +37,14 @@ export class ToolCallResolver {
     return decision ? toPolicyDecisionType(decision) : null;
   }
 
-  @Authorized(...ACCESS.approvals)
+  @Authorized()
   @FieldResolver(() => ApprovalRequestType, { nullable: true })
   async approvalRequest(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<ApprovalRequestType | null> {
     const approval = await ctx.loaders.approvalRequestByToolCall.load(call.id);
     return approval ? toApprovalRequestType(approval) : null;
   }
 
-  @Authorized(...ACCESS.audit)
+  @Authorized()
   @FieldResolver(() => [LedgerEventType], { description: 'In sequence order' })
   async ledgerEvents(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<LedgerEventType[]> {
     return (await ctx.loaders.ledgerEventsByResource.load(call.id)).map(toLedgerEventType);

@@ -2,11 +2,15 @@ import type { AuthChecker } from 'type-graphql';
 import { AppError } from '../errors/app-error';
 import type { RequestContext } from './context';
 import type { Caller } from '../auth/caller';
+import { mayUse } from '../auth/access';
 
-/** `@Authorized(roles)`: no key → UNAUTHENTICATED, a role not listed → FORBIDDEN. */
-export const authChecker: AuthChecker<RequestContext> = ({ context }, roles) => {
+/**
+ * `@Authorized()`: no key → UNAUTHENTICATED; a role the access matrix does not list for the
+ * field's coordinate (`Type.field`, src/auth/access.ts) → FORBIDDEN.
+ */
+export const authChecker: AuthChecker<RequestContext> = ({ context, info }) => {
   const caller = requireCaller(context);
-  if (roles.length > 0 && !roles.includes(caller.role)) {
+  if (!mayUse(`${info.parentType.name}.${info.fieldName}`, caller.role)) {
     throw new AppError('FORBIDDEN', `This operation is not allowed for the ${caller.role} role`);
   }
   return true;

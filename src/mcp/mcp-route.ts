@@ -1,3 +1,4 @@
+import { mayUse } from '../auth/access';
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
@@ -98,7 +99,7 @@ async function authenticateAgent(services: AppServices, header: string | undefin
   const secret = parseAuthorization(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <agent key>');
   const caller = await authenticate(services.orm.em.fork(), secret);
-  if (caller.role !== 'agent') throw new AppError('FORBIDDEN', 'MCP endpoints are for agent keys');
+  if (!mayUse('MCP./mcp', caller.role)) throw new AppError('FORBIDDEN', 'MCP endpoints are for agent keys');
   return caller;
 }
 

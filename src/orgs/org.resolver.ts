@@ -1,7 +1,6 @@
 import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import { ACCESS } from '../auth/access';
 import {
   CreateSpecialistInput,
   FeatureFlagType,
@@ -18,7 +17,7 @@ import { listCredentials } from '../credentials/credential.service';
 
 @Resolver(() => ViewerType)
 export class ViewerResolver {
-  @Authorized(...ACCESS.anyRole)
+  @Authorized()
   @Query(() => ViewerType, { description: 'The caller: its org and role' })
   async viewer(@Ctx() ctx: RequestContext): Promise<ViewerType> {
     const caller = requireCaller(ctx);
@@ -29,21 +28,21 @@ export class ViewerResolver {
 
 @Resolver(() => OrgType)
 export class OrgResolver {
-  @Authorized(...ACCESS.anyRole)
+  @Authorized()
   @FieldResolver(() => [SpecialistType])
   async specialists(@Ctx() ctx: RequestContext): Promise<SpecialistType[]> {
     const caller = requireCaller(ctx);
     return (await listSpecialists(ctx.em, caller.orgId)).map(toSpecialistType);
   }
 
-  @Authorized(...ACCESS.admin)
+  @Authorized()
   @FieldResolver(() => [FeatureFlagType])
   async featureFlags(@Ctx() ctx: RequestContext): Promise<FeatureFlagType[]> {
     const caller = requireCaller(ctx);
     return (await listFeatureFlags(ctx.em, caller.orgId)).map(toFeatureFlagType);
   }
 
-  @Authorized(...ACCESS.admin)
+  @Authorized()
   @FieldResolver(() => [IntegrationCredentialType], { description: 'Configured integrations; configs are write-only' })
   async integrations(@Ctx() ctx: RequestContext): Promise<IntegrationCredentialType[]> {
     const caller = requireCaller(ctx);
@@ -53,7 +52,7 @@ export class OrgResolver {
 
 @Resolver()
 export class OrgAdminResolver {
-  @Authorized(...ACCESS.admin)
+  @Authorized()
   @Mutation(() => SpecialistType)
   async createSpecialist(
     @Arg('input', () => CreateSpecialistInput) input: CreateSpecialistInput,
@@ -62,7 +61,7 @@ export class OrgAdminResolver {
     return toSpecialistType(await createSpecialist(ctx.em, requireCaller(ctx), input));
   }
 
-  @Authorized(...ACCESS.admin)
+  @Authorized()
   @Mutation(() => FeatureFlagType, { description: 'Turn an org feature flag (e.g. tool_calling_enabled) on or off' })
   async setFeatureFlag(@Arg('key') key: string, @Arg('enabled') enabled: boolean, @Ctx() ctx: RequestContext): Promise<FeatureFlagType> {
     return toFeatureFlagType(await setFeatureFlag(ctx.em, requireCaller(ctx), key, enabled));

@@ -1,0 +1,174 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  buildSchema,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isLeafType,
+  isListType,
+  isNonNullType,
+} from 'graphql';
+import { errorCode, startTestApp, type TestApp } from '../support/app';
+import { newOrg, newRun, newToolCall, type TestOrg } from '../support/factories';
+import { runOverSocket, socket } from '../support/graphql-http';
+import { ACCESS_MATRIX, mayUse } from '../../src/auth/access';
+import { ROLES } from '../../src/auth/roles';
+import { renderAccessTable, ACCESS_TABLE_START, ACCESS_TABLE_END } from '../../src/auth/access-table';
+
+/**
+ * The access matrix (src/auth/access.ts) is the one statement of who may do what. This
+ * suite derives its cases from it and from the committed schema: every root field of the
+ * schema is in the matrix, every coordinate of the matrix exists, and every operation,
+ * tried with every role, is refused with FORBIDDEN exactly when the matrix says so. The
+ * README's role table is the matrix rendered.
+ */
+const schema: GraphQLSchema = buildSchema(fs.readFileSync(path.join(__dirname, '../../schema.graphql'), 'utf8'));
+const coordinates = Object.keys(ACCESS_MATRIX);
+const graphqlCoordinates = coordinates.filter((c) => !c.startsWith('MCP.'));
+const NIL = '00000000-0000-4000-8000-000000000000';
+
+function fieldOf(coordinate: string): { type: GraphQLObjectType; field: GraphQLField<unknown, unknown> } | null {
+  const [typeName, fieldName] = coordinate.split('.');
+  const type = schema.getType(typeName) as GraphQLObjectType | undefined;
+  const field = type?.getFields?.()[fieldName];
+  return type && field ? { type, field } : null;
+}
+
+/** A value the schema accepts for a required input (the resolvers then refuse or ignore it). */
+function sampleValue(type: GraphQLInputType): unknown {
+  if (isNonNullType(type)) return sampleValue(type.ofType);
+  if (isListType(type)) return [sampleValue(type.ofType)];
+  if (isEnumType(type)) return type.getValues()[0].value;
+  if (isInputObjectType(type)) {
+    const value: Record<string, unknown> = {};
+    for (const field of Object.values(type.getFields())) if (isNonNullType(field.type)) value[field.name] = sampleValue(field.type);
+    return value;
+  }
+  const samples: Record<string, unknown> = {
+    ID: NIL,
+    String: 'x',
+    Boolean: true,
+    Int: 1,
+    Float: 1,
+    JSONObject: {},
+    JSON: {},
+    DateTimeISO: new Date(0).toISOString(),
+  };
+  if (!(type.name in samples)) throw new Error(`no sample for scalar ${type.name}`);
+  return samples[type.name];
+}
+
+function selection(field: GraphQLField<unknown, unknown>): string {
+  return isLeafType(getNamedType(field.type)) ? '' : ' { __typename }';
+}
+
+/** A document calling one root field with its required arguments as variables. */
+function rootOperation(kind: 'query' | 'mutation' | 'subscription', field: GraphQLField<unknown, unknown>, extra: Record<string, unknown> = {}) {
+  const args = field.args.filter((a: GraphQLArgument) => isNonNullType(a.type) || a.name in extra);
+  const variables: Record<string, unknown> = {};
+  for (const arg of args) variables[arg.name] = arg.name in extra ? extra[arg.name] : sampleValue(arg.type);
+  const defs = args.map((a) => `$${a.name}: ${a.type}`).join(', ');
+  const call = args.length ? `(${args.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
+  const query = `${kind} Probe${defs ? `(${defs})` : ''} { ${field.name}${call}${selection(field)} }`;
+  return { query, variables };
+}
+
+let app: TestApp;
+let owner: TestOrg;
+const parents: Record<string, (inner: string) => { query: string; variables: Record<string, unknown> }> = {};
+beforeAll(async () => {
+  app = await startTestApp();
+  owner = await newOrg(app.em());
+  const run = await newRun(app.em(), owner);
+  const { call } = await newToolCall(app.em(), owner, run, { approval: { kind: 'client' } });
+  parents.Org = (inner) => ({ query: `{ viewer { org { ${inner} } } }`, variables: {} });
+  parents.AgentRun = (inner) => ({ query: `query($id: ID!) { run(id: $id) { id ${inner} } }`, variables: { id: run.id } });
+  parents.ToolCall = (inner) => ({ query: `query($id: ID!) { toolCall(id: $id) { id ${inner} } }`, variables: { id: call.id } });
+});
+afterAll(async () => app?.close());
+
+describe('the matrix and the schema agree', () => {
+  test('every root field of the schema has an entry', () => {
+    const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
+      Object.keys(type!.getFields()).map((name) => `${type!.name}.${name}`),
+    );
+    expect(roots.filter((c) => !(c in ACCESS_MATRIX))).toEqual([]);
+  });
+
+  test('every coordinate of the matrix is a field of the schema', () => {
+    expect(graphqlCoordinates.filter((c) => !fieldOf(c))).toEqual([]);
+  });
+
+  test("the README's role table is the matrix rendered (npm run docs:access rewrites it)", () => {
+    const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+    const start = readme.indexOf(ACCESS_TABLE_START);
+    const end = readme.indexOf(ACCESS_TABLE_END);
+    expect(start).toBeGreaterThan(-1);
+    expect(readme.slice(start + ACCESS_TABLE_START.length, end).trim()).toBe(renderAccessTable().trim());
+  });
+});
+
+describe('every operation with every role', () => {
+  const cases = graphqlCoordinates.flatMap((coordinate) => ROLES.map((role) => [coordinate, role, mayUse(coordinate, role)] as const));
+
+  test.each(cases)('%s as %s: allowed=%s', async (coordinate, role, allowed) => {
+    const { type, field } = fieldOf(coordinate)!;
+    const key = owner.keys[role];
+    let code: string | undefined;
+    let codes: string[];
+    if (type.name === 'Subscription') {
+      // An unparseable resume position: past the role check, the subscription fails BAD_USER_INPUT.
+      const position = field.args.find((a) => a.name === 'afterSequence' || a.name === 'afterOffset')!.name;
+      const ws = socket(app.wsUrl, key);
+      try {
+        const outcome = await runOverSocket(
+          ws.client,
+          rootOperation('subscription', field, { [position]: 'x', ...(field.args.some((a) => a.name === 'runId') ? { runId: NIL } : {}) }),
+        );
+        const errors = outcome.kind === 'error' ? outcome.errors : outcome.kind === 'result' ? (outcome.result.errors ?? []) : [];
+        codes = errors.map((e: { extensions?: { code?: string } }) => e.extensions?.code ?? 'none');
+        code = codes[0];
+        expect(outcome.kind).not.toBe('closed');
+      } finally {
+        await ws.close();
+      }
+    } else {
+      const doc =
+        type.name === 'Query' || type.name === 'Mutation'
+          ? rootOperation(type.name === 'Query' ? 'query' : 'mutation', field)
+          : parents[type.name](`${field.name}${selection(field)}`);
+      const res = await app.gql(doc.query, { key, variables: doc.variables });
+      expect(res.status).toBeLessThan(500);
+      codes = (res.body.errors ?? []).map((e: { extensions?: { code?: string } }) => e.extensions?.code ?? 'none');
+      code = errorCode(res);
+      if (!allowed && parents[type.name]) {
+        // A restricted nested field is refused at its own path, and only there.
+        const at = res.body.errors?.[0]?.path as string[];
+        expect(at[at.length - 1]).toBe(field.name);
+        expect(res.body.errors).toHaveLength(1);
+      }
+    }
+    if (allowed) {
+      expect(codes.filter((c) => c === 'FORBIDDEN' || c === 'UNAUTHENTICATED' || c === 'INTERNAL_SERVER_ERROR')).toEqual([]);
+    } else {
+      expect(code).toBe('FORBIDDEN');
+    }
+  });
+
+  test.each(ROLES.map((role) => [role, mayUse('MCP./mcp', role)] as const))('MCP endpoint as %s: allowed=%s', async (role, allowed) => {
+    const res = await fetch(`${app.url.replace(/\/graphql$/, '')}/mcp/specialists/${owner.specialist.id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${owner.keys[role]}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    const body = (await res.json().catch(() => null)) as { error?: { data?: { code?: string } } } | null;
+    if (allowed) expect(body?.error?.data?.code).not.toBe('FORBIDDEN');
+    else expect([res.status, body?.error?.data?.code]).toEqual([403, 'FORBIDDEN']);
+  });
+});
