@@ -1,7 +1,5 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
-import { GraphQLJSON } from 'graphql-scalars';
 import { RUN_STATUSES, type AgentRun, type RunStatus } from './agent-run.entity';
-import type { RunMessage } from './run-message.entity';
 import { PageArgs, TimeRange, connectionType } from '../graphql/pagination';
 import { graphqlEnum } from '../graphql/enums';
 
@@ -60,41 +58,6 @@ export class AgentRunType {
   @Field(() => Date, { nullable: true })
   completedAt!: Date | null;
 }
-
-@ObjectType('RunMessage', { description: 'One message of the conversation, in the Anthropic Messages API shape' })
-export class RunMessageType {
-  @Field(() => Int)
-  position!: number;
-
-  @Field()
-  role!: string;
-
-  @Field(() => GraphQLJSON, { description: 'Content blocks: text, tool_use, tool_result' })
-  content!: unknown;
-
-  @Field({ description: 'The text blocks joined' })
-  text!: string;
-
-  @Field()
-  createdAt!: Date;
-}
-
-type Block = { type?: string; text?: unknown; toolgate?: unknown };
-
-export const toRunMessageType = (m: RunMessage): RunMessageType => {
-  const blocks = m.content as Block[];
-  return {
-    position: m.position,
-    role: m.role,
-    // Toolgate's own notes on pending tool results are internal.
-    content: blocks.map(({ toolgate: _note, ...block }) => block),
-    text: blocks
-      .filter((b) => b.type === 'text' && typeof b.text === 'string')
-      .map((b) => b.text)
-      .join(''),
-    createdAt: m.createdAt,
-  };
-};
 
 export const AgentRunConnection = connectionType(AgentRunType, 'AgentRun');
 

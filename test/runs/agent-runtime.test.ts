@@ -63,14 +63,47 @@ describe('ADR-029 happy path', () => {
     ]);
     const toolUseId = ask.content[1].id!;
     expect(result.content).toEqual([{ type: 'tool_result', tool_use_id: toolUseId, content: expect.any(String) }]);
-    // The model saw the full order, personal data included; only the ledger copy is redacted.
+    // Readers get the redacted copies the tool call stores; the model saw the full order.
     expect(JSON.parse(result.content[0].content!)).toMatchObject({
       orderNumber: '#12345',
       trackingNumbers: ['TRACK-001'],
       trackingCompany: 'UPS',
+      customerEmail: '[REDACTED]',
+      shippingAddress: { address1: '[REDACTED]', zip: '40202' },
+    });
+    const [stored] = await demo.app
+      .em()
+      .getConnection()
+      .execute<{ content: { content: string }[] }[]>('select content from run_messages where run_id = ? and position = 2', [run.id]);
+    expect(JSON.parse(stored.content[0].content)).toMatchObject({
       customerEmail: 'bob.norman@example.com',
       shippingAddress: { address1: 'Chestnut Street 92', zip: '40202' },
     });
+    // The same blocks, typed: the call's tool action, id, status and redacted input/output.
+    const lookup = call(run);
+    expect(ask.blocks).toEqual([
+      { __typename: 'TextBlock', text: REPLIES.preface },
+      {
+        __typename: 'ToolUseBlock',
+        toolUseId,
+        name: 'order_lookup__lookup',
+        tool: 'order_lookup.lookup',
+        input: { orderId: '12345' },
+        toolCallId: lookup.id,
+        status: 'succeeded',
+      },
+    ]);
+    expect(result.blocks).toEqual([
+      {
+        __typename: 'ToolResultBlock',
+        toolUseId,
+        isError: false,
+        pending: false,
+        content: lookup.output,
+        toolCallId: lookup.id,
+        status: 'succeeded',
+      },
+    ]);
     expect(answer.content).toEqual([{ type: 'text', text: run.reply }]);
 
     // One gateway call, executed once, stored redacted, with its policy decision.

@@ -22,7 +22,15 @@ const RUN_DETAIL = graphql(`
     run(id: $id) {
       id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage
       allowedTools
-      messages { position role content text }
+      messages {
+        position role content text
+        blocks {
+          __typename
+          ... on TextBlock { text }
+          ... on ToolUseBlock { toolUseId name tool input toolCallId status }
+          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }
+        }
+      }
       toolCalls {
         id toolName action status errorCode errorText vendorStatusCode input output riskLevel
         policyDecision { id outcome risk }
@@ -124,7 +132,11 @@ export class RunClient {
     for (;;) {
       const data = await this.ok(RUN_STATUS, { id: runId }, this.seed.keys.admin);
       last = data.run.status;
-      if (statuses.includes(last)) return this.get(runId);
+      if (statuses.includes(last)) {
+        const view = await this.get(runId);
+        // The gateway pauses the run before the runtime writes the pending tool results: wait for them.
+        if (last !== 'waiting_approval' || view.messages.at(-1)?.role === 'user') return view;
+      }
       if (Date.now() > deadline) throw new Error(`run ${runId} is still ${last} after ${timeoutMs} ms (waiting for ${statuses.join('/')})`);
       await pause(50);
     }

@@ -71,6 +71,17 @@ describe('approval pause and resume', () => {
     expect(waiting.messages[1].content[1]).toMatchObject({ type: 'tool_use', name: 'invoice__send', input: { customerId: '1', amount: 120.5 } });
     // The pending result is not shown as a result, and its internal note is not exposed.
     expect(waiting.messages[2].content).toEqual([{ type: 'tool_result', tool_use_id: waiting.messages[1].content[1].id, content: '' }]);
+    expect(waiting.messages[2].blocks).toEqual([
+      {
+        __typename: 'ToolResultBlock',
+        toolUseId: waiting.messages[1].content[1].id,
+        isError: false,
+        pending: true,
+        content: null,
+        toolCallId: waiting.toolCalls[0].id,
+        status: 'waiting_approval',
+      },
+    ]);
     expectInOrder(types(waiting), ['run.created', 'run.started', 'tool_call.requested', 'tool_call.approval_requested', 'run.waiting_approval']);
     expect(types(waiting)).not.toContain('run.completed');
     expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(0);
@@ -91,7 +102,11 @@ describe('approval pause and resume', () => {
     expect(run.toolCalls[0]).toMatchObject({ status: 'succeeded', approvalRequest: { id: approvalId, status: 'approved' } });
     // The pending result was filled in place with the invoice; then the final answer.
     expect(run.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
-    expect(JSON.parse(run.messages[2].content[0].content!)).toMatchObject({ customerId: '1', totalAmount: 120.5, sentTo: 'Birds@Intuit.com' });
+    // Readers see the invoice as the tool call stores it (the address redacted).
+    expect(JSON.parse(run.messages[2].content[0].content!)).toMatchObject({ customerId: '1', totalAmount: 120.5, sentTo: '[REDACTED]' });
+    expect(run.messages[2].blocks).toEqual([
+      expect.objectContaining({ __typename: 'ToolResultBlock', pending: false, status: 'succeeded', content: run.toolCalls[0].output }),
+    ]);
     expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(1);
     expect(first.sandbox!.requests.filter((r) => r.vendor === 'nango' && isInvoiceCreate(r))).toEqual([]);
     expectInOrder(types(run), [
