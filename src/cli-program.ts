@@ -16,6 +16,7 @@ import { projectRoot } from './paths';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
 import { UsageError, describeSeed, describeVersions, verifyLedgers, withRuntime, writeMigrationIndex } from './cli-commands';
 import { start } from './cli-start';
+import { addPersistedCommands } from './cli-persisted';
 
 interface Run {
   /** The command's exit code, once it is done. */
@@ -230,6 +231,8 @@ export function buildProgram(run: Run): Command {
       else process.stdout.write(sdl);
       done(0);
     });
+
+  addPersistedCommands(program, done);
 
   program
     .command('migration:create')

@@ -16,9 +16,12 @@ async function main(argv: string[]): Promise<number> {
   program.hook('preSubcommand', (_parent, sub) => {
     current = sub;
   });
-  for (const command of [program, ...program.commands]) {
+  // Every level (`keys create` too): commander's own exits become our codes, its messages ours.
+  const quiet = (command: Command): void => {
     command.exitOverride().configureOutput({ outputError: () => undefined });
-  }
+    for (const sub of command.commands) quiet(sub);
+  };
+  quiet(program);
   const verbose = argv.includes('--verbose');
   try {
     if (argv.length === 0) {

@@ -113,8 +113,10 @@ export interface ApiConfig {
   maxCost: number;
   /** Roles that may only run manifest operations by id; the rest may also send query text. */
   trustedDocumentRoles: Role[];
-  /** The persisted-documents manifest; unset → gql/persisted-documents.json of the project. */
+  /** The first-party persisted-documents manifest; unset → gql/persisted-documents.json of the project. */
   persistedDocumentsFile: string | undefined;
+  /** The partner manifest; unset → gql/partner/persisted-documents.json of the project. */
+  partnerDocumentsFile: string | undefined;
   /** A token bucket per API key and per process, charged with each operation's cost. */
   rateLimit: { enabled: boolean; points: number; pointsPerSecond: number };
 }
@@ -196,6 +198,7 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
     maxCost: integer(env, 'GRAPHQL_MAX_COST', 5000, 1, 100_000_000),
     trustedDocumentRoles: roleList(env, 'TRUSTED_DOCUMENT_ROLES', ['partner']),
     persistedDocumentsFile: nonEmpty(env.PERSISTED_DOCUMENTS_FILE) ? path.resolve(nonEmpty(env.PERSISTED_DOCUMENTS_FILE)!) : undefined,
+    partnerDocumentsFile: nonEmpty(env.PARTNER_DOCUMENTS_FILE) ? path.resolve(nonEmpty(env.PARTNER_DOCUMENTS_FILE)!) : undefined,
     rateLimit: {
       enabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
       points: integer(env, 'RATE_LIMIT_POINTS', 60_000, 1, 1_000_000_000),

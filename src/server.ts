@@ -12,7 +12,7 @@ import { pendingMigrations } from './db/orm';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from './db/unavailable';
 import { createClientErrorFormatter } from './api/client-errors';
 import { OperationGuard } from './api/operation-guard';
-import { PersistedDocuments, defaultPersistedDocumentsFile } from './api/persisted-documents';
+import { PersistedDocuments, manifestFiles } from './api/persisted-documents';
 import { startGraphQLWebSocket } from './api/websocket';
 import { graphqlRoute } from './api/http/graphql-route';
 import { mcpRoute } from './mcp/mcp-route';
@@ -44,7 +44,8 @@ export async function startHttpServer(
   const { config, logger, orm } = services;
   // Loaded and checked against the schema at boot: a missing or stale manifest stops the start.
   const manifest =
-    options.persistedDocuments ?? PersistedDocuments.load(config.api.persistedDocumentsFile ?? defaultPersistedDocumentsFile(), schema);
+    options.persistedDocuments ??
+    PersistedDocuments.load(manifestFiles({ firstParty: config.api.persistedDocumentsFile, partner: config.api.partnerDocumentsFile }), schema);
   const guard = new OperationGuard(manifest, config.api);
   const format = createClientErrorFormatter(config);
 

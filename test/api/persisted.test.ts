@@ -6,9 +6,12 @@ import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, newToolCall, type TestOrg } from '../support/factories';
 import { apqHash, documentId, get, post, runOverSocket, socket, textOf, type RawResponse } from '../support/graphql-http';
 import * as generated from '../../gql/graphql';
-import { LedgerEventsDocument, PartnerRunToolCallsDocument, PartnerRunsDocument, PartnerToolCallDocument, ViewerDocument } from '../../gql/graphql';
+import { LedgerEventsDocument, ViewerDocument } from '../../gql/graphql';
+import * as partnerGenerated from '../../gql/partner/graphql';
+import { PartnerRunToolCallsDocument, PartnerRunsDocument, PartnerToolCallDocument, PartnerViewerDocument } from '../../gql/partner/graphql';
+import partnerManifestJson from '../../gql/partner/persisted-documents.json';
 import manifestJson from '../../gql/persisted-documents.json';
-import { PersistedDocuments, defaultPersistedDocumentsFile, sha256Hex } from '../../src/api/persisted-documents';
+import { PersistedDocuments, manifestFiles, sha256Hex } from '../../src/api/persisted-documents';
 import { buildToolgateSchema } from '../../src/api/schema';
 
 // Partner keys run manifest operations by id and nothing else; first-party keys may also
@@ -60,7 +63,7 @@ describe('a partner key runs manifest operations by id', () => {
   });
 
   test("by Apollo's extensions.persistedQuery, with the bare hex or the sha256: form", async () => {
-    for (const sha256Hash of [apqHash(ViewerDocument), documentId(ViewerDocument)]) {
+    for (const sha256Hash of [apqHash(PartnerViewerDocument), documentId(PartnerViewerDocument)]) {
       const res = await post(app.url, { extensions: { persistedQuery: { version: 1, sha256Hash } } }, { key: owner.keys.partner });
       expect([res.status, res.body.data?.viewer]).toEqual([
         200,
@@ -79,8 +82,19 @@ describe('a partner key runs manifest operations by id', () => {
     expect(res.body.data!.runs.edges).toHaveLength(1);
   });
 
-  test('a manifest operation still answers to the role checks', async () => {
+  test('a first-party operation is not in the partner manifest: its id is unknown to partner keys', async () => {
     const res = await post(app.url, { documentId: documentId(LedgerEventsDocument) }, { key: owner.keys.partner });
+    expect(code(res)).toBe('PERSISTED_QUERY_NOT_FOUND');
+    const apq = await post(
+      app.url,
+      { extensions: { persistedQuery: { version: 1, sha256Hash: apqHash(ViewerDocument) } } },
+      { key: owner.keys.partner },
+    );
+    expect(code(apq)).toBe('PERSISTED_QUERY_NOT_FOUND');
+  });
+
+  test('a manifest operation still answers to the role checks', async () => {
+    const res = await post(app.url, { documentId: documentId(LedgerEventsDocument) }, { key: owner.keys.agent });
     expect(code(res)).toBe('FORBIDDEN');
   });
 });
@@ -165,7 +179,7 @@ describe('over graphql-ws', () => {
     sockets.push(ws);
     const byId = await runOverSocket(ws.client, { documentId: documentId(PartnerRunsDocument), variables: { first: 1 } });
     expect(byId.kind === 'result' && byId.result.data?.runs.edges[0].node.id).toBe(runId);
-    const byHash = await runOverSocket(ws.client, { extensions: { persistedQuery: { version: 1, sha256Hash: apqHash(ViewerDocument) } } });
+    const byHash = await runOverSocket(ws.client, { extensions: { persistedQuery: { version: 1, sha256Hash: apqHash(PartnerViewerDocument) } } });
     expect(byHash.kind === 'result' && byHash.result.data?.viewer.role).toBe('partner');
   });
 
@@ -176,7 +190,9 @@ describe('over graphql-ws', () => {
     expect(text).toEqual({ kind: 'error', errors: [expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_ALLOWED' } })] });
     const unknown = await runOverSocket(ws.client, { documentId: `sha256:${'1'.repeat(64)}` });
     expect(unknown).toEqual({ kind: 'error', errors: [expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })] });
-    const after = await runOverSocket(ws.client, { documentId: documentId(ViewerDocument) });
+    const firstParty = await runOverSocket(ws.client, { documentId: documentId(ViewerDocument) });
+    expect(firstParty).toEqual({ kind: 'error', errors: [expect.objectContaining({ extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } })] });
+    const after = await runOverSocket(ws.client, { documentId: documentId(PartnerViewerDocument) });
     expect(after.kind === 'result' && after.result.data?.viewer.role).toBe('partner');
   });
 
@@ -231,10 +247,13 @@ describe('first-party keys', () => {
 });
 
 describe('the manifest', () => {
-  test('holds every typed document of gql/, under the hash embedded in it', () => {
-    const documents = Object.entries(generated).filter(([name]) => name.endsWith('Document'));
-    expect(documents.length).toBeGreaterThanOrEqual(10);
-    const manifest = new Map(Object.entries(manifestJson));
+  test.each([
+    ['gql/', generated, manifestJson, 7],
+    ['gql/partner/', partnerGenerated, partnerManifestJson, 4],
+  ] as const)('holds every typed document of %s, under the hash embedded in it', (_dir, module, json, atLeast) => {
+    const documents = Object.entries(module).filter(([name]) => name.endsWith('Document'));
+    expect(documents.length).toBeGreaterThanOrEqual(atLeast);
+    const manifest = new Map(Object.entries(json));
     for (const [name, document] of documents) {
       const id = documentId(document as never);
       expect([name, manifest.has(id)]).toEqual([name, true]);
@@ -245,9 +264,11 @@ describe('the manifest', () => {
 
   test('loads at boot and is checked against the schema', async () => {
     const schema = await buildToolgateSchema();
-    const loaded = PersistedDocuments.load(defaultPersistedDocumentsFile(), schema);
-    expect(loaded.size).toBe(Object.keys(manifestJson).length);
-    expect(loaded.find(documentId(PartnerRunsDocument))).toMatchObject({ operationType: 'query', operationName: 'PartnerRuns' });
+    const loaded = PersistedDocuments.load(manifestFiles(), schema);
+    expect(loaded.size).toBe(Object.keys(manifestJson).length + Object.keys(partnerManifestJson).length);
+    expect(loaded.find(documentId(PartnerRunsDocument))).toMatchObject({ operationType: 'query', operationName: 'PartnerRuns', audience: 'partner' });
+    expect(loaded.find(documentId(ViewerDocument), 'partner')).toBeUndefined();
+    expect(loaded.find(documentId(ViewerDocument))).toMatchObject({ operationName: 'Viewer', audience: 'first-party' });
     expect(loaded.find(apqHash(PartnerRunsDocument))?.operationName).toBe('PartnerRuns');
   });
 
@@ -265,11 +286,13 @@ describe('the manifest', () => {
     const two = write({
       [`sha256:${sha256Hex('query A { viewer { role } } query B { viewer { role } }')}`]: 'query A { viewer { role } } query B { viewer { role } }',
     });
-    expect(() => PersistedDocuments.load(tampered, schema)).toThrow(/not the SHA-256/);
-    expect(() => PersistedDocuments.load(stale, schema)).toThrow(/does not validate/);
-    expect(() => PersistedDocuments.load(two, schema)).toThrow(/exactly one operation/);
-    expect(() => PersistedDocuments.load(write('[]'), schema)).toThrow(/not a JSON object/);
-    expect(() => PersistedDocuments.load(path.join(dir, 'missing.json'), buildSchema('type Query { a: Int }'))).toThrow(/cannot read/);
+    expect(() => PersistedDocuments.load([{ file: tampered, audience: 'partner' }], schema)).toThrow(/not the SHA-256/);
+    expect(() => PersistedDocuments.load([{ file: stale, audience: 'partner' }], schema)).toThrow(/does not validate/);
+    expect(() => PersistedDocuments.load([{ file: two, audience: 'partner' }], schema)).toThrow(/exactly one operation/);
+    expect(() => PersistedDocuments.load([{ file: write('[]'), audience: 'partner' }], schema)).toThrow(/not a JSON object/);
+    expect(() =>
+      PersistedDocuments.load([{ file: path.join(dir, 'missing.json'), audience: 'first-party' }], buildSchema('type Query { a: Int }')),
+    ).toThrow(/cannot read/);
     await expect(startTestApp({ PERSISTED_DOCUMENTS_FILE: path.join(dir, 'missing.json') })).rejects.toThrow(/persisted-documents manifest/);
     fs.rmSync(dir, { recursive: true, force: true });
   });
