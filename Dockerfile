@@ -18,6 +18,7 @@ COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
 # The persisted-operations manifest partner keys are checked against (loaded at boot).
 COPY gql/persisted-documents.json ./gql/persisted-documents.json
+COPY gql/partner/persisted-documents.json ./gql/partner/persisted-documents.json
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:4000/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
