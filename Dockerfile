@@ -16,7 +16,7 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY migrations ./migrations
-# The persisted-operations manifest partner keys are checked against (loaded at boot).
+# The persisted-operation manifests (first-party and partner), loaded at boot.
 COPY gql/persisted-documents.json ./gql/persisted-documents.json
 COPY gql/partner/persisted-documents.json ./gql/partner/persisted-documents.json
 USER node
