@@ -46,7 +46,7 @@ export async function startHttpServer(
   const manifest =
     options.persistedDocuments ??
     PersistedDocuments.load(manifestFiles({ firstParty: config.api.persistedDocumentsFile, partner: config.api.partnerDocumentsFile }), schema);
-  const guard = new OperationGuard(manifest, config.api);
+  const guard = new OperationGuard(manifest, config.api, schema);
   const format = createClientErrorFormatter(config);
 
   const app = express();

@@ -31,9 +31,11 @@ import { MAX_PAGE_SIZE } from '../graphql/pagination';
 /**
  * Limits every operation passes before it executes, the same on HTTP and on graphql-ws:
  *
- * 1. tokens — counted on the raw text with graphql-js's lexer, before anything is parsed;
+ * 1. tokens, directives, aliases written in the text and unknown directives — counted on
+ *    the raw text with graphql-js's lexer, before anything is parsed (`checkText`);
  * 2. depth, aliases, directives — graphql-armor's validation rules, run on the parsed
- *    document after GraphQL validation (`checkOperationLimits`);
+ *    document after GraphQL validation (`checkOperationLimits`): they also see what
+ *    fragment spreads multiply, and documents that were never text (persisted ones);
  * 3. cost — ours (graphql-armor's cost-limit cannot see variables or list sizes): every
  *    object field costs 1, leaves cost 0, and a list multiplies what it holds by its size,
  *    taken from `first` (the argument, its variable, or its default; clamped to 0..100) or
@@ -60,20 +62,47 @@ export const LIST_SIZE_ESTIMATE = 10;
 /** Extra cost of each root mutation field: mutations write and may call vendors. */
 export const MUTATION_COST = 10;
 
-/** Refuses text with more than `maxTokens` lexical tokens; syntax errors are left to the parser. */
-export function checkTokenLimit(text: string, maxTokens: number): void {
+/**
+ * The sent text's lexical limits, before anything is parsed or validated, each answered
+ * with one error: tokens, then directives (every `@`, known or not), then aliases written
+ * in the text (a name and a colon outside parentheses; aliases multiplied by fragment
+ * spreads are counted again after validation), then a directive operations cannot use —
+ * so ten `@aa` are one error, not ten (graphql-cop: Directive Overloading). Text that does
+ * not lex is left to the parser, which reports the syntax error with its position.
+ */
+export function checkText(
+  text: string,
+  limits: Pick<OperationLimits, 'maxTokens' | 'maxDirectives' | 'maxAliases'>,
+  executableDirectives: ReadonlySet<string>,
+): void {
   const lexer = new Lexer(new Source(text));
-  let count = 0;
+  let tokens = 0;
+  let directives = 0;
+  let aliases = 0;
+  let parentheses = 0;
+  let unknownDirective: string | null = null;
+  let previous: TokenKind | null = null;
   try {
-    for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
-      count += 1;
-      if (count > maxTokens) break;
+    for (let token = lexer.advance(); token.kind !== TokenKind.EOF && tokens <= limits.maxTokens; token = lexer.advance()) {
+      tokens += 1;
+      if (token.kind === TokenKind.PAREN_L) parentheses += 1;
+      else if (token.kind === TokenKind.PAREN_R) parentheses -= 1;
+      else if (token.kind === TokenKind.AT) directives += 1;
+      else if (token.kind === TokenKind.COLON && parentheses === 0 && previous === TokenKind.NAME) aliases += 1;
+      else if (token.kind === TokenKind.NAME && previous === TokenKind.AT && !executableDirectives.has(token.value)) unknownDirective ??= token.value;
+      previous = token.kind;
     }
   } catch {
     return; // not lexable: parsing reports GRAPHQL_PARSE_FAILED with the position
   }
-  if (count > maxTokens) {
-    throw limitError('TOO_MANY_TOKENS', `The query has more than ${maxTokens} tokens`, maxTokens);
+  if (tokens > limits.maxTokens) throw limitError('TOO_MANY_TOKENS', `The query has more than ${limits.maxTokens} tokens`, limits.maxTokens);
+  if (directives > limits.maxDirectives) {
+    throw limitError('TOO_MANY_DIRECTIVES', `The query has more than ${limits.maxDirectives} directives`, limits.maxDirectives);
+  }
+  if (aliases > limits.maxAliases) throw limitError('TOO_MANY_ALIASES', `The query has more than ${limits.maxAliases} aliases`, limits.maxAliases);
+  if (unknownDirective !== null) {
+    const known = [...executableDirectives].map((name) => `@${name}`).join(', ');
+    throw new AppError('BAD_USER_INPUT', `Unknown directive "@${unknownDirective}"; operations may use ${known}`, { field: 'query' });
   }
 }
 

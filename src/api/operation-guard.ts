@@ -1,7 +1,7 @@
-import type { DocumentNode, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { DirectiveLocation, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { ApiConfig } from '../config';
 import type { Caller } from '../auth/caller';
-import { checkOperationLimits, checkTokenLimit } from './limits';
+import { checkOperationLimits, checkText } from './limits';
 import { assertNoNul } from './nul-guard';
 import { resolveDocument, type DocumentRequest, type PersistedDocuments, type ResolvedDocument } from './persisted-documents';
 import { RateLimiter, UNLIMITED } from './rate-limiter';
@@ -9,25 +9,44 @@ import { RateLimiter, UNLIMITED } from './rate-limiter';
 /**
  * The checks every operation passes, in this order, on HTTP and graphql-ws alike:
  * 1. `resolve` (before parsing): trusted documents — which text to run, by id or as sent —
- *    and the token limit on text a client sent;
+ *    and the lexical limits on text a client sent (tokens, directives, aliases);
  * 2. parsing and GraphQL validation (Apollo Server, or the websocket handler);
  * 3. `admit` (before execution): no NUL in string arguments, depth, aliases, directives
  *    and cost, then the caller's rate limit is charged with the cost.
  */
 export class OperationGuard {
   readonly limiter: Pick<RateLimiter, 'take' | 'charge'>;
+  /** The directives an operation may carry (@include, @skip): any other is refused before parsing. */
+  private readonly executableDirectives: ReadonlySet<string>;
 
   constructor(
     readonly manifest: PersistedDocuments,
     private readonly api: ApiConfig,
+    schema: GraphQLSchema,
   ) {
     this.limiter = api.rateLimit.enabled ? new RateLimiter(api.rateLimit) : UNLIMITED;
+    const executable = new Set<string>([
+      DirectiveLocation.QUERY,
+      DirectiveLocation.MUTATION,
+      DirectiveLocation.SUBSCRIPTION,
+      DirectiveLocation.FIELD,
+      DirectiveLocation.FRAGMENT_DEFINITION,
+      DirectiveLocation.FRAGMENT_SPREAD,
+      DirectiveLocation.INLINE_FRAGMENT,
+      DirectiveLocation.VARIABLE_DEFINITION,
+    ]);
+    this.executableDirectives = new Set(
+      schema
+        .getDirectives()
+        .filter((d) => d.locations.some((l) => executable.has(l)))
+        .map((d) => d.name),
+    );
   }
 
   resolve(request: DocumentRequest, caller: Caller): ResolvedDocument {
     const resolved = resolveDocument(request, caller.role, this.manifest, this.api.trustedDocumentRoles);
     const sentText = resolved.kind === 'text' ? resolved.query : resolved.kind === 'apq' ? resolved.query : undefined;
-    if (sentText !== undefined) checkTokenLimit(sentText, this.api.maxTokens);
+    if (sentText !== undefined) checkText(sentText, this.api, this.executableDirectives);
     return resolved;
   }
 

@@ -5,7 +5,7 @@ import { post, runOverSocket, socket, textOf, type RawResponse, type SocketOutco
 import { RunsDocument, ToolCallDocument } from '../../gql/graphql';
 import { PartnerRunsDocument } from '../../gql/partner/graphql';
 import { buildToolgateSchema } from '../../src/api/schema';
-import { LIST_SIZE_ESTIMATE, MAX_VALIDATION_ERRORS, MUTATION_COST, checkTokenLimit, operationCost } from '../../src/api/limits';
+import { LIST_SIZE_ESTIMATE, MAX_VALIDATION_ERRORS, MUTATION_COST, checkText, operationCost } from '../../src/api/limits';
 import { loadConfig } from '../../src/config';
 
 // Every limit refuses the operation before it runs, with a stable code, over HTTP and over
@@ -107,14 +107,22 @@ describe('directives (graphql-armor max-directives, default 10)', () => {
     await expectRefusedEverywhere(directed(11), 'TOO_MANY_DIRECTIVES');
   });
 
-  test('repeated unknown directives answer at most MAX_VALIDATION_ERRORS errors and one "too many" (graphql-cop: Directive Overloading)', async () => {
-    // graphql-cop's probe: ten duplicated unknown directives flag the server when ten errors come back.
-    for (const repeats of [10, 100]) {
-      const { http, ws } = await expectRefusedEverywhere(`query cop { __typename ${'@aa'.repeat(repeats)} }`, 'GRAPHQL_VALIDATION_FAILED');
-      expect(http.body.errors).toHaveLength(MAX_VALIDATION_ERRORS + 1);
-      expect(http.body.errors!.at(-1)!.message).toMatch(/Too many validation errors/);
-      expect(ws.kind === 'error' && ws.errors).toHaveLength(MAX_VALIDATION_ERRORS + 1);
-    }
+  test("graphql-cop's Directive Overloading probe is one error, before parsing and validation", async () => {
+    // Ten duplicated unknown directives flag a server that answers ten errors.
+    const ten = await expectRefusedEverywhere(`query cop { __typename ${'@aa'.repeat(10)} }`, 'BAD_USER_INPUT');
+    expect(ten.http.body.errors).toHaveLength(1);
+    expect(ten.http.body.errors![0].message).toBe('Unknown directive "@aa"; operations may use @include, @skip');
+    expect(ten.ws.kind === 'error' && ten.ws.errors).toHaveLength(1);
+    // Counted known or unknown: a hundred are over the limit.
+    const hundred = await expectRefusedEverywhere(`query cop { __typename ${'@aa'.repeat(100)} }`, 'TOO_MANY_DIRECTIVES');
+    expect(hundred.http.body.errors).toHaveLength(1);
+  });
+
+  test('validation still reports at most MAX_VALIDATION_ERRORS errors and one "too many"', async () => {
+    const { http, ws } = await expectRefusedEverywhere(`{ ${Array.from({ length: 9 }, (_, i) => `f${i}`).join(' ')} }`, 'GRAPHQL_VALIDATION_FAILED');
+    expect(http.body.errors).toHaveLength(MAX_VALIDATION_ERRORS + 1);
+    expect(http.body.errors!.at(-1)!.message).toMatch(/Too many validation errors/);
+    expect(ws.kind === 'error' && ws.errors).toHaveLength(MAX_VALIDATION_ERRORS + 1);
   });
 });
 
@@ -134,9 +142,21 @@ describe('tokens (default 1000), counted before parsing', () => {
     expect([broken.status, code(broken)]).toEqual([400, 'GRAPHQL_PARSE_FAILED']);
   });
 
-  test('checkTokenLimit counts like the parser', () => {
-    expect(() => checkTokenLimit('{ a b c }', 5)).not.toThrow();
-    expect(() => checkTokenLimit('{ a b c d }', 5)).toThrow(expect.objectContaining({ extensions: { code: 'TOO_MANY_TOKENS', limit: 5 } }));
+  test('checkText counts like the parser', () => {
+    const limits = { maxTokens: 5, maxDirectives: 10, maxAliases: 15 };
+    const known = new Set(['include', 'skip']);
+    expect(() => checkText('{ a b c }', limits, known)).not.toThrow();
+    expect(() => checkText('{ a b c d }', limits, known)).toThrow(expect.objectContaining({ extensions: { code: 'TOO_MANY_TOKENS', limit: 5 } }));
+  });
+
+  test('checkText tells aliases from arguments, variables and object fields (only names and colons outside parentheses)', () => {
+    const limits = { maxTokens: 1000, maxDirectives: 10, maxAliases: 1 };
+    const known = new Set(['include', 'skip']);
+    const withArguments = 'query($a: Int, $b: RunFilter = { status: queued }) { x: runs(first: $a, filter: { status: running }) { totalCount } }';
+    expect(() => checkText(withArguments, limits, known)).not.toThrow();
+    expect(() => checkText('{ x: viewer { y: role } }', limits, known)).toThrow(
+      expect.objectContaining({ extensions: { code: 'TOO_MANY_ALIASES', limit: 1 } }),
+    );
   });
 });
 
