@@ -3,6 +3,7 @@ import type { ApiConfig } from '../config';
 import type { Caller } from '../auth/caller';
 import { checkOperationLimits, checkText } from './limits';
 import { assertNoNul } from './nul-guard';
+import { assertInputLengths } from './input-limits';
 import { resolveDocument, type DocumentRequest, type PersistedDocuments, type ResolvedDocument } from './persisted-documents';
 import { RateLimiter, UNLIMITED } from './rate-limiter';
 
@@ -11,8 +12,9 @@ import { RateLimiter, UNLIMITED } from './rate-limiter';
  * 1. `resolve` (before parsing): trusted documents — which text to run, by id or as sent —
  *    and the lexical limits on text a client sent (tokens, directives, aliases);
  * 2. parsing and GraphQL validation (Apollo Server, or the websocket handler);
- * 3. `admit` (before execution): no NUL in string arguments, depth, aliases, directives
- *    and cost, then the caller's rate limit is charged with the cost.
+ * 3. `admit` (before execution): no NUL in string arguments, no string longer than its
+ *    limit (src/api/input-limits.ts), depth, aliases, directives and cost, then the
+ *    caller's rate limit is charged with the cost.
  */
 export class OperationGuard {
   readonly limiter: Pick<RateLimiter, 'take' | 'charge'>;
@@ -59,6 +61,7 @@ export class OperationGuard {
     caller: Caller,
   ): number {
     assertNoNul(document, variables);
+    assertInputLengths(schema, document, variables);
     const cost = checkOperationLimits(schema, document, operation, variables, this.api);
     // Every operation takes at least a point, so a flood of `{ __typename }` is limited too.
     this.limiter.charge(rateLimitKey(caller), Math.max(1, cost));

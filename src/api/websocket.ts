@@ -6,6 +6,7 @@ import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
+  getVariableValues,
   parse,
   specifiedRules,
   validate,
@@ -106,6 +107,11 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           }
           const operation = getOperationAST(document, payload.operationName);
           if (!operation) return [codedError('Unable to identify the operation to run', 'OPERATION_RESOLUTION_FAILURE')];
+          // Variables of the wrong type are the client's error, as on HTTP (Apollo: BAD_USER_INPUT).
+          const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], payload.variables ?? {}, {
+            maxErrors: MAX_VALIDATION_ERRORS,
+          });
+          if (coerced.errors) return coerced.errors.map((e) => codedError(e.message, 'BAD_USER_INPUT', e));
 
           guard.admit(schema, document, operation, payload.variables, caller);
           return {

@@ -137,7 +137,10 @@ export class SubscriptionResolver {
       deferred(() => {
         const caller = authorize(context, 'Subscription.toolCallStatusChanged');
         return ledgerStream(context, parseSequence(args.afterSequence), async () => {
-          const runId = args.runId ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id : null;
+          const runId =
+            args.runId !== undefined && args.runId !== null
+              ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id
+              : null;
           return (event) => {
             const status = toolCallStatusOf(event);
             if (!status || (runId && event.runId !== runId)) return null;

@@ -1,25 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  type GraphQLArgument,
-  type GraphQLField,
-  type GraphQLInputType,
-  type GraphQLObjectType,
-  type GraphQLSchema,
-  buildSchema,
-  getNamedType,
-  isEnumType,
-  isInputObjectType,
-  isLeafType,
-  isListType,
-  isNonNullType,
-} from 'graphql';
 import { errorCode, startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, newToolCall, type TestOrg } from '../support/factories';
 import { runOverSocket, socket } from '../support/graphql-http';
+import { NIL_ID as NIL, fieldAt as fieldOf, rootFields, rootOperation, selectionOf as selection } from '../support/schema-documents';
 import { ACCESS_MATRIX, mayUse } from '../../src/auth/access';
 import { ROLES } from '../../src/auth/roles';
-import { renderAccessTable, ACCESS_TABLE_START, ACCESS_TABLE_END } from '../../src/auth/access-table';
+import { ACCESS_TABLE_END, ACCESS_TABLE_START, renderAccessTable } from '../../src/auth/access-table';
 
 /**
  * The access matrix (src/auth/access.ts) is the one statement of who may do what. This
@@ -28,56 +15,8 @@ import { renderAccessTable, ACCESS_TABLE_START, ACCESS_TABLE_END } from '../../s
  * tried with every role, is refused with FORBIDDEN exactly when the matrix says so. The
  * README's role table is the matrix rendered.
  */
-const schema: GraphQLSchema = buildSchema(fs.readFileSync(path.join(__dirname, '../../schema.graphql'), 'utf8'));
 const coordinates = Object.keys(ACCESS_MATRIX);
 const graphqlCoordinates = coordinates.filter((c) => !c.startsWith('MCP.'));
-const NIL = '00000000-0000-4000-8000-000000000000';
-
-function fieldOf(coordinate: string): { type: GraphQLObjectType; field: GraphQLField<unknown, unknown> } | null {
-  const [typeName, fieldName] = coordinate.split('.');
-  const type = schema.getType(typeName) as GraphQLObjectType | undefined;
-  const field = type?.getFields?.()[fieldName];
-  return type && field ? { type, field } : null;
-}
-
-/** A value the schema accepts for a required input (the resolvers then refuse or ignore it). */
-function sampleValue(type: GraphQLInputType): unknown {
-  if (isNonNullType(type)) return sampleValue(type.ofType);
-  if (isListType(type)) return [sampleValue(type.ofType)];
-  if (isEnumType(type)) return type.getValues()[0].value;
-  if (isInputObjectType(type)) {
-    const value: Record<string, unknown> = {};
-    for (const field of Object.values(type.getFields())) if (isNonNullType(field.type)) value[field.name] = sampleValue(field.type);
-    return value;
-  }
-  const samples: Record<string, unknown> = {
-    ID: NIL,
-    String: 'x',
-    Boolean: true,
-    Int: 1,
-    Float: 1,
-    JSONObject: {},
-    JSON: {},
-    DateTimeISO: new Date(0).toISOString(),
-  };
-  if (!(type.name in samples)) throw new Error(`no sample for scalar ${type.name}`);
-  return samples[type.name];
-}
-
-function selection(field: GraphQLField<unknown, unknown>): string {
-  return isLeafType(getNamedType(field.type)) ? '' : ' { __typename }';
-}
-
-/** A document calling one root field with its required arguments as variables. */
-function rootOperation(kind: 'query' | 'mutation' | 'subscription', field: GraphQLField<unknown, unknown>, extra: Record<string, unknown> = {}) {
-  const args = field.args.filter((a: GraphQLArgument) => isNonNullType(a.type) || a.name in extra);
-  const variables: Record<string, unknown> = {};
-  for (const arg of args) variables[arg.name] = arg.name in extra ? extra[arg.name] : sampleValue(arg.type);
-  const defs = args.map((a) => `$${a.name}: ${a.type}`).join(', ');
-  const call = args.length ? `(${args.map((a) => `${a.name}: $${a.name}`).join(', ')})` : '';
-  const query = `${kind} Probe${defs ? `(${defs})` : ''} { ${field.name}${call}${selection(field)} }`;
-  return { query, variables };
-}
 
 let app: TestApp;
 let owner: TestOrg;
@@ -95,9 +34,7 @@ afterAll(async () => app?.close());
 
 describe('the matrix and the schema agree', () => {
   test('every root field of the schema has an entry', () => {
-    const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
-      Object.keys(type!.getFields()).map((name) => `${type!.name}.${name}`),
-    );
+    const roots = rootFields().map(({ kind, field }) => `${kind[0].toUpperCase()}${kind.slice(1)}.${field.name}`);
     expect(roots.filter((c) => !(c in ACCESS_MATRIX))).toEqual([]);
   });
 
