@@ -29,6 +29,6 @@ export function parseVerifyingKey(raw: string): KeyObject {
 
 /** `ed25519:` and the first 32 hex digits of SHA-256 over the public key's SPKI DER. */
 export function keyIdOf(key: KeyObject): string {
-  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const spki = (key.type === 'public' ? key : createPublicKey(key)).export({ type: 'spki', format: 'der' });
   return `ed25519:${createHash('sha256').update(spki).digest('hex').slice(0, 32)}`;
 }
