@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm } from '../../src/db/orm';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { canonicalColumns, ledgerHash } from '../../src/ledger/ledger-hash';
+import { verifyLedger } from '../../src/ledger/ledger-verify';
 import type { LedgerEventType } from '../../src/ledger/ledger-event-types';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { recordOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
@@ -188,6 +189,30 @@ describe("each org's head", () => {
       }),
     ).rejects.toThrow('abort');
     expect(await headOf(orgId)).toEqual({ sequence: '2', hash: second.hash });
+  });
+
+  test('a connection killed between the append and its commit leaves chain and head as they were; appends go on', async () => {
+    const orgId = await newOrgId();
+    const first = await append(orgId);
+    // An ORM of its own: the killed connection is not handed to the other tests.
+    const doomed = await initOrm({ clientUrl: db.url, poolMax: 1 });
+    try {
+      await expect(
+        doomed.em.fork().transactional(async (tx) => {
+          await appendLedgerEvent(tx, { orgId, type: 'policy.changed' });
+          const [{ pid }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+          await pg.query('select pg_terminate_backend($1)', [pid]);
+          await tx.execute('select 1');
+        }),
+      ).rejects.toThrow();
+    } finally {
+      await doomed.close(true);
+    }
+    expect(await headOf(orgId)).toEqual({ sequence: '1', hash: first.hash });
+    const second = await append(orgId);
+    expect(second.prevHash).toBe(first.hash);
+    expect(await headOf(orgId)).toEqual({ sequence: '2', hash: second.hash });
+    expect(await verifyLedger(orm.em.fork(), orgId)).toMatchObject({ ok: true, eventsChecked: 2 });
   });
 
   test('only moves forward: moving it back, deleting or truncating it is refused with TGL01', async () => {
