@@ -34,7 +34,8 @@ export async function verifyLedgers(config: Config, logger: Logger, options: Ver
       else {
         orgIds = (await em.find(Org, {}, { orderBy: { createdAt: 'asc' } })).map((o) => o.id);
         // An org the checkpoint names but the database no longer has: its whole chain is gone.
-        for (const orgId of anchors.keys()) if (!orgIds.includes(orgId)) orgIds.push(orgId);
+        const known = new Set(orgIds);
+        for (const orgId of anchors.keys()) if (!known.has(orgId)) orgIds.push(orgId);
       }
       for (const id of orgIds) {
         const result = await verifyLedger(runtime.orm.em.fork(), id, anchors.get(id) ?? null);

@@ -505,6 +505,21 @@ describe('toolgate ledger checkpoint and verify --checkpoint', () => {
     expect(fs.existsSync(file)).toBe(false);
   });
 
+  test('an org the checkpoint names, deleted with its events and head: truncated at 1 in a verify of every org', async () => {
+    const w = await world();
+    const file = path.join(dir, 'before-delete.json');
+    fs.writeFileSync(file, JSON.stringify(await takeCheckpoint(app.em(), signing.privateKey)));
+    const publicKey = path.join(dir, 'delete.pub.pem');
+    fs.writeFileSync(publicKey, pem(signing.publicKey, 'spki'));
+    for (const table of ['ledger_events', 'ledger_heads', 'api_keys', 'specialists', 'agent_runs']) {
+      await tamper.query(`delete from ${table} where org_id = $1`, [w.owner.org.id]);
+    }
+    await tamper.query('delete from orgs where id = $1', [w.owner.org.id]);
+    const res = await cli(['ledger', 'verify', '--checkpoint', file, '--public-key', publicKey]);
+    expect(res.code).toBe(1);
+    expect(res.stdout.split('\n')).toContain(`org ${w.owner.org.id}: BROKEN at sequence 1 (missing): truncated`);
+  });
+
   test('the truncation line names the first missing sequence', async () => {
     const w = await world();
     const n = w.rows.length;
