@@ -5,9 +5,6 @@ import type { Config } from './config';
 import type { Logger } from './logger';
 import { openRuntime, type Toolgate } from './main';
 import type { SeedResult } from './seed/demo-seed';
-import { findOrg } from './orgs/org.service';
-import { Org } from './orgs/org.entity';
-import { verifyLedger } from './ledger/ledger-verify';
 import { ROLES } from './auth/roles';
 import { MIGRATIONS_DIR, pendingMigrations } from './db/orm';
 
@@ -33,31 +30,6 @@ export async function withRuntime(
   } finally {
     await runtime.close();
   }
-}
-
-export async function verifyLedgers(config: Config, logger: Logger, orgId: string | null, json: boolean): Promise<number> {
-  let broken = 0;
-  const code = await withRuntime(
-    config,
-    logger,
-    async (runtime) => {
-      const em = runtime.orm.em.fork();
-      const orgIds = orgId ? [(await findOrg(em, orgId)).id] : (await em.find(Org, {}, { orderBy: { createdAt: 'asc' } })).map((o) => o.id);
-      for (const id of orgIds) {
-        const result = await verifyLedger(runtime.orm.em.fork(), id);
-        if (!result.ok) broken += 1;
-        process.stdout.write(
-          json
-            ? `${JSON.stringify(result)}\n`
-            : result.ok
-              ? `org ${id}: ok (${result.eventsChecked} events)\n`
-              : `org ${id}: BROKEN at sequence ${result.firstBadSequence} (event ${result.firstBadEventId}): ${result.problem}\n`,
-        );
-      }
-    },
-    { migrate: false },
-  );
-  return code === 0 && broken > 0 ? 1 : code;
 }
 
 export function describeVersions(counts: Record<number, number>, current: number): string {

@@ -14,7 +14,8 @@ import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { MIGRATIONS_DIR } from './db/orm';
 import { projectRoot } from './paths';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
-import { UsageError, describeSeed, describeVersions, verifyLedgers, withRuntime, writeMigrationIndex } from './cli-commands';
+import { UsageError, describeSeed, describeVersions, withRuntime, writeMigrationIndex } from './cli-commands';
+import { verifyLedgers, writeCheckpoint } from './cli-ledger';
 import { start } from './cli-start';
 import { addPersistedCommands } from './cli-persisted';
 
@@ -158,14 +159,31 @@ export function buildProgram(run: Run): Command {
       done(await onDatabase(issuing, { migrate: false }));
     });
 
-  group(program, 'ledger', 'the audit ledger')
+  const ledger = group(program, 'ledger', 'the audit ledger');
+  ledger
     .command('verify')
-    .description('recompute the audit hash chains; exit 1 when one is broken')
+    .description('recompute the audit hash chains against their heads (and a signed checkpoint); exit 1 when one is broken')
     .option('--org <id>', 'only this org')
     .option('--json', 'one JSON line per org')
-    .action(async (opts: { org?: string; json?: boolean }) => {
+    .option('--checkpoint <file>', 'also require the chains to hold the heads of this signed checkpoint')
+    .option('--public-key <file>', "the checkpoint signer's Ed25519 public key (default: TOOLGATE_LEDGER_SIGNING_KEY's)")
+    .action(async (opts: { org?: string; json?: boolean; checkpoint?: string; publicKey?: string }) => {
       const { config, logger } = setup();
-      done(await verifyLedgers(config, logger, opts.org ?? null, Boolean(opts.json)));
+      const options = {
+        orgId: opts.org ?? null,
+        json: Boolean(opts.json),
+        checkpointFile: opts.checkpoint ?? null,
+        publicKeyFile: opts.publicKey ?? null,
+      };
+      done(await verifyLedgers(config, logger, options));
+    });
+  ledger
+    .command('checkpoint')
+    .description("sign every org's chain head with TOOLGATE_LEDGER_SIGNING_KEY; keep the statement outside the database")
+    .option('--out <file>', 'write it to this new file instead of stdout')
+    .action(async (opts: { out?: string }) => {
+      const { config, logger } = setup();
+      done(await writeCheckpoint(config, logger, opts.out ?? null));
     });
 
   const credentials = group(program, 'credentials', 'vendor credentials and master keys');

@@ -1,5 +1,6 @@
 // What the configuration looks like in a log line: secrets masked; in development only what differs from the defaults.
 import { loadConfig, type Config } from './config';
+import { keyIdOf } from './ledger/signing-key';
 
 /** What may be logged about the configuration: secrets masked. */
 export function describeConfig(config: Config): Record<string, unknown> {
@@ -9,6 +10,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     model: { ...config.model, apiKey: config.model.apiKey ? '[set]' : '[unset]' },
     redisUrl: config.redisUrl ? maskUrl(config.redisUrl) : undefined,
     masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
+    ledgerSigningKey: config.ledgerSigningKey ? keyIdOf(config.ledgerSigningKey) : '[unset]',
   };
 }
 

@@ -1,5 +1,7 @@
 // Reading the environment (src/config.ts): each variable parsed once; a bad value is a ConfigError naming it.
+import type { KeyObject } from 'node:crypto';
 import type { MasterKey } from './credentials/keyring';
+import { parseSigningKey } from './ledger/signing-key';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -78,4 +80,17 @@ export function oneOf<T extends string>(env: Env, name: string, allowed: readonl
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+/** An Ed25519 private key (ledger checkpoints), PEM or base64 PKCS#8. */
+export function signingKey(env: Env, name: string): KeyObject | undefined {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return undefined;
+  try {
+    return parseSigningKey(raw);
+  } catch (error) {
+    throw new ConfigError(
+      `${name} must be an Ed25519 private key as PEM or base64 PKCS#8 (openssl genpkey -algorithm ed25519): ${(error as Error).message}`,
+    );
+  }
 }

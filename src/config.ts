@@ -1,6 +1,7 @@
 import path from 'node:path';
+import type { KeyObject } from 'node:crypto';
 import type { MasterKey } from './credentials/keyring';
-import { boolean, ConfigError, type Env, httpUrl, integer, nonEmpty, oneOf, parseMasterKeys } from './config-env';
+import { boolean, ConfigError, type Env, httpUrl, integer, nonEmpty, oneOf, parseMasterKeys, signingKey } from './config-env';
 import { ROLES, type Role } from './auth/roles';
 import { VENDOR_URL_VARIABLES } from './vendors';
 
@@ -22,6 +23,8 @@ export interface Config {
    * version 1); empty only outside production, where a development key is generated.
    */
   masterKeys: MasterKey[];
+  /** TOOLGATE_LEDGER_SIGNING_KEY: the Ed25519 key `toolgate ledger checkpoint` signs with. */
+  ledgerSigningKey: KeyObject | undefined;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** `pretty` (pino-pretty) or `json`; unset: pretty on an interactive terminal in development. */
   logFormat: 'json' | 'pretty' | undefined;
@@ -142,6 +145,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     databaseUrl,
     dataDir: path.resolve(nonEmpty(env.TOOLGATE_DATA_DIR) ?? '.toolgate'),
     masterKeys,
+    ledgerSigningKey: signingKey(env, 'TOOLGATE_LEDGER_SIGNING_KEY'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     logFormat: nonEmpty(env.LOG_FORMAT) ? oneOf(env, 'LOG_FORMAT', ['json', 'pretty'] as const, 'json') : undefined,
     fullStacks: boolean(env, 'TOOLGATE_FULL_STACKS', false),

@@ -6,9 +6,9 @@ import { OUTPUT_JSON, SEALED_INPUT_JSON, requestedMetadata } from './raw-tool-ca
 
 /**
  * The minimal floor: the rows of one allowed call that succeeds — decision, call, two
- * ledger events chained with the real hash — written with ONE round trip per transaction
+ * ledger events chained with the real hash (version 2) — written with ONE round trip per transaction
  * (a multi-statement simple query: BEGIN; run read; lock; inserts; COMMIT). The chain link
- * is computed by PostgreSQL from the last event it reads after the lock (sha256 over the
+ * is computed by PostgreSQL from the org's head it reads after the lock (sha256 over the
  * same canonical JSON as ledgerHash), so the floor needs nothing back between statements.
  * No Node-side decision, no parameters: what is left is the SQL that must reach the server.
  */
@@ -36,7 +36,7 @@ export async function floorToolCall(pool: pg.Pool, call: RawCall): Promise<void>
                    values (${q(callId)}, ${q(call.orgId)}, ${q(call.runId)}, ${q(call.toolName)}, ${q(call.action)}, ${q(call.correlationId)},
                      ${q(call.toolUseId)}, 'running', ${q(JSON.stringify(call.params))}, ${q(decisionId)}, 'low', false, ${q(NODE_ID)},
                      ${q(SEALED_INPUT_JSON)}, 0, 0, ${q(now)}, ${q(now)}))
-       ${insertEvent(q, call, callId, 'tool_call.requested', call.caller, now, requestedMetadata(call))};
+       ${insertEvent(q, call, callId, 'tool_call.requested', call.caller, requestedMetadata(call))};
        commit;`,
     );
     const [, run] = first as unknown as pg.QueryResult<{ status: string }>[];
@@ -50,7 +50,7 @@ export async function floorToolCall(pool: pg.Pool, call: RawCall): Promise<void>
               sealed_input = null, updated_at = ${q(later)}
         where id = ${q(callId)} and status = 'running' and node_id = ${q(NODE_ID)};
        ${lock(q, call.orgId)};
-       ${insertEvent(q, call, callId, 'tool_call.succeeded', null, later, { tool, durationMs, retryCount: 0, costCents: 0 })};
+       ${insertEvent(q, call, callId, 'tool_call.succeeded', null, { tool, durationMs, retryCount: 0, costCents: 0 })};
        commit;`,
     );
   } catch (error) {
@@ -65,25 +65,31 @@ type Quote = (value: unknown) => string;
 
 const lock = (q: Quote, orgId: string) => `select pg_advisory_xact_lock(hashtextextended(${q(orgId)}, 7))`;
 
-/** One ledger event after the last one, its hash computed in SQL exactly as ledgerHash does. */
+/**
+ * One ledger event after the org's head, hashed in SQL exactly as ledgerHash (version 2)
+ * does: the canonical JSON of every column, keys sorted; the id, sequence, link and time
+ * come from PostgreSQL, the rest is known here. The head trigger moves the head.
+ */
 function insertEvent(
   q: Quote,
   call: RawCall,
   callId: string,
   type: string,
   actor: { role: string; keyId: string | null } | null,
-  createdAt: string,
   metadata: Record<string, unknown>,
 ): string {
-  // canonicalJson([prevHash, orgId, sequence, type, runId, resourceId, actorRole, actorKeyId, metadata, createdAt]):
-  // the first three come from the last event, the rest is known here.
-  const rest = canonicalJson([type, call.runId, callId, actor?.role ?? null, actor?.keyId ?? null, metadata, createdAt]).slice(1, -1);
-  return `insert into ledger_events (org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, prev_hash, hash, created_at)
-    select ${q(call.orgId)}, coalesce(h.sequence, 0) + 1, ${q(type)}, ${q(call.runId)}, ${q(callId)}, ${q(actor?.role ?? null)}, ${q(actor?.keyId ?? null)},
-           ${q(JSON.stringify(metadata))}, h.hash,
-           encode(sha256(convert_to('[' || coalesce(to_json(h.hash)::text, 'null') || ',' || to_json(${q(call.orgId)}::text)::text || ','
-             || to_json((coalesce(h.sequence, 0) + 1)::text)::text || ',' || ${q(rest)} || ']', 'UTF8')), 'hex'),
-           ${q(createdAt)}
-      from (select 1) one
-      left join lateral (select hash, sequence from ledger_events where org_id = ${q(call.orgId)} order by sequence desc limit 1) h on true`;
+  const json = (value: unknown) => q(canonicalJson(value));
+  const canonical = [
+    `'{"actor_key_id":' || ${json(actor?.keyId ?? null)} || ',"actor_role":' || ${json(actor?.role ?? null)}`,
+    `',"created_at":' || to_json(p.at)::text || ',"hash_version":2,"id":' || to_json(p.id::text)::text`,
+    `',"metadata":' || ${json(metadata)} || ',"org_id":' || ${json(call.orgId)} || ',"prev_hash":' || coalesce(to_json(p.prev)::text, 'null')`,
+    `',"resource_id":' || ${json(callId)} || ',"run_id":' || ${json(call.runId)} || ',"sequence":' || to_json(p.sequence::text)::text`,
+    `',"type":' || ${json(type)} || '}'`,
+  ].join(' || ');
+  return `insert into ledger_events (id, org_id, sequence, hash_version, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, prev_hash, hash)
+    select p.id, ${q(call.orgId)}, p.sequence, 2, ${q(type)}, ${q(call.runId)}, ${q(callId)}, ${q(actor?.role ?? null)}, ${q(actor?.keyId ?? null)},
+           ${q(JSON.stringify(metadata))}, p.at::timestamptz, p.prev, encode(sha256(convert_to(${canonical}, 'UTF8')), 'hex')
+      from (select nextval('ledger_events_id_seq') as id, coalesce(h.sequence, 0) + 1 as sequence, h.hash as prev,
+                   to_char(clock_timestamp() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as at
+              from (select 1) one left join ledger_heads h on h.org_id = ${q(call.orgId)}) p`;
 }

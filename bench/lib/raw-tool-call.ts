@@ -1,21 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { ledgerHash, ledgerRowValues } from '../../src/ledger/ledger.service';
+import { APPEND_POINT, type AppendPoint, chainRecords, EVENT_COLUMNS, ledgerRowValues } from '../../src/ledger/ledger.service';
 import { redactOutput } from '../../src/redaction/redact';
 import { sealJson } from '../../src/credentials/sealed-json';
 import type { Caller } from '../../src/auth/caller';
+import type { LedgerEventType } from '../../src/ledger/ledger-event-types';
 import { VENDOR_RESULT } from './app';
 
 /**
  * The baseline: the statements the gateway sends for one allowed call that succeeds,
  * written by hand with raw `pg`, in the same two transactions and on a pool of the same
  * size. Transaction 1: load run + org version with the toolUseId check, the ledger's append
- * point (`toolgate_ledger_head`: advisory lock and last hash), then one statement inserting
+ * point (`toolgate_ledger_append_point`: advisory lock, head, ids, time), then one statement inserting
  * the policy decision, the call (with its owner node and sealed input) and the ledger event.
  * Transaction 2: UPDATE tool_calls while this node owns it, append point, ledger INSERT.
  * The connection goes back to the pool in between, as it does while the gateway awaits the
- * executor. Hashes are chained with the code's own
- * ledgerHash, so the chain stays valid whoever wrote an event.
+ * executor. Events are hashed and chained by the code's own
+ * chainRecords, so the chain stays valid whoever wrote an event.
  *
  * After each commit the ledger notice goes out as the realtime bus sends it in production
  * (`select pg_notify('toolgate_ledger', '<org>:<sequence>')` on a separate pool of 2,
@@ -51,8 +52,8 @@ const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_n
 const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::jsonb, duration_ms = $3, retry_count = $4, vendor_status_code = $5,
        cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
      where id = $10 and status = 'running' and node_id = $11 returning id`;
-const HEAD = 'select hash, sequence from toolgate_ledger_head($1)';
-const EVENT_COLUMNS = 'prev_hash, org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, hash';
+let n = 0;
+const HEAD = APPEND_POINT.replace(/\?/g, () => `$${++n}`);
 const REASON = 'no rule matched; catalog default risk low';
 
 /** The stored (redacted) output, computed once: the baseline does SQL, not redaction. */
@@ -199,34 +200,19 @@ interface Joined {
  * INSERT carrying the joined writes; the new last sequence.
  */
 async function appendEvents(client: pg.PoolClient, orgId: string, joined: Joined | null, entries: RawEvent[]): Promise<bigint> {
-  const last = await client.query<{ hash: string | null; sequence: string | null }>(HEAD, [orgId]);
-  let prevHash: string | null = last.rows[0]?.hash ?? null;
-  let sequence = BigInt(last.rows[0]?.sequence ?? 0);
-  const createdAt = new Date();
+  const point = await client.query<AppendPoint>(HEAD, [orgId, entries.length]);
+  const records = chainRecords(
+    orgId,
+    point.rows[0],
+    entries.map((entry) => ({ ...entry, type: entry.type as LedgerEventType })),
+  );
   const values: unknown[] = [...(joined?.params ?? [])];
   const tuples: string[] = [];
-  for (const entry of entries) {
-    const event = {
-      orgId,
-      sequence: String(++sequence),
-      type: entry.type,
-      runId: entry.runId,
-      resourceId: entry.resourceId,
-      actorRole: entry.actor?.role ?? null,
-      actorKeyId: entry.actor?.keyId ?? null,
-      metadata: entry.metadata,
-      createdAt,
-      prevHash,
-    };
-    const hash = ledgerHash(event);
-    prevHash = hash;
+  for (const record of records) {
     const at = values.length;
-    tuples.push(`(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
-    values.push(...ledgerRowValues({ ...event, hash }));
+    tuples.push(`(${Array.from({ length: 13 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
+    values.push(...ledgerRowValues(record));
   }
-  await client.query(
-    `${joined ? `with ${joined.sql} ` : ''}insert into ledger_events (${EVENT_COLUMNS}) values ${tuples.join(', ')} returning id, sequence`,
-    values,
-  );
-  return sequence;
+  await client.query(`${joined ? `with ${joined.sql} ` : ''}insert into ledger_events (${EVENT_COLUMNS}) values ${tuples.join(', ')}`, values);
+  return BigInt(records[records.length - 1].sequence);
 }

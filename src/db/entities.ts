@@ -3,6 +3,7 @@ import { ApprovalRequest } from '../approvals/approval-request.entity';
 import { IntegrationCredential } from '../credentials/integration-credential.entity';
 import { FeatureFlag } from '../orgs/feature-flag.entity';
 import { LedgerEvent } from '../ledger/ledger-event.entity';
+import { LedgerHead } from '../ledger/ledger-head.entity';
 import { Org } from '../orgs/org.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import { PolicyRule } from '../policy/policy-rule.entity';
@@ -32,5 +33,6 @@ export const ENTITIES = [
   PolicyDecision,
   ApprovalRequest,
   LedgerEvent,
+  LedgerHead,
   ToolgateNode,
 ];

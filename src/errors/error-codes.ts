@@ -55,6 +55,8 @@ export const ERROR_CODES = [
   // The `toolgate` command's operational failures (exit 1; src/cli-failure.ts)
   'DATABASE_UNREACHABLE',
   'PORT_IN_USE',
+  'CHECKPOINT_INVALID',
+  'CHECKPOINT_SIGNATURE_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -124,6 +126,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   // Never sent to API clients (a request meets SERVICE_UNAVAILABLE): the CLI prints them.
   DATABASE_UNREACHABLE: { httpStatus: 503 },
   PORT_IN_USE: { httpStatus: 500 },
+  CHECKPOINT_INVALID: { httpStatus: 400 },
+  CHECKPOINT_SIGNATURE_INVALID: { httpStatus: 400 },
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -5,9 +5,10 @@ import { AgentRun } from '../runs/agent-run.entity';
 
 /**
  * The append-only audit ledger. Each org's events are numbered 1, 2, 3, … (`sequence`)
- * and each event's `hash` covers its content and the previous event's hash, so an edit,
- * deletion, swap or insertion is detectable. The database itself refuses UPDATE, DELETE
- * and TRUNCATE (see the migration).
+ * and each event's `hash` covers every other column and the previous event's hash (see
+ * ledger-hash.ts), so an edit, deletion, swap or insertion is detectable; the org's head
+ * (LedgerHead) catches deletions at the end. The database itself refuses UPDATE, DELETE
+ * and TRUNCATE (see the migrations).
  */
 @Entity({ tableName: 'ledger_events' })
 @Unique({ properties: ['orgId', 'sequence'] })
@@ -42,6 +43,10 @@ export class LedgerEvent {
 
   @Property({ type: 'json' })
   metadata: Opt<Record<string, unknown>> = {};
+
+  /** Which canonical form `hash` covers (ledger-hash.ts): 1 for events from before the heads, 2 since. */
+  @Property({ type: 'smallint' })
+  hashVersion!: number;
 
   @Property({ type: 'text', nullable: true })
   prevHash: string | null = null;

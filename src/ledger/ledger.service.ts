@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { SqlTransaction } from '../db/raw-transaction';
 import { LedgerEvent } from './ledger-event.entity';
-import { canonicalJson } from './canonical-json';
+import { HASH_VERSION, ledgerHash, type LedgerRecord } from './ledger-hash';
 import type { LedgerEventType } from './ledger-event-types';
 import type { Caller } from '../auth/caller';
 import { noteLedgerAppend } from '../events/ledger-notifier';
@@ -33,83 +32,99 @@ export interface JoinedWrite {
   params: unknown[];
 }
 
-/** The columns an append writes: the hashed fields in hash order (hashedFields), then the hash. */
-const EVENT_COLUMNS = 'prev_hash, org_id, sequence, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, hash';
-const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const METADATA = 8;
+/** The columns an append writes, in the order of ledgerRowValues. */
+export const EVENT_COLUMNS =
+  'id, org_id, sequence, hash_version, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, prev_hash, hash';
+const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+/** The org's lock, its head, `n` event ids and the time (see the migration …_ledger_tamper). */
+export const APPEND_POINT = 'select hash, sequence, ids, created_at from toolgate_ledger_append_point(?, ?)';
+
+/** What the append point answers. */
+export interface AppendPoint {
+  hash: string | null;
+  sequence: string;
+  ids: string[];
+  /** Canonical UTC text to the microsecond (ledger-hash.ts). */
+  created_at: string;
+}
 
 /**
  * Appends events (all of one org) to that org's hash chain, in order, in two round
- * trips: `toolgate_ledger_head` (the per-org lock and the last link, see its migration),
- * then one INSERT that also carries the `joined` writes. Must run inside the caller's
+ * trips: `toolgate_ledger_append_point` (the per-org lock, the head, the new ids and the
+ * time), then one INSERT that also carries the `joined` writes; a trigger on it moves the
+ * org's head (ledger_heads) in the same statement. Must run inside the caller's
  * transaction: the lock serialises appends so each event links to its predecessor
- * without forks or gaps, and the events commit or roll back with the change they record.
+ * without forks or gaps, and the events and the head commit or roll back with the change
+ * they record.
  */
 export async function appendLedgerEvents(em: SqlTransaction, entries: LedgerEntry[], joined: JoinedWrite[] = []): Promise<LedgerEvent[]> {
   if (entries.length === 0) return [];
   if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
   const orgId = entries[0].orgId;
   if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
-  const [last] = await em.execute<{ hash: string | null; sequence: string | null }[]>('select hash, sequence from toolgate_ledger_head(?)', [orgId]);
-  let prevHash = last?.hash ?? null;
-  let sequence = BigInt(last?.sequence ?? 0);
-  const now = new Date();
+  const [point] = await em.execute<AppendPoint[]>(APPEND_POINT, [orgId, entries.length]);
   const params: unknown[] = [];
   for (const write of joined) params.push(...write.params);
-  const events = entries.map((entry) => {
-    const event = new LedgerEvent();
-    event.orgId = orgId;
-    event.sequence = String(++sequence);
-    event.type = entry.type;
-    event.runId = entry.runId ?? null;
-    event.resourceId = entry.resourceId ?? null;
-    event.actorRole = entry.actor?.role ?? null;
-    event.actorKeyId = entry.actor?.keyId ?? null;
-    event.metadata = entry.metadata ?? {};
-    event.createdAt = now;
-    event.prevHash = prevHash;
-    event.hash = ledgerHash(event);
-    prevHash = event.hash;
-    params.push(...ledgerRowValues(event));
-    return event;
+  const records = chainRecords(orgId, point, entries);
+  const events = records.map((record) => {
+    params.push(...ledgerRowValues(record));
+    return toEntity(record);
   });
   const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
-  const rows = await em.execute<{ id: string; sequence: string }[]>(
-    `${prefix}insert into ledger_events (${EVENT_COLUMNS}) values ${events.map(() => EVENT_VALUES).join(', ')} returning id, sequence`,
-    params,
-  );
-  const first = BigInt(events[0].sequence);
-  for (const row of rows) events[Number(BigInt(row.sequence) - first)].id = String(row.id);
-  noteLedgerAppend(em, orgId, sequence);
+  await em.execute(`${prefix}insert into ledger_events (${EVENT_COLUMNS}) values ${events.map(() => EVENT_VALUES).join(', ')}`, params);
+  noteLedgerAppend(em, orgId, BigInt(events[events.length - 1].sequence));
   return events;
 }
 
-/** What the hash covers, in order: the previous hash and the event's content. */
-function hashedFields(event: Omit<LedgerEvent, 'id' | 'hash'>): unknown[] {
+/** The events after the append point, each hashed and linked to the one before. */
+export function chainRecords(orgId: string, point: AppendPoint, entries: Omit<LedgerEntry, 'orgId'>[]): (LedgerRecord & { hash: string })[] {
+  let prevHash = point.hash;
+  let sequence = BigInt(point.sequence);
+  return entries.map((entry, i) => {
+    const record: LedgerRecord = {
+      id: point.ids[i],
+      // PostgreSQL prints uuids in lower case; the hash must see what it stores.
+      orgId: orgId.toLowerCase(),
+      sequence: String(++sequence),
+      hashVersion: HASH_VERSION,
+      type: entry.type,
+      runId: entry.runId?.toLowerCase() ?? null,
+      resourceId: entry.resourceId ?? null,
+      actorRole: entry.actor?.role ?? null,
+      actorKeyId: entry.actor?.keyId?.toLowerCase() ?? null,
+      metadata: entry.metadata ?? {},
+      createdAt: point.created_at,
+      prevHash,
+    };
+    const hash = ledgerHash(record)!;
+    prevHash = hash;
+    return { ...record, hash };
+  });
+}
+
+/** A record's values in EVENT_COLUMNS order, as an append (or the bench's raw baseline) sends them. */
+export function ledgerRowValues(record: LedgerRecord & { hash: string }): unknown[] {
   return [
-    event.prevHash,
-    event.orgId,
-    event.sequence,
-    event.type,
-    event.runId,
-    event.resourceId,
-    event.actorRole,
-    event.actorKeyId,
-    event.metadata,
-    event.createdAt.toISOString(),
+    record.id,
+    record.orgId,
+    record.sequence,
+    record.hashVersion,
+    record.type,
+    record.runId,
+    record.resourceId,
+    record.actorRole,
+    record.actorKeyId,
+    JSON.stringify(record.metadata),
+    record.createdAt,
+    record.prevHash,
+    record.hash,
   ];
 }
 
-/** An event's values in EVENT_COLUMNS order, as an append (or the bench's raw baseline) sends them. */
-export function ledgerRowValues(event: Omit<LedgerEvent, 'id'>): unknown[] {
-  const fields = hashedFields(event);
-  fields[METADATA] = JSON.stringify(event.metadata);
-  return [...fields, event.hash];
-}
-
-/** SHA-256 over the canonical JSON of the hashed fields. */
-export function ledgerHash(event: Omit<LedgerEvent, 'id' | 'hash'>): string {
-  return createHash('sha256')
-    .update(canonicalJson(hashedFields(event)))
-    .digest('hex');
+function toEntity(record: LedgerRecord & { hash: string }): LedgerEvent {
+  const event = new LedgerEvent();
+  Object.assign(event, record);
+  // A JavaScript date holds milliseconds; the stored microseconds are in the record.
+  event.createdAt = new Date(`${record.createdAt.slice(0, 23)}Z`);
+  return event;
 }

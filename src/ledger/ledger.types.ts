@@ -69,7 +69,7 @@ export const toLedgerEventType = (e: LedgerEvent): LedgerEventType => ({
   createdAt: e.createdAt,
 });
 
-@ObjectType('LedgerVerification', { description: "The org's hash chain recomputed from its first event" })
+@ObjectType('LedgerVerification', { description: "The org's hash chain recomputed from its first event and compared with its head" })
 export class LedgerVerificationType {
   @Field()
   ok!: boolean;
@@ -77,12 +77,16 @@ export class LedgerVerificationType {
   @Field(() => Int)
   eventsChecked!: number;
 
-  @Field(() => String, { nullable: true, description: 'The first event that is wrong, by sequence' })
+  @Field(() => String, { nullable: true, description: 'The first event that is wrong, or the first one missing (truncated), by sequence' })
   firstBadSequence!: string | null;
 
-  @Field(() => ID, { nullable: true })
+  @Field(() => ID, { nullable: true, description: 'Null when that event is missing' })
   firstBadEventId!: string | null;
 
-  @Field(() => String, { nullable: true, description: 'sequence_gap, broken_link or hash_mismatch' })
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "sequence_gap, broken_link, hash_mismatch, head_mismatch (an event past the org's head, or not the one it names) or truncated (the chain ends before its head)",
+  })
   problem!: string | null;
 }

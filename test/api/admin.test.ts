@@ -3,8 +3,7 @@ import { errorCode, startTestApp, type GraphQLResponse, type TestApp } from '../
 import { newOrg, type TestOrg } from '../support/factories';
 import { readCredential } from '../../src/credentials/credential.service';
 import { AppError } from '../../src/errors/app-error';
-import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
-import { ledgerHash } from '../../src/ledger/ledger.service';
+import { LEDGER_RECORD_SELECT, ledgerHash, type LedgerRecord } from '../../src/ledger/ledger-hash';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { graphql } from '../gql';
 import type { AdminLedgerQuery } from '../gql/graphql';
@@ -282,7 +281,11 @@ describe('the admin ledger', () => {
       expect(event.hash).toMatch(/^[0-9a-f]{64}$/);
     });
     // And each hash recomputes from the stored row.
-    const rows = await app.em().find(LedgerEvent, { orgId: owner.org.id }, { orderBy: { sequence: 'asc' } });
+    const rows = await app
+      .em()
+      .execute<(LedgerRecord & { hash: string })[]>(`select ${LEDGER_RECORD_SELECT} from ledger_events e where e.org_id = ? order by e.sequence`, [
+        owner.org.id,
+      ]);
     expect(rows.map((r) => r.hash)).toEqual(nodes.map((n) => n.hash));
     for (const row of rows) expect(ledgerHash(row)).toBe(row.hash);
   });

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm } from '../../src/db/orm';
-import { appendLedgerEvent, ledgerHash } from '../../src/ledger/ledger.service';
+import { appendLedgerEvent } from '../../src/ledger/ledger.service';
+import { canonicalColumns, ledgerHash } from '../../src/ledger/ledger-hash';
+import { verifyLedger } from '../../src/ledger/ledger-verify';
 import type { LedgerEventType } from '../../src/ledger/ledger-event-types';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { eventOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
+import { recordOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
 
 let db: TestDatabase;
 let orm: MikroORM;
@@ -87,14 +89,20 @@ describe('hash chain', () => {
     );
     const rows = await rowsOf(orgId);
     expect(rows).toHaveLength(2);
-    for (const row of rows) expect(ledgerHash(eventOf(row))).toBe(row.hash);
+    for (const row of rows) expect(ledgerHash(recordOf(row))).toBe(row.hash);
 
     // And the hash covers the content: a changed field gives another hash.
-    const tampered = eventOf(rows[1]);
+    const tampered = recordOf(rows[1]);
     tampered.metadata = { role: 'admin' };
     expect(ledgerHash(tampered)).not.toBe(rows[1].hash);
-    const moved = eventOf(rows[1]);
+    const moved = recordOf(rows[1]);
     moved.sequence = '3';
+    const renumbered = recordOf(rows[1]);
+    renumbered.id = String(BigInt(renumbered.id) + 1n);
+    expect(ledgerHash(renumbered)).not.toBe(rows[1].hash);
+    const later = recordOf(rows[1]);
+    later.createdAt = later.createdAt.replace(/\d(?=Z$)/, (d) => String((Number(d) + 1) % 10));
+    expect(ledgerHash(later)).not.toBe(rows[1].hash);
     expect(ledgerHash(moved)).not.toBe(rows[1].hash);
   });
 
@@ -130,7 +138,91 @@ describe('hash chain', () => {
     expectUnbrokenChain(rows);
     expect(new Set(rows.map((r) => r.prev_hash)).size).toBe(20);
     expect(rows.map((r) => (r.metadata as { i: number }).i).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    for (const row of rows) expect(ledgerHash(eventOf(row))).toBe(row.hash);
+    for (const row of rows) expect(ledgerHash(recordOf(row))).toBe(row.hash);
+  });
+});
+
+describe('the hash covers every stored column', () => {
+  test('the version 2 canonical form names each column of ledger_events but the hash itself', async () => {
+    const orgId = await newOrgId();
+    await append(orgId);
+    const [row] = await rowsOf(orgId);
+    const columns = await pg.query<{ column_name: string }>(
+      "select column_name from information_schema.columns where table_schema = 'public' and table_name = 'ledger_events'",
+    );
+    // A column added later without being hashed fails here.
+    expect(Object.keys(canonicalColumns(recordOf(row))).sort()).toEqual(
+      columns.rows
+        .map((c) => c.column_name)
+        .filter((c) => c !== 'hash')
+        .sort(),
+    );
+    expect(row.hash_version).toBe(2);
+  });
+
+  test('the timestamp is hashed to the microsecond as stored; the ids run with the sequence', async () => {
+    const orgId = await newOrgId();
+    const [a, b] = [await append(orgId), await append(orgId)];
+    const rows = await rowsOf(orgId);
+    for (const row of rows) expect(row.created_at_text).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    expect(rows.map((r) => String(r.id))).toEqual([a.id, b.id]);
+    expect(BigInt(b.id)).toBeGreaterThan(BigInt(a.id));
+    // What the append returned is what was stored (the entity's date holds milliseconds).
+    expect(a.createdAt.toISOString()).toBe(`${rows[0].created_at_text.slice(0, 23)}Z`);
+  });
+});
+
+describe("each org's head", () => {
+  const headOf = async (orgId: string) =>
+    (await pg.query<{ sequence: string; hash: string }>('select sequence, hash from ledger_heads where org_id = $1', [orgId])).rows[0] ?? null;
+
+  test('follows every append, and a rolled-back append leaves it where it was', async () => {
+    const orgId = await newOrgId();
+    expect(await headOf(orgId)).toBeNull();
+    await append(orgId);
+    const second = await append(orgId);
+    expect(await headOf(orgId)).toEqual({ sequence: '2', hash: second.hash });
+    await expect(
+      orm.em.fork().transactional(async (tx) => {
+        await appendLedgerEvent(tx, { orgId, type: 'policy.changed' });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await headOf(orgId)).toEqual({ sequence: '2', hash: second.hash });
+  });
+
+  test('a connection killed between the append and its commit leaves chain and head as they were; appends go on', async () => {
+    const orgId = await newOrgId();
+    const first = await append(orgId);
+    // An ORM of its own: the killed connection is not handed to the other tests.
+    const doomed = await initOrm({ clientUrl: db.url, poolMax: 1 });
+    try {
+      await expect(
+        doomed.em.fork().transactional(async (tx) => {
+          await appendLedgerEvent(tx, { orgId, type: 'policy.changed' });
+          const [{ pid }] = await tx.execute<{ pid: number }[]>('select pg_backend_pid() as pid');
+          await pg.query('select pg_terminate_backend($1)', [pid]);
+          await tx.execute('select 1');
+        }),
+      ).rejects.toThrow();
+    } finally {
+      await doomed.close(true);
+    }
+    expect(await headOf(orgId)).toEqual({ sequence: '1', hash: first.hash });
+    const second = await append(orgId);
+    expect(second.prevHash).toBe(first.hash);
+    expect(await headOf(orgId)).toEqual({ sequence: '2', hash: second.hash });
+    expect(await verifyLedger(orm.em.fork(), orgId)).toMatchObject({ ok: true, eventsChecked: 2 });
+  });
+
+  test('only moves forward: moving it back, deleting or truncating it is refused with TGL01', async () => {
+    const orgId = await newOrgId();
+    const event = await append(orgId);
+    await expect(pg.query('update ledger_heads set sequence = 0 where org_id = $1', [orgId])).rejects.toMatchObject({ code: 'TGL01' });
+    await expect(pg.query("update ledger_heads set hash = 'forged' where org_id = $1", [orgId])).rejects.toMatchObject({ code: 'TGL01' });
+    await expect(pg.query('delete from ledger_heads where org_id = $1', [orgId])).rejects.toMatchObject({ code: 'TGL01' });
+    await expect(pg.query('truncate ledger_heads')).rejects.toMatchObject({ code: 'TGL01' });
+    expect(await headOf(orgId)).toEqual({ sequence: '1', hash: event.hash });
   });
 });
 
@@ -169,8 +261,8 @@ describe('append-only in the database', () => {
   test('a second event with the same org sequence is refused by the unique constraint', async () => {
     await expect(
       pg.query(
-        `insert into ledger_events (sequence, org_id, type, metadata, hash, created_at)
-         values ($1, $2, 'org.created', '{}', 'dup', now())`,
+        `insert into ledger_events (sequence, org_id, type, metadata, hash, hash_version, created_at)
+         values ($1, $2, 'org.created', '{}', 'dup', 2, now())`,
         [before.sequence, orgId],
       ),
     ).rejects.toMatchObject({ code: '23505' });

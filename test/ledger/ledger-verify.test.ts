@@ -4,12 +4,12 @@ import { execFile } from 'node:child_process';
 import { Client } from 'pg';
 import { startTestApp, errorCode, TEST_MASTER_KEY_HEX, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
-import { eventOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
+import { recordOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
 import { graphql } from '../gql';
 import type { VerifyLedgerQuery } from '../gql/graphql';
-import { appendLedgerEvent, ledgerHash } from '../../src/ledger/ledger.service';
+import { appendLedgerEvent } from '../../src/ledger/ledger.service';
+import { ledgerHash, type LedgerRecord } from '../../src/ledger/ledger-hash';
 import { verifyLedger } from '../../src/ledger/ledger-verify';
-import { LedgerEvent } from '../../src/ledger/ledger-event.entity';
 
 /**
  * verifyLedger (GraphQL and `toolgate ledger verify`) against a chain tampered with
@@ -177,7 +177,7 @@ describe('tampering is detected at the exact row', () => {
   test('an edit that also recomputes the own hash: broken_link at the next event', async () => {
     const { owner, rows } = await chain();
     const k = 4;
-    const event = eventOf(rows[k - 1]);
+    const event = recordOf(rows[k - 1]);
     event.metadata = { ...event.metadata, i: 1000 };
     await tamper.query('update ledger_events set metadata = $1, hash = $2 where id = $3', [event.metadata, ledgerHash(event), rows[k - 1].id]);
     await expectBrokenAt(owner, rows[k], 'broken_link', k);
@@ -231,8 +231,8 @@ describe('tampering is detected at the exact row', () => {
   test('a forged event with a self-consistent hash: the chain breaks at the event it displaced', async () => {
     const { owner, rows } = await chain();
     const k = 5;
-    const forged = await insertForged(owner.org.id, rows, k, (event) => ledgerHash(event));
-    expect(forged.hash).toBe(ledgerHash(eventOf(forged)));
+    const forged = await insertForged(owner.org.id, rows, k, (event) => ledgerHash(event)!);
+    expect(forged.hash).toBe(ledgerHash(recordOf(forged)));
     // The forged row links and hashes correctly; the displaced event's link does not.
     const displaced = (await rowsOf(owner.org.id))[k];
     expect(displaced.id).toBe(rows[k - 1].id);
@@ -284,25 +284,29 @@ describe('50 concurrent writers', () => {
  * Moves events k.. one place up and inserts a forged event at sequence k, linked to the
  * real event k - 1. `hashOf` decides how well the forger covers its tracks.
  */
-async function insertForged(orgId: string, rows: LedgerRow[], k: number, hashOf: (event: LedgerEvent) => string): Promise<LedgerRow> {
+async function insertForged(orgId: string, rows: LedgerRow[], k: number, hashOf: (event: LedgerRecord) => string): Promise<LedgerRow> {
   await tamper.query('update ledger_events set sequence = -sequence where org_id = $1 and sequence >= $2', [orgId, k]);
   await tamper.query('update ledger_events set sequence = -sequence + 1 where org_id = $1 and sequence < 0', [orgId]);
-  const event = new LedgerEvent();
-  event.sequence = String(k);
-  event.orgId = orgId;
-  event.runId = null;
-  event.resourceId = randomUUID();
-  event.type = 'credential.rotated';
-  event.actorRole = 'admin';
-  event.actorKeyId = null;
-  event.metadata = { forged: true };
-  event.prevHash = rows[k - 2].hash;
-  event.createdAt = new Date(rows[k - 2].created_at.getTime() + 1);
-  event.hash = hashOf(event);
-  const inserted = await tamper.query<LedgerRow>(
-    `insert into ledger_events (sequence, org_id, run_id, resource_id, type, actor_role, actor_key_id, metadata, prev_hash, hash, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning *`,
+  const [{ id }] = (await tamper.query<{ id: string }>("select nextval('ledger_events_id_seq')::text as id")).rows;
+  const event: LedgerRecord = {
+    id,
+    sequence: String(k),
+    orgId,
+    hashVersion: 2,
+    runId: null,
+    resourceId: randomUUID(),
+    type: 'credential.rotated',
+    actorRole: 'admin',
+    actorKeyId: null,
+    metadata: { forged: true },
+    prevHash: rows[k - 2].hash,
+    createdAt: rows[k - 2].created_at_text.replace(/\d{6}Z$/, '999999Z'),
+  };
+  await tamper.query(
+    `insert into ledger_events (id, sequence, org_id, run_id, resource_id, type, actor_role, actor_key_id, metadata, prev_hash, hash, hash_version, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
     [
+      event.id,
       event.sequence,
       orgId,
       event.runId,
@@ -312,12 +316,13 @@ async function insertForged(orgId: string, rows: LedgerRow[], k: number, hashOf:
       event.actorKeyId,
       event.metadata,
       event.prevHash,
-      event.hash,
+      hashOf(event),
+      event.hashVersion,
       event.createdAt,
     ],
   );
   const all = await rowsOf(orgId);
   expect(all.map((r) => r.sequence)).toEqual(all.map((_, i) => String(i + 1)));
-  expect(all[k - 1].id).toBe(inserted.rows[0].id);
-  return inserted.rows[0];
+  expect(all[k - 1].id).toBe(id);
+  return all[k - 1];
 }

@@ -1,0 +1,97 @@
+// `toolgate ledger verify` and `toolgate ledger checkpoint` (src/cli-program.ts declares them).
+import fs from 'node:fs';
+import type { KeyObject } from 'node:crypto';
+import { ConfigError, type Config } from './config';
+import type { Logger } from './logger';
+import { findOrg } from './orgs/org.service';
+import { Org } from './orgs/org.entity';
+import { verifyLedger, type ChainAnchor, type LedgerVerification } from './ledger/ledger-verify';
+import { openCheckpoint, takeCheckpoint, type CheckpointStatement } from './ledger/ledger-checkpoint';
+import { keyIdOf, parseVerifyingKey } from './ledger/signing-key';
+import { UsageError, withRuntime } from './cli-commands';
+
+export interface VerifyOptions {
+  orgId: string | null;
+  json: boolean;
+  /** A checkpoint file, and the public key file to check its signature with (else the configured signing key's). */
+  checkpointFile: string | null;
+  publicKeyFile: string | null;
+}
+
+/** One line per org; exit 1 when a chain is broken (or the checkpoint is not to be trusted). */
+export async function verifyLedgers(config: Config, logger: Logger, options: VerifyOptions): Promise<number> {
+  // The checkpoint is checked before the database is opened: a bad signature is the whole answer.
+  const checkpoint = options.checkpointFile ? readCheckpoint(options.checkpointFile, verifyingKey(config, options.publicKeyFile)) : null;
+  const anchors = new Map<string, ChainAnchor>((checkpoint?.heads ?? []).map((h) => [h.orgId, h]));
+  let broken = 0;
+  const code = await withRuntime(
+    config,
+    logger,
+    async (runtime) => {
+      const em = runtime.orm.em.fork();
+      let orgIds: string[];
+      if (options.orgId) orgIds = anchors.has(options.orgId) ? [options.orgId] : [(await findOrg(em, options.orgId)).id];
+      else {
+        orgIds = (await em.find(Org, {}, { orderBy: { createdAt: 'asc' } })).map((o) => o.id);
+        // An org the checkpoint names but the database no longer has: its whole chain is gone.
+        const known = new Set(orgIds);
+        for (const orgId of anchors.keys()) if (!known.has(orgId)) orgIds.push(orgId);
+      }
+      for (const id of orgIds) {
+        const result = await verifyLedger(runtime.orm.em.fork(), id, anchors.get(id) ?? null);
+        if (!result.ok) broken += 1;
+        const withCheckpoint = checkpoint ? { checkpointSequence: anchors.get(id)?.sequence ?? null } : {};
+        process.stdout.write(options.json ? `${JSON.stringify({ ...result, ...withCheckpoint })}\n` : `${describe(result, anchors.get(id))}\n`);
+      }
+    },
+    { migrate: false },
+  );
+  return code === 0 && broken > 0 ? 1 : code;
+}
+
+function describe(result: LedgerVerification, anchor: ChainAnchor | undefined): string {
+  const checkpoint = anchor ? `, checkpoint at sequence ${anchor.sequence}` : '';
+  if (result.ok) return `org ${result.orgId}: ok (${result.eventsChecked} events${checkpoint})`;
+  const event = result.firstBadEventId ? `event ${result.firstBadEventId}` : 'missing';
+  return `org ${result.orgId}: BROKEN at sequence ${result.firstBadSequence} (${event}): ${result.problem}`;
+}
+
+function verifyingKey(config: Config, file: string | null): KeyObject {
+  if (file) {
+    try {
+      return parseVerifyingKey(fs.readFileSync(file, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`--public-key ${file}: not an Ed25519 public key (${(error as Error).message})`);
+    }
+  }
+  if (config.ledgerSigningKey) return config.ledgerSigningKey;
+  throw new UsageError('--checkpoint needs --public-key FILE (or TOOLGATE_LEDGER_SIGNING_KEY) to check its signature');
+}
+
+function readCheckpoint(file: string, key: KeyObject): CheckpointStatement {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--checkpoint ${file}: ${(error as Error).message}`);
+  }
+  return openCheckpoint(text, key);
+}
+
+/** Signs every org's head; the statement goes to `out` (or stdout), meant to be kept outside the database. */
+export async function writeCheckpoint(config: Config, logger: Logger, out: string | null): Promise<number> {
+  const key = config.ledgerSigningKey;
+  if (!key) throw new ConfigError('TOOLGATE_LEDGER_SIGNING_KEY is not set: `ledger checkpoint` signs with it (openssl genpkey -algorithm ed25519)');
+  return withRuntime(
+    config,
+    logger,
+    async (runtime) => {
+      const checkpoint = await takeCheckpoint(runtime.orm.em.fork(), key);
+      const text = `${JSON.stringify(checkpoint)}\n`;
+      if (!out) return void process.stdout.write(text);
+      fs.writeFileSync(out, text, { flag: 'wx' });
+      process.stdout.write(`Checkpoint of ${checkpoint.statement.heads.length} org head(s) signed with ${keyIdOf(key)} written to ${out}.\n`);
+    },
+    { migrate: false },
+  );
+}
