@@ -121,7 +121,7 @@ export interface ApiConfig {
   /** The partner manifest; unset → gql/partner/persisted-documents.json of the project. */
   partnerDocumentsFile: string | undefined;
   /** A token bucket per API key and per process, charged with each operation's cost. */
-  rateLimit: { enabled: boolean; points: number; pointsPerSecond: number };
+  rateLimit: { enabled: boolean; points: number; pointsPerSecond: number; anonymousPerMinute: number };
 }
 
 /**
@@ -207,6 +207,7 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
       enabled: boolean(env, 'RATE_LIMIT_ENABLED', true),
       points: integer(env, 'RATE_LIMIT_POINTS', 60_000, 1, 1_000_000_000),
       pointsPerSecond: integer(env, 'RATE_LIMIT_POINTS_PER_SECOND', 1000, 1, 1_000_000_000),
+      anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 120, 1, 1_000_000_000),
     },
   };
   if (api.rateLimit.enabled && api.rateLimit.points < api.maxCost) {

@@ -12,6 +12,7 @@ import { pendingMigrations } from './db/orm';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from './db/unavailable';
 import { createClientErrorFormatter } from './api/client-errors';
 import { OperationGuard } from './api/operation-guard';
+import { openRateLimits } from './api/rate-limits';
 import { PersistedDocuments, manifestFiles } from './api/persisted-documents';
 import { startGraphQLWebSocket } from './api/websocket';
 import { graphqlRoute } from './api/http/graphql-route';
@@ -46,7 +47,8 @@ export async function startHttpServer(
   const manifest =
     options.persistedDocuments ??
     PersistedDocuments.load(manifestFiles({ firstParty: config.api.persistedDocumentsFile, partner: config.api.partnerDocumentsFile }), schema);
-  const guard = new OperationGuard(manifest, config.api, schema);
+  const rateLimits = await openRateLimits(config.api.rateLimit, config.redisUrl, orm, logger);
+  const guard = new OperationGuard(manifest, config.api, schema, rateLimits.limits);
   const format = createClientErrorFormatter(config);
 
   const app = express();
@@ -133,7 +135,11 @@ export async function startHttpServer(
     httpServer,
     port,
     url: `http://${shownHost}:${port}/graphql`,
-    stop: () => mcp.close().then(() => apollo.stop()),
+    stop: () =>
+      mcp
+        .close()
+        .then(() => apollo.stop())
+        .then(() => rateLimits.close()),
   };
 }
 

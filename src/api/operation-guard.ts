@@ -5,7 +5,7 @@ import { checkOperationLimits, checkText } from './limits';
 import { assertNoNul } from './nul-guard';
 import { assertInputLengths } from './input-limits';
 import { resolveDocument, type DocumentRequest, type PersistedDocuments, type ResolvedDocument } from './persisted-documents';
-import { RateLimiter, UNLIMITED } from './rate-limiter';
+import type { RateLimits, RateVerdict } from './rate-limits';
 
 /**
  * The checks every operation passes, in this order, on HTTP and graphql-ws alike:
@@ -14,10 +14,10 @@ import { RateLimiter, UNLIMITED } from './rate-limiter';
  * 2. parsing and GraphQL validation (Apollo Server, or the websocket handler);
  * 3. `admit` (before execution): no NUL in string arguments, no string longer than its
  *    limit (src/api/input-limits.ts), depth, aliases, directives and cost, then the
- *    caller's rate limit is charged with the cost.
+ *    caller's budget (src/api/rate-limits.ts, shared by all nodes) is charged with the cost.
+ * A request refused on the way (a limit, parsing, validation) is charged one point.
  */
 export class OperationGuard {
-  readonly limiter: Pick<RateLimiter, 'take' | 'charge'>;
   /** The directives an operation may carry (@include, @skip): any other is refused before parsing. */
   private readonly executableDirectives: ReadonlySet<string>;
 
@@ -25,8 +25,8 @@ export class OperationGuard {
     readonly manifest: PersistedDocuments,
     private readonly api: ApiConfig,
     schema: GraphQLSchema,
+    readonly limits: RateLimits,
   ) {
-    this.limiter = api.rateLimit.enabled ? new RateLimiter(api.rateLimit) : UNLIMITED;
     const executable = new Set<string>([
       DirectiveLocation.QUERY,
       DirectiveLocation.MUTATION,
@@ -52,20 +52,25 @@ export class OperationGuard {
     return resolved;
   }
 
-  /** Returns the operation's cost after charging it (at least 1) to the caller, or throws the limit's error. */
-  admit(
+  /** Charges the operation's cost (at least 1) to the caller; throws the limit's error or RATE_LIMITED. */
+  async admit(
     schema: GraphQLSchema,
     document: DocumentNode,
     operation: OperationDefinitionNode,
     variables: Record<string, unknown> | null | undefined,
     caller: Caller,
-  ): number {
+  ): Promise<{ cost: number; verdict: RateVerdict }> {
     assertNoNul(document, variables);
     assertInputLengths(schema, document, variables);
     const cost = checkOperationLimits(schema, document, operation, variables, this.api);
     // Every operation takes at least a point, so a flood of `{ __typename }` is limited too.
-    this.limiter.charge(rateLimitKey(caller), Math.max(1, cost));
-    return cost;
+    const verdict = await this.limits.charge(rateLimitKey(caller), Math.max(1, cost));
+    return { cost, verdict };
+  }
+
+  /** A request refused before it could be costed (it did not parse or validate): one point. */
+  chargeRefused(caller: Caller): Promise<RateVerdict> {
+    return this.limits.charge(rateLimitKey(caller), 1);
   }
 }
 

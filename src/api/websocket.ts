@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
 import { useServer } from 'graphql-ws/use/ws';
+import type { SubscribePayload } from 'graphql-ws';
 import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
@@ -11,6 +12,7 @@ import {
   specifiedRules,
   validate,
   type DocumentNode,
+  type ExecutionArgs,
   type GraphQLSchema,
 } from 'graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -61,12 +63,69 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     socket.send = ((data: unknown, ...rest: unknown[]) => send(typeof data === 'string' ? expandShared(data) : data, ...rest)) as typeof socket.send;
   });
 
+  /** The operation's execution arguments, or the errors that refuse it. */
+  const prepare = async (caller: Caller, payload: SubscribePayload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
+    try {
+      const resolved = guard.resolve(payload as typeof payload & { documentId?: unknown }, caller);
+      let query: string;
+      if (resolved.kind === 'manifest') query = resolved.document.text;
+      else if (resolved.kind === 'text') query = resolved.query;
+      else if (resolved.kind === 'apq' && resolved.query !== undefined) query = resolved.query;
+      else if (resolved.kind === 'apq') return [codedError('No persisted operation has this id', 'PERSISTED_QUERY_NOT_FOUND')];
+      else return [codedError('The operation has no query and no documentId', 'BAD_REQUEST')];
+
+      // A dashboard fleet sends the same few documents: parsed and validated once, and one
+      // AST (with its token list) held for all their subscriptions instead of one each.
+      let document = validDocuments.get(query);
+      if (!document) {
+        try {
+          document = parse(query);
+        } catch (error) {
+          return [codedError((error as Error).message, 'GRAPHQL_PARSE_FAILED', error)];
+        }
+        const invalid = validate(schema, document, rules, { hideSuggestions, maxErrors: MAX_VALIDATION_ERRORS });
+        if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
+        validDocuments.set(query, document);
+        if (validDocuments.size > MAX_CACHED_DOCUMENTS) validDocuments.delete(validDocuments.keys().next().value as string);
+      }
+      const operation = getOperationAST(document, payload.operationName);
+      if (!operation) return [codedError('Unable to identify the operation to run', 'OPERATION_RESOLUTION_FAILURE')];
+      // Variables of the wrong type are the client's error, as on HTTP (Apollo: BAD_USER_INPUT).
+      const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], payload.variables ?? {}, {
+        maxErrors: MAX_VALIDATION_ERRORS,
+      });
+      if (coerced.errors) return coerced.errors.map((e) => codedError(e.message, 'BAD_USER_INPUT', e));
+
+      await guard.admit(schema, document, operation, payload.variables, caller);
+      return {
+        schema,
+        document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        hideSuggestions,
+      };
+    } catch (error) {
+      if (error instanceof GraphQLError) return [error];
+      throw error;
+    }
+  };
+
   return useServer<Record<string, unknown> | undefined, Extra>(
     {
       schema,
       onConnect: async (ctx) => {
+        // Without a valid key a connection is charged to its address; a spent budget closes it 4429.
+        const refused = async () => {
+          try {
+            await guard.limits.chargeAnonymous(ctx.extra.request.socket.remoteAddress ?? 'unknown');
+          } catch (error) {
+            if (!(error instanceof GraphQLError && error.extensions.code === 'RATE_LIMITED')) throw error;
+            ctx.extra.socket.close(TOO_MANY_REQUESTS, 'Too many requests without a valid API key');
+          }
+          return false; // graphql-ws closes with 4403 Forbidden (a no-op when closed above)
+        };
         const secret = parseAuthorization(ctx.connectionParams?.authorization);
-        if (!secret) return false;
+        if (!secret) return refused();
         try {
           ctx.extra.caller = await authenticate(rawStatements(orm), secret);
           return true;
@@ -76,55 +135,24 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             // would tell them the key is bad). graphql-ws's own 4403 close, on `false`, is then
             // a no-op: the socket is already closing.
             ctx.extra.socket.close(TRY_AGAIN_LATER, TRY_AGAIN_LATER_REASON);
+            return false;
           }
-          return false; // graphql-ws closes with 4403 Forbidden
+          return refused();
         }
       },
       onSubscribe: async (ctx, _id, payload) => {
         const caller = ctx.extra.caller!;
-        try {
-          const resolved = guard.resolve(payload as typeof payload & { documentId?: unknown }, caller);
-          let query: string;
-          if (resolved.kind === 'manifest') query = resolved.document.text;
-          else if (resolved.kind === 'text') query = resolved.query;
-          else if (resolved.kind === 'apq' && resolved.query !== undefined) query = resolved.query;
-          else if (resolved.kind === 'apq') return [codedError('No persisted operation has this id', 'PERSISTED_QUERY_NOT_FOUND')];
-          else return [codedError('The operation has no query and no documentId', 'BAD_REQUEST')];
-
-          // A dashboard fleet sends the same few documents: parsed and validated once, and one
-          // AST (with its token list) held for all their subscriptions instead of one each.
-          let document = validDocuments.get(query);
-          if (!document) {
-            try {
-              document = parse(query);
-            } catch (error) {
-              return [codedError((error as Error).message, 'GRAPHQL_PARSE_FAILED', error)];
-            }
-            const invalid = validate(schema, document, rules, { hideSuggestions, maxErrors: MAX_VALIDATION_ERRORS });
-            if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
-            validDocuments.set(query, document);
-            if (validDocuments.size > MAX_CACHED_DOCUMENTS) validDocuments.delete(validDocuments.keys().next().value as string);
+        const prepared = await prepare(caller, payload);
+        if (Array.isArray(prepared) && !prepared.some((e) => e.extensions.code === 'RATE_LIMITED')) {
+          // Refused before it could run (parsing, validation, a limit): one point of the key's budget.
+          try {
+            await guard.chargeRefused(caller);
+          } catch (error) {
+            if (error instanceof GraphQLError) return [error];
+            throw error;
           }
-          const operation = getOperationAST(document, payload.operationName);
-          if (!operation) return [codedError('Unable to identify the operation to run', 'OPERATION_RESOLUTION_FAILURE')];
-          // Variables of the wrong type are the client's error, as on HTTP (Apollo: BAD_USER_INPUT).
-          const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], payload.variables ?? {}, {
-            maxErrors: MAX_VALIDATION_ERRORS,
-          });
-          if (coerced.errors) return coerced.errors.map((e) => codedError(e.message, 'BAD_USER_INPUT', e));
-
-          guard.admit(schema, document, operation, payload.variables, caller);
-          return {
-            schema,
-            document,
-            operationName: payload.operationName,
-            variableValues: payload.variables,
-            hideSuggestions,
-          };
-        } catch (error) {
-          if (error instanceof GraphQLError) return [error];
-          throw error;
         }
+        return prepared;
       },
       context: (ctx) => options.contextFor(ctx.extra.caller!, randomUUID()),
       subscribe: createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId)),
@@ -142,6 +170,9 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
 }
 
 const MAX_CACHED_DOCUMENTS = 500;
+
+/** graphql-ws's close code for "too many requests" (HTTP 429 in its 4xxx range). */
+export const TOO_MANY_REQUESTS = 4429;
 
 /** The standard WebSocket close code for "the server is temporarily unable; reconnect later". */
 export const TRY_AGAIN_LATER = 1013;

@@ -25,7 +25,7 @@ export function ormOptions(options: OrmOptions): Options {
     // A request must work on its own fork (see graphql context); the global EM is refused.
     allowGlobalContext: false,
     discovery: { warnWhenNoEntities: true },
-    schemaGenerator: { ignoreSchema: ['graphile_worker'] },
+    schemaGenerator: { ignoreSchema: ['graphile_worker', 'rate_limits'] },
     migrations: {
       tableName: 'mikro_orm_migrations',
       path: MIGRATIONS_DIR,

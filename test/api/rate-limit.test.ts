@@ -1,67 +1,60 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
 import { post, runOverSocket, socket, type RawResponse } from '../support/graphql-http';
-import { RateLimiter } from '../../src/api/rate-limiter';
+import { RateLimits, rateLimitHeaders } from '../../src/api/rate-limits';
 import { loadConfig, ConfigError } from '../../src/config';
+import { createTestDatabase } from '../support/database';
 
-describe('RateLimiter (token bucket per key)', () => {
-  let now = 0;
-  const limiter = () => new RateLimiter({ points: 100, pointsPerSecond: 10 }, () => now);
-  beforeEach(() => {
-    now = 0;
+describe('RateLimits (a fixed window per key, rate-limiter-flexible)', () => {
+  const limits = () => new RateLimits({ enabled: true, points: 100, pointsPerSecond: 10, anonymousPerMinute: 2 }, { kind: 'memory' });
+
+  test('a window serves up to its points, charged by cost; a refusal takes nothing', async () => {
+    const budget = limits();
+    expect(await budget.charge('k', 60)).toMatchObject({ policy: 'key', limit: 100, windowSeconds: 10, remaining: 40 });
+    await expect(budget.charge('k', 41)).rejects.toMatchObject({
+      extensions: { code: 'RATE_LIMITED', cost: 41, retryAfter: expect.any(Number), rateLimit: expect.objectContaining({ remaining: 40 }) },
+    });
+    expect(await budget.charge('k', 40)).toMatchObject({ remaining: 0 });
   });
 
-  test('a full bucket serves a burst up to its size, charged by cost', () => {
-    const bucket = limiter();
-    expect(bucket.take('k', 60)).toEqual({ allowed: true, remaining: 40 });
-    expect(bucket.take('k', 40)).toEqual({ allowed: true, remaining: 0 });
-    expect(bucket.take('k', 1)).toEqual({ allowed: false, remaining: 0, retryAfterSeconds: 1 });
+  test('keys have separate budgets; requests without a key are limited per address', async () => {
+    const budget = limits();
+    await budget.charge('a', 100);
+    await expect(budget.charge('a', 1)).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    expect(await budget.charge('b', 100)).toMatchObject({ remaining: 0 });
+    await budget.chargeAnonymous('10.0.0.1');
+    await budget.chargeAnonymous('10.0.0.1');
+    await expect(budget.chargeAnonymous('10.0.0.1')).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    expect(await budget.chargeAnonymous('10.0.0.2')).toMatchObject({ policy: 'anonymous', limit: 2, windowSeconds: 60, remaining: 1 });
   });
 
-  test('a refusal takes nothing and names the wait until the cost is covered', () => {
-    const bucket = limiter();
-    bucket.take('k', 90);
-    expect(bucket.take('k', 35)).toEqual({ allowed: false, remaining: 10, retryAfterSeconds: 3 });
-    expect(bucket.take('k', 10)).toEqual({ allowed: true, remaining: 0 });
-  });
-
-  test('refills at its rate, never above its size', () => {
-    const bucket = limiter();
-    bucket.take('k', 100);
-    now = 2500;
-    expect(bucket.take('k', 25)).toEqual({ allowed: true, remaining: 0 });
-    now = 60_000;
-    expect(bucket.take('k', 0)).toEqual({ allowed: true, remaining: 100 });
-  });
-
-  test('keys have separate buckets', () => {
-    const bucket = limiter();
-    bucket.take('a', 100);
-    expect(bucket.take('a', 1).allowed).toBe(false);
-    expect(bucket.take('b', 100).allowed).toBe(true);
-  });
-
-  test('charge throws RATE_LIMITED with retryAfter', () => {
-    const bucket = limiter();
-    bucket.charge('k', 100);
-    expect(() => bucket.charge('k', 20)).toThrow(expect.objectContaining({ extensions: { code: 'RATE_LIMITED', retryAfter: 2, cost: 20 } }));
+  test('the RateLimit header fields', () => {
+    expect(rateLimitHeaders({ policy: 'key', limit: 100, windowSeconds: 10, remaining: 7, resetSeconds: 3 })).toEqual({
+      'ratelimit-policy': '"key";q=100;w=10',
+      ratelimit: '"key";r=7;t=3',
+    });
   });
 
   test('the budget must cover the most costly operation the limits allow', () => {
     expect(() => loadConfig({ RATE_LIMIT_POINTS: '100', GRAPHQL_MAX_COST: '101' })).toThrow(ConfigError);
     expect(loadConfig({ RATE_LIMIT_POINTS: '100', GRAPHQL_MAX_COST: '101', RATE_LIMIT_ENABLED: 'false' }).api.rateLimit.enabled).toBe(false);
-    expect(loadConfig({}).api.rateLimit).toEqual({ enabled: true, points: 60_000, pointsPerSecond: 1000 });
+    expect(loadConfig({}).api.rateLimit).toEqual({ enabled: true, points: 60_000, pointsPerSecond: 1000, anonymousPerMinute: 120 });
   });
 });
 
 describe('over the API: per API key, charged by operation cost', () => {
-  // 100 points, refilled at 1 a second: slow enough that the test cannot refill it.
+  // 100 points a window of 100 s: longer than the test, so nothing is given back meanwhile.
   let app: TestApp;
   let owner: TestOrg;
   const sockets: { close: () => Promise<void> }[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp({ RATE_LIMIT_POINTS: '100', RATE_LIMIT_POINTS_PER_SECOND: '1', GRAPHQL_MAX_COST: '100' });
+    app = await startTestApp({
+      RATE_LIMIT_POINTS: '100',
+      RATE_LIMIT_POINTS_PER_SECOND: '1',
+      GRAPHQL_MAX_COST: '100',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3',
+    });
     owner = await newOrg(app.em(), 'Rate Org');
   });
   afterAll(async () => {
@@ -77,9 +70,14 @@ describe('over the API: per API key, charged by operation cost', () => {
 
   test('an operation that no longer fits is 429 RATE_LIMITED with Retry-After; cheaper ones still run', async () => {
     const key = owner.keys.expert;
-    expect((await post(app.url, { query: PAGE }, { key })).status).toBe(200); // 59 left
+    const first = await post(app.url, { query: PAGE }, { key });
+    expect([first.status, first.headers.get('ratelimit-policy'), first.headers.get('ratelimit')]).toEqual([
+      200,
+      '"key";q=100;w=100',
+      expect.stringMatching(/^"key";r=59;t=\d+$/),
+    ]);
     expect((await post(app.url, { query: PAGE }, { key })).status).toBe(200); // 18 left
-    expect((await post(app.url, { query: CHEAP }, { key })).status).toBe(200); // 17 left
+    expect((await post(app.url, { query: CHEAP }, { key })).headers.get('ratelimit')).toMatch(/^"key";r=17;/);
 
     const refused = await post(app.url, { query: PAGE }, { key });
     expect([refused.status, code(refused)]).toEqual([429, 'RATE_LIMITED']);
@@ -87,8 +85,9 @@ describe('over the API: per API key, charged by operation cost', () => {
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter)).toBe(true);
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(41);
+    expect(retryAfter).toBeLessThanOrEqual(100);
     expect(refused.body.errors![0].extensions).toMatchObject({ retryAfter, cost: 41 });
+    expect(refused.headers.get('ratelimit')).toMatch(/^"key";r=17;/);
 
     // Refusals take nothing: the cheap operation still fits.
     expect((await post(app.url, { query: CHEAP }, { key })).status).toBe(200);
@@ -119,11 +118,54 @@ describe('over the API: per API key, charged by operation cost', () => {
     expect(cheap.kind === 'result' && cheap.result.data?.viewer.role).toBe('expert');
   });
 
-  test('operations refused by a limit are not charged', async () => {
+  test('operations refused by a limit, by parsing or by validation are charged one point', async () => {
     const key = owner.keys.agent;
     const tooCostly = '{ runs(first: 100) { edges { node { id } } } }'; // 201 > GRAPHQL_MAX_COST 100
-    for (let i = 0; i < 5; i++) expect(code(await post(app.url, { query: tooCostly }, { key }))).toBe('QUERY_TOO_COSTLY');
-    expect((await post(app.url, { query: PAGE }, { key })).status).toBe(200);
-    expect((await post(app.url, { query: PAGE }, { key })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect(code(await post(app.url, { query: tooCostly }, { key }))).toBe('QUERY_TOO_COSTLY');
+    expect(code(await post(app.url, { query: '{ runs(' }, { key }))).toBe('GRAPHQL_PARSE_FAILED');
+    expect(code(await post(app.url, { query: '{ noSuchField }' }, { key }))).toBe('GRAPHQL_VALIDATION_FAILED');
+    const after = await post(app.url, { query: CHEAP }, { key });
+    expect(after.headers.get('ratelimit')).toMatch(/^"key";r=94;/); // 5 refused + 1
+    const ws = socket(app.wsUrl, key);
+    sockets.push(ws);
+    expect((await runOverSocket(ws.client, { query: '{ noSuchField }' })).kind).toBe('error');
+    expect((await post(app.url, { query: CHEAP }, { key })).headers.get('ratelimit')).toMatch(/^"key";r=92;/);
+  });
+
+  test('requests without a valid key are limited per client address, then 429', async () => {
+    const codes: number[] = [];
+    for (const key of [null, 'tg_admin_nope', null, null]) codes.push((await post(app.url, { query: CHEAP }, { key: key ?? undefined })).status);
+    expect(codes).toEqual([401, 401, 401, 429]);
+    const refused = await post(app.url, { query: CHEAP });
+    expect([code(refused), refused.headers.get('retry-after')]).toEqual(['RATE_LIMITED', expect.stringMatching(/^\d+$/)]);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"anonymous";q=3;w=60');
+    // A valid key is not affected by its address's anonymous budget.
+    expect((await post(app.url, { query: CHEAP }, { key: owner.keys.client })).status).toBe(200);
+  });
+});
+
+describe('two nodes share one budget (PostgreSQL store, and Redis when REDIS_URL is set)', () => {
+  test.each(['postgres', 'redis'] as const)('%s: what one node charged, the other refuses', async (store) => {
+    const db = await createTestDatabase();
+    const env = {
+      RATE_LIMIT_POINTS: '100',
+      RATE_LIMIT_POINTS_PER_SECOND: '1',
+      GRAPHQL_MAX_COST: '100',
+      ...(store === 'redis' ? { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
+    };
+    const nodes = [await startTestApp(env, { database: db }), await startTestApp(env, { database: db })];
+    try {
+      const owner = await newOrg(nodes[0].em(), 'Shared Org');
+      const key = owner.keys.expert;
+      const PAGE = '{ runs(first: 20) { edges { node { id } } } }'; // 41 points
+      expect((await post(nodes[0].url, { query: PAGE }, { key })).status).toBe(200);
+      expect((await post(nodes[1].url, { query: PAGE }, { key })).status).toBe(200);
+      const refused = await post(nodes[0].url, { query: PAGE }, { key });
+      expect([refused.status, refused.headers.get('ratelimit')]).toEqual([429, expect.stringMatching(/^"key";r=18;/)]);
+      expect((await post(nodes[1].url, { query: PAGE }, { key })).status).toBe(429);
+    } finally {
+      for (const node of nodes) await node.close();
+      await db.drop();
+    }
   });
 });

@@ -6,23 +6,40 @@ import { ERROR_CATALOG } from '../../errors/error-codes';
 import { isExpectedError } from '../../errors/format-error';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { OperationGuard } from '../operation-guard';
+import { rateLimitHeaders, type RateVerdict } from '../rate-limits';
 import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
 
 /**
  * Limits and rate limit after Apollo Server parsed and validated the operation and before
  * it executes (didResolveOperation: variables are known, so `first` sizes the cost).
- * Errors thrown here become the whole response, with the status of their code.
+ * Errors thrown here become the whole response, with the status of their code. Every
+ * answer to a key carries the RateLimit header fields; a request refused before it could
+ * be costed (parsing, validation, a limit) is charged one point.
  */
 export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
+      let charged = false;
       return {
-        async didResolveOperation({ schema, document, operation, request, contextValue }) {
+        async didResolveOperation({ schema, document, operation, request, response, contextValue }) {
           if (!operation || !contextValue.caller) return; // execution reports the unresolved operation
           try {
-            guard.admit(schema, document, operation, request.variables, contextValue.caller);
+            const { verdict } = await guard.admit(schema, document, operation, request.variables, contextValue.caller);
+            charged = true;
+            setHeaders(response.http.headers, rateLimitHeaders(verdict));
           } catch (error) {
-            throw error instanceof AppError ? withHttpStatus(error) : error;
+            if (!(error instanceof AppError)) throw error;
+            if (error.code === 'RATE_LIMITED') charged = true;
+            throw withHttpStatus(error);
+          }
+        },
+        async didEncounterErrors({ contextValue, response }) {
+          if (charged || !contextValue?.caller) return;
+          charged = true;
+          try {
+            setHeaders(response.http.headers, rateLimitHeaders(await guard.chargeRefused(contextValue.caller)));
+          } catch (error) {
+            if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
           }
         },
       };
@@ -30,11 +47,16 @@ export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<
   };
 }
 
+function setHeaders(headers: HeaderMap, values: Record<string, string>): void {
+  for (const [name, value] of Object.entries(values)) headers.set(name, value);
+}
+
 function withHttpStatus(error: AppError): GraphQLError {
   const { code: _code, ...details } = error.extensions;
   const headers = new HeaderMap();
   if (error.code === 'RATE_LIMITED' && typeof details.retryAfter === 'number') {
     headers.set('retry-after', String(details.retryAfter));
+    if (details.rateLimit) setHeaders(headers, rateLimitHeaders(details.rateLimit as RateVerdict));
   }
   return new AppError(error.code, error.message, {
     ...details,

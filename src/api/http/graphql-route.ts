@@ -12,6 +12,7 @@ import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailab
 import type { Logger } from '../../logger';
 import type { ClientErrorFormatter } from '../client-errors';
 import type { OperationGuard } from '../operation-guard';
+import { rateLimitHeaders, type RateVerdict } from '../rate-limits';
 import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
 import { rawStatements } from '../../db/raw-transaction';
@@ -135,16 +136,31 @@ function refuseBatches(refuse: Refuse): RequestHandler {
   };
 }
 
+/** Answers a refused request RATE_LIMITED (429) when `charging` finds its budget spent, else runs `otherwise`. */
+async function chargedOr(charging: Promise<unknown>, refuse: Refuse, res: Response, otherwise: () => void): Promise<void> {
+  try {
+    await charging;
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
+    const verdict = error.extensions.rateLimit as RateVerdict;
+    return refuse(res, error, 429, { 'retry-after': String(verdict.resetSeconds), ...rateLimitHeaders(verdict) });
+  }
+  otherwise();
+}
+
 function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestHandler {
-  const unauthenticated = (res: Response, message: string) =>
-    refuse(res, new AppError('UNAUTHENTICATED', message), 401, { 'www-authenticate': 'Bearer' });
+  // Requests without a valid key are limited per client address (the socket's peer).
+  const unauthenticated = (req: Request, res: Response, message: string) =>
+    chargedOr(options.guard.limits.chargeAnonymous(req.socket.remoteAddress ?? 'unknown'), refuse, res, () =>
+      refuse(res, new AppError('UNAUTHENTICATED', message), 401, { 'www-authenticate': 'Bearer' }),
+    );
   return async (req, res, next) => {
     const secret = parseAuthorization(req.headers.authorization);
-    if (!secret) return unauthenticated(res, 'An API key is required (Authorization: Bearer <key>)');
+    if (!secret) return unauthenticated(req, res, 'An API key is required (Authorization: Bearer <key>)');
     try {
       res.locals.caller = await authenticate(rawStatements(options.orm), secret);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(res, error.message);
+      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(req, res, error.message);
       if (isDatabaseUnavailable(error)) return unavailable(options, refuse, res, error, 'authentication');
       return next(error);
     }
@@ -158,7 +174,7 @@ function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestH
  * text from a trusted role, or an id the manifest lacks, is refused (persisted-documents.ts).
  */
 function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): RequestHandler {
-  return (req, res, next) => {
+  return async (req, res, next) => {
     const caller = res.locals.caller as Caller;
     const isGet = req.method === 'GET';
     const [pathname, search = ''] = req.url.split(/\?(.*)/s, 2);
@@ -173,7 +189,8 @@ function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): Request
     try {
       resolved = options.guard.resolve(request, caller);
     } catch (error) {
-      if (error instanceof GraphQLError) return refuse(res, error);
+      // Refused before parsing (text from a partner, an unknown id, a lexical limit): one point.
+      if (error instanceof GraphQLError) return chargedOr(options.guard.chargeRefused(caller), refuse, res, () => refuse(res, error));
       return next(error);
     }
 

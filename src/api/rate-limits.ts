@@ -1,0 +1,144 @@
+import type { Knex } from '@mikro-orm/postgresql';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createClient } from 'redis';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../logger';
+import { AppError } from '../errors/app-error';
+
+/**
+ * Request budgets shared by every node (rate-limiter-flexible): a fixed window of `points`
+ * per `windowSeconds` for each API key, charged with each operation's cost, and a smaller
+ * one per client address for requests without a valid key. The counters live in Redis when
+ * REDIS_URL is set, else in PostgreSQL (the unlogged table rate_limits.counters); when the
+ * store cannot be reached each node falls back to a budget of its own in memory.
+ */
+export interface RateLimitSettings {
+  enabled: boolean;
+  /** A key's budget per window (RATE_LIMIT_POINTS). */
+  points: number;
+  /** The window is points / pointsPerSecond seconds (RATE_LIMIT_POINTS_PER_SECOND). */
+  pointsPerSecond: number;
+  /** Requests per minute from one address without a valid key (RATE_LIMIT_ANONYMOUS_PER_MINUTE). */
+  anonymousPerMinute: number;
+}
+
+export interface RateVerdict {
+  policy: string;
+  limit: number;
+  windowSeconds: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export type RateLimitStore = { kind: 'redis'; client: ReturnType<typeof createClient> } | { kind: 'postgres'; knex: Knex } | { kind: 'memory' };
+
+interface Budget {
+  policy: string;
+  limiter: RateLimiterAbstract;
+  points: number;
+  windowSeconds: number;
+}
+
+export class RateLimits {
+  private readonly keys: Budget;
+  private readonly anonymous: Budget;
+
+  constructor(
+    readonly settings: RateLimitSettings,
+    store: RateLimitStore,
+  ) {
+    const windowSeconds = Math.max(1, Math.ceil(settings.points / settings.pointsPerSecond));
+    this.keys = budget('key', settings.points, windowSeconds, store);
+    this.anonymous = budget('anonymous', settings.anonymousPerMinute, 60, store);
+  }
+
+  /** Takes `cost` from the API key's budget; RATE_LIMITED (with the verdict) when it does not fit. */
+  charge(key: string, cost: number): Promise<RateVerdict> {
+    return this.consume(this.keys, key, cost, 'this API key');
+  }
+
+  /** One request without a valid key, from `address`. */
+  chargeAnonymous(address: string): Promise<RateVerdict> {
+    return this.consume(this.anonymous, address, 1, 'requests without a valid API key from this address');
+  }
+
+  private async consume(budget: Budget, key: string, cost: number, whose: string): Promise<RateVerdict> {
+    if (!this.settings.enabled)
+      return { policy: budget.policy, limit: budget.points, windowSeconds: budget.windowSeconds, remaining: budget.points, resetSeconds: 0 };
+    try {
+      return verdictOf(budget, await budget.limiter.consume(key, cost));
+    } catch (refusal) {
+      if (!(refusal instanceof RateLimiterRes)) throw refusal;
+      // The store counted the refused cost too; give it back, so a cheaper operation still fits.
+      const restored = await budget.limiter.reward(key, cost).catch(() => refusal);
+      const verdict = verdictOf(budget, restored);
+      throw new AppError('RATE_LIMITED', `Rate limit exceeded for ${whose}; retry after ${verdict.resetSeconds} s`, {
+        retryAfter: verdict.resetSeconds,
+        cost,
+        rateLimit: verdict,
+      });
+    }
+  }
+}
+
+function budget(policy: string, points: number, windowSeconds: number, store: RateLimitStore): Budget {
+  const options = { keyPrefix: `toolgate:${policy}`, points, duration: windowSeconds };
+  // A node's own budget while the shared store is unreachable: limited, never wide open.
+  const insuranceLimiter = new RateLimiterMemory(options);
+  let limiter: RateLimiterAbstract;
+  if (store.kind === 'redis') {
+    limiter = new RateLimiterRedis({ ...options, storeClient: store.client, useRedisPackage: true, insuranceLimiter });
+  } else if (store.kind === 'postgres') {
+    limiter = new RateLimiterPostgres({
+      ...options,
+      storeClient: store.knex,
+      storeType: 'knex',
+      schemaName: 'rate_limits',
+      tableName: 'counters',
+      tableCreated: true, // by the migration
+      clearExpiredByTimeout: true, // every 5 minutes, rows expired an hour ago (unref'd timer)
+      insuranceLimiter,
+    });
+  } else {
+    limiter = insuranceLimiter;
+  }
+  return { policy, limiter, points, windowSeconds };
+}
+
+function verdictOf(budget: Budget, res: RateLimiterRes): RateVerdict {
+  return {
+    policy: budget.policy,
+    limit: budget.points,
+    windowSeconds: budget.windowSeconds,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+  };
+}
+
+/**
+ * The IETF RateLimit header fields (draft-ietf-httpapi-ratelimit-headers): the policy
+ * (quota q per window w seconds) and what is left of it (r remaining, t seconds to reset).
+ */
+export function rateLimitHeaders(verdict: RateVerdict): Record<string, string> {
+  return {
+    'ratelimit-policy': `"${verdict.policy}";q=${verdict.limit};w=${verdict.windowSeconds}`,
+    ratelimit: `"${verdict.policy}";r=${verdict.remaining};t=${verdict.resetSeconds}`,
+  };
+}
+
+/** The configured limits on their store: Redis when REDIS_URL is set, else PostgreSQL. */
+export async function openRateLimits(
+  settings: RateLimitSettings,
+  redisUrl: string | undefined,
+  orm: MikroORM,
+  logger: Logger,
+): Promise<{ limits: RateLimits; close(): Promise<void> }> {
+  if (!settings.enabled) return { limits: new RateLimits(settings, { kind: 'memory' }), close: async () => undefined };
+  if (redisUrl) {
+    const client = createClient({ url: redisUrl });
+    client.on('error', (error) => logger.warn({ err: error }, 'rate limit store (redis) connection error'));
+    await client.connect();
+    return { limits: new RateLimits(settings, { kind: 'redis', client }), close: () => client.quit().then(() => undefined) };
+  }
+  return { limits: new RateLimits(settings, { kind: 'postgres', knex: orm.em.getConnection().getKnex() }), close: async () => undefined };
+}
