@@ -11,9 +11,6 @@ import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/
  */
 export const MCP_SANDBOX = 'mcp';
 
-/** The bearer token the sandbox accepts when it is started with one; the demo credential. */
-export const MCP_SANDBOX_TOKEN = 'mcp-sandbox-token';
-
 export const MCP_SANDBOX_TOOLS: Tool[] = [
   {
     name: 'weather.lookup',
