@@ -15,6 +15,7 @@ import {
 } from './upstream-helpers';
 import { EXECUTE_APPROVED_TOOL_CALL } from '../support/documents';
 import type { McpSandbox } from '../../src/vendors/mcp/mcp.sandbox';
+import { callState, connectMcp } from '../mcp/mcp-helpers';
 
 /**
  * Imported upstream MCP tools called through the gateway (executeToolCall over GraphQL →
@@ -123,6 +124,20 @@ describe('policy and redaction', () => {
     expect(toolCallsSeen(app)).toHaveLength(0);
     dataOf(await app.gql(RESOLVE_APPROVAL, { key: tenant.keys.expert, variables: { id: answer.approvalRequestId!, decision: 'REJECT' } }));
   });
+});
+
+test("Toolgate's own MCP endpoint lists the run's imported tools and calls them through the gateway", async () => {
+  const client = await connectMcp(app, `runs/${runId}`, tenant.keys.agent);
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual([WEATHER, NOTIFY]);
+    const result = await client.callTool({ name: WEATHER, arguments: { city: 'Toronto' } });
+    expect(result.structuredContent).toEqual({ city: 'Toronto', forecast: 'snow showers', temperatureC: -3 });
+    expect(callState(result)).toMatchObject({ status: 'succeeded' });
+    expect(toolCallsSeen(app)).toHaveLength(1);
+  } finally {
+    await client.close();
+  }
 });
 
 describe('upstream trouble maps to the executor codes', () => {
