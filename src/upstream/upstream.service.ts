@@ -65,12 +65,14 @@ export async function registerUpstreamServer(
         type: 'mcp_server.registered',
         resourceId: server.id,
         actor: caller,
+        // The origin only: a path or query may carry a secret, and the ledger keeps everything forever.
         metadata: {
           name: server.name,
-          url,
+          origin: new URL(url).origin,
           transport: server.transport,
           defaultRisk: server.defaultRisk,
           defaultIdempotent: server.defaultIdempotent,
+          bearerToken: token !== null,
         },
       });
       return server;

@@ -69,12 +69,20 @@ describe('register and import', () => {
     });
     expect(weather.inputSchema).toEqual(MCP_SANDBOX_TOOLS[0].inputSchema);
 
-    const events = await sql<{ type: string }>(
+    const events = await sql<{ type: string; metadata: Record<string, unknown> }>(
       app,
-      "select type from ledger_events where org_id = ? and type like 'mcp_server.%' order by sequence",
+      "select type, metadata from ledger_events where org_id = ? and type like 'mcp_server.%' order by sequence",
       [tenant.orgId],
     );
     expect(events.map((e) => e.type)).toEqual(['mcp_server.registered', 'mcp_server.imported']);
+    expect(events[0].metadata).toEqual({
+      name: 'sbx',
+      origin: new URL(app.sandbox!.urlFor('mcp')).origin,
+      transport: 'streamable_http',
+      defaultRisk: 'medium',
+      defaultIdempotent: true,
+      bearerToken: false,
+    });
   });
 
   test('a re-import with nothing changed upstream changes nothing', async () => {
