@@ -158,7 +158,11 @@ describe('upstream trouble maps to the executor codes', () => {
     const call = await inspectUpstreamCall(app, tenant, answer.toolCallId);
     expect(call.retryCount).toBe(1);
     expect(call.ledgerEvents.find((e) => e.type === 'tool_call.retried')?.metadata).toMatchObject({ attempt: 1, cause: '503' });
-    expect(toolCallsSeen(app)).toHaveLength(2);
+    // Both attempts carry the call's idempotency key, so an upstream that honours it runs it once.
+    const keys = toolCallsSeen(app).map(
+      (r) => (r.body as { params: { _meta?: Record<string, unknown> } }).params._meta?.['io.toolgate/idempotencyKey'],
+    );
+    expect(keys).toEqual([`toolgate-${answer.toolCallId}`, `toolgate-${answer.toolCallId}`]);
   });
 
   test('a 500 on a non-idempotent tool: VENDOR_ERROR with the status, never retried', async () => {

@@ -2,6 +2,7 @@ import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkHttpError, Strea
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendor-handler';
 import { VendorNetworkError } from '../http';
+import { META } from '../../mcp/mcp-result';
 
 /**
  * The transport of upstream MCP servers: the only place that speaks MCP to them, with the
@@ -48,10 +49,13 @@ export async function callUpstreamTool(
   tool: { name: string; inputSchema: Record<string, unknown> },
   args: Record<string, unknown>,
   signal: AbortSignal,
+  idempotencyKey?: string,
 ): Promise<UpstreamResult> {
+  // Under the key Toolgate's own MCP endpoint honours: an upstream that knows it tells a retry from a new call.
+  const _meta = idempotencyKey ? { [META.idempotencyKey]: idempotencyKey } : undefined;
   const answer = await withUpstreamClient(endpoint, signal, (client) =>
     client.callTool(
-      { name: tool.name, arguments: args },
+      { name: tool.name, arguments: args, ...(_meta ? { _meta } : {}) },
       // The imported schema stands in for a tools/list round trip (and skips output-schema checks).
       { signal, timeout: SDK_TIMEOUT_MS, toolDefinition: { name: tool.name, inputSchema: { ...tool.inputSchema, type: 'object' } } },
     ),

@@ -60,6 +60,7 @@ function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition): 
           { name: upstreamName, inputSchema: definition.inputSchema },
           input,
           ctx.signal,
+          ctx.idempotencyKey,
         );
       },
     },
