@@ -10,6 +10,7 @@ import { ToolRegistry } from './gateway/tool-registry';
 import { VendorExecutor } from './executor/vendor-executor';
 import { createVendorRegistry } from './executor/vendor-registry';
 import { VENDORS, handlersOf, type VendorRegistration } from './vendors';
+import { upstreamMcpActions } from './vendors/mcp/mcp-upstream';
 import type { RunEvents } from './runs/run-events';
 import { AgentRuntime } from './runs/agent-runtime';
 import { createModelClient } from './llm/model-client';
@@ -69,6 +70,7 @@ export function createAppServices(
       orm,
       keyring,
       registry: createVendorRegistry(handlersOf(options.vendors ?? VENDORS)),
+      dynamic: upstreamMcpActions(orm),
       clock: options.clock,
       settings: config.vendor,
       urlOverrides: config.vendorUrls,

@@ -17,7 +17,7 @@ import { startNodeLiveness, type NodeLiveness } from './recovery/node-liveness';
 import { newId } from './db/columns';
 import { RunEvents } from './runs/run-events';
 import { SandboxServer } from './vendors/sandbox/sandbox-server';
-import { VENDORS, createVendorSandboxes, type VendorRegistration } from './vendors';
+import { VENDORS, createSandboxes, type VendorRegistration } from './vendors';
 import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { needsOfflineModel } from './llm/model-client';
 
@@ -183,7 +183,7 @@ async function startSandboxes(
   registrations: readonly VendorRegistration[],
   clock: Clock | undefined,
 ): Promise<{ server: SandboxServer | null; urls: Record<string, string> | null }> {
-  const vendors = createVendorSandboxes(registrations);
+  const vendors = createSandboxes(registrations);
   if (config.vendorSandboxUrl && inProcess === undefined) {
     // Sandboxes in their own process (`toolgate sandboxes`): vendor state outlives this one.
     const base = config.vendorSandboxUrl;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { TOOLS, VENDOR_RESULT, type BenchOrg, type BenchServer } from '../lib/app';
 import { rawToolCall, type Notifier } from '../lib/raw-tool-call';
@@ -36,7 +37,7 @@ export interface OrmEnv {
 }
 
 export async function loadTool(server: BenchServer): Promise<RegisteredTool> {
-  const tool = await new ToolRegistry().find(server.em(), TOOL.toolName, TOOL.action);
+  const tool = await new ToolRegistry().find(server.em(), randomUUID(), TOOL.toolName, TOOL.action);
   if (!tool) throw new Error('order_lookup.lookup is not in the catalog');
   return tool;
 }

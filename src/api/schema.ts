@@ -15,6 +15,7 @@ import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
 import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
 import { SubscriptionResolver } from '../events/subscriptions.resolver';
+import { UpstreamResolver } from '../upstream/upstream.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
@@ -31,6 +32,7 @@ export const RESOLVERS = [
   RunLifecycleResolver,
   GatewayResolver,
   SubscriptionResolver,
+  UpstreamResolver,
 ] as const;
 
 export async function buildToolgateSchema(): Promise<GraphQLSchema> {

@@ -60,6 +60,9 @@ export const ACCESS_MATRIX = {
   'Mutation.upsertPolicyRule': { roles: ADMIN, what: 'create or replace a policy rule' },
   'Mutation.deletePolicyRule': { roles: ADMIN, what: 'delete a policy rule' },
   'Mutation.setPolicyShadowMode': { roles: ADMIN, what: 'turn policy shadow mode on or off' },
+  'Query.mcpServers': { roles: ADMIN, what: "the org's upstream MCP servers" },
+  'Mutation.registerMcpServer': { roles: ADMIN, what: 'register an upstream MCP server' },
+  'Mutation.importMcpServerTools': { roles: ADMIN, what: "import (again) an upstream MCP server's tools, with what changed" },
 } as const satisfies Record<string, Access>;
 
 export type Operation = keyof typeof ACCESS_MATRIX;

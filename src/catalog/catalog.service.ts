@@ -15,7 +15,7 @@ import { recordConfigChange } from '../orgs/config-version';
  */
 export async function ensureCatalog(em: EntityManager, catalog: readonly CatalogEntry[] = TOOL_CATALOG): Promise<void> {
   await em.transactional(async (tx) => {
-    const existing = await tx.find(ToolDefinition, {});
+    const existing = await tx.find(ToolDefinition, { orgId: null });
     const byKey = new Map(existing.map((d) => [toolKey(d.toolName, d.action), d]));
     for (const entry of catalog) {
       const row = byKey.get(toolKey(entry.toolName, entry.action)) ?? tx.create(ToolDefinition, { ...entry });
@@ -24,8 +24,9 @@ export async function ensureCatalog(em: EntityManager, catalog: readonly Catalog
   });
 }
 
-export async function findTool(em: EntityManager, toolName: string, action: string): Promise<ToolDefinition> {
-  const tool = await em.findOne(ToolDefinition, { toolName, action });
+/** A tool the org can see: a vendor tool, or one of its own imports still offered upstream. */
+export async function findTool(em: EntityManager, orgId: string, toolName: string, action: string): Promise<ToolDefinition> {
+  const tool = await em.findOne(ToolDefinition, { toolName, action, removedAt: null, $or: [{ orgId: null }, { orgId }] });
   if (!tool) throw new AppError('NOT_FOUND', `Tool ${toolKey(toolName, action)} is not in the catalog`);
   return tool;
 }
@@ -37,7 +38,7 @@ export interface CatalogListing {
 
 export async function listCatalog(em: EntityManager, orgId: string): Promise<CatalogListing[]> {
   const [tools, permissions] = await Promise.all([
-    em.find(ToolDefinition, {}, { orderBy: { toolName: 'asc', action: 'asc' } }),
+    em.find(ToolDefinition, { removedAt: null, $or: [{ orgId: null }, { orgId }] }, { orderBy: { toolName: 'asc', action: 'asc' } }),
     em.find(ToolPermission, { orgId }),
   ]);
   const enabled = new Map(permissions.map((p) => [p.toolId, p.enabled]));
@@ -52,7 +53,7 @@ export async function setToolPermission(
   enabled: boolean,
 ): Promise<{ permission: ToolPermission; tool: ToolDefinition }> {
   return em.transactional(async (tx) => {
-    const tool = await findTool(tx, toolName, action);
+    const tool = await findTool(tx, caller.orgId, toolName, action);
     let permission = await tx.findOne(ToolPermission, { orgId: caller.orgId, toolId: tool.id });
     // A tool with no permission row is disabled.
     const previous = permission?.enabled ?? false;
@@ -80,7 +81,7 @@ export async function bindToolToSpecialist(
 ): Promise<{ specialistId: string; tool: ToolDefinition; bound: boolean }> {
   return em.transactional(async (tx) => {
     await findSpecialist(tx, caller.orgId, specialistId);
-    const tool = await findTool(tx, toolName, action);
+    const tool = await findTool(tx, caller.orgId, toolName, action);
     const existing = await tx.findOne(ToolSpecialistBinding, { orgId: caller.orgId, specialistId, toolId: tool.id });
     if (bound && !existing) {
       tx.create(ToolSpecialistBinding, { orgId: caller.orgId, specialistId, toolId: tool.id });
@@ -106,6 +107,7 @@ export async function allowedToolsFor(em: EntityManager, orgId: string, speciali
        join tool_specialist_bindings b on b.tool_id = p.tool_id and b.org_id = p.org_id
        join tool_definitions d on d.id = p.tool_id
       where p.org_id = ? and b.specialist_id = ? and p.enabled
+        and d.removed_at is null and (d.org_id is null or d.org_id = p.org_id)
       order by d.tool_name, d.action`,
     [orgId, specialistId],
   );

@@ -1,5 +1,5 @@
 import type { RiskLevel } from './risk';
-import { toolKey } from './tool-key';
+import { isUpstreamToolName, toolKey } from './tool-key';
 import type { VendorHandler } from '../vendors/vendor-handler';
 import { VENDOR_HANDLERS } from '../vendors';
 
@@ -29,6 +29,8 @@ export function catalogOf(handlers: readonly VendorHandler[]): CatalogEntry[] {
     handler.actions.map((a) => {
       const key = toolKey(a.toolName, a.action);
       if (seen.has(key)) throw new Error(`tool action ${key} is registered twice`);
+      // `mcp.<server>` names are an org's imported upstream tools (src/upstream).
+      if (isUpstreamToolName(a.toolName)) throw new Error(`tool action ${key}: tool names starting mcp. are reserved`);
       seen.add(key);
       return {
         toolName: a.toolName,

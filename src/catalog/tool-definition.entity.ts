@@ -1,13 +1,21 @@
-import { Entity, Enum, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { Entity, Enum, Index, ManyToOne, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { newId, TIMESTAMPTZ } from '../db/columns';
+import { Org } from '../orgs/org.entity';
+import { UpstreamMcpServer } from '../upstream/upstream-server.entity';
 import { RISK_LEVELS, type RiskLevel } from './risk';
 
 /**
- * The global tool catalog: one row per `tool.action`. Not tenant data. Written from the
- * vendor handlers' actions at start (ensureCatalog); edit the action, not the row.
+ * The tool catalog: one row per `tool.action`. The vendors' rows (`orgId` null) are global,
+ * written from the vendor handlers' actions at start (ensureCatalog; edit the action, not
+ * the row). An org's imported upstream MCP tools (`mcp.<server>.<tool>`) are the org's own
+ * rows, written by its imports; one key per org (the global rows are one org, "none").
  */
 @Entity({ tableName: 'tool_definitions' })
-@Unique({ properties: ['toolName', 'action'] })
+@Unique({
+  name: 'tool_definitions_org_key_unique',
+  expression:
+    'create unique index "tool_definitions_org_key_unique" on "tool_definitions" (coalesce("org_id", \'00000000-0000-0000-0000-000000000000\'::uuid), "tool_name", "action")',
+})
 export class ToolDefinition {
   @PrimaryKey({ type: 'uuid' })
   id: string = newId();
@@ -44,4 +52,24 @@ export class ToolDefinition {
 
   @Property({ ...TIMESTAMPTZ })
   createdAt: Opt<Date> = new Date();
+
+  /** The org that imported it; null: a vendor tool of every org. */
+  @ManyToOne(() => Org, { mapToPk: true, fieldName: 'org_id', nullable: true, deleteRule: 'no action' })
+  @Index()
+  orgId: string | null = null;
+
+  /** The upstream MCP server it was imported from. */
+  @ManyToOne(() => UpstreamMcpServer, { mapToPk: true, fieldName: 'upstream_server_id', nullable: true, deleteRule: 'no action' })
+  upstreamServerId: string | null = null;
+
+  /** The tool's own name on its upstream server (`action` is it made safe). */
+  @Property({ type: 'text', nullable: true })
+  upstreamName: string | null = null;
+
+  /**
+   * When a re-import no longer found it upstream. The row stays (calls and the ledger name
+   * it); the gateway refuses it and its permission was turned off.
+   */
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  removedAt: Date | null = null;
 }

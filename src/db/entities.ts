@@ -15,6 +15,7 @@ import { ToolDefinition } from '../catalog/tool-definition.entity';
 import { ToolPermission } from '../catalog/tool-permission.entity';
 import { ToolSpecialistBinding } from '../catalog/tool-specialist-binding.entity';
 import { ToolgateNode } from '../recovery/node.entity';
+import { UpstreamMcpServer } from '../upstream/upstream-server.entity';
 
 /** Every entity of the domain model, registered with the ORM in one place. */
 export const ENTITIES = [
@@ -35,4 +36,5 @@ export const ENTITIES = [
   LedgerEvent,
   LedgerHead,
   ToolgateNode,
+  UpstreamMcpServer,
 ];

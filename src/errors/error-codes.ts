@@ -32,6 +32,9 @@ export const ERROR_CODES = [
   'RUN_CANCELLED',
   'RUN_BUSY',
   'SUBSCRIBER_TOO_SLOW',
+  // Upstream MCP servers (admin)
+  'MCP_SERVER_NAME_TAKEN',
+  'MCP_SERVER_UNREACHABLE',
   'MODEL_UNAVAILABLE',
   'MODEL_ERROR',
   'TOOL_ROUND_LIMIT',
@@ -94,6 +97,9 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
   RUN_BUSY: { httpStatus: 409 },
   SUBSCRIBER_TOO_SLOW: { httpStatus: 429 },
+  MCP_SERVER_NAME_TAKEN: { httpStatus: 409 },
+  // The import could not list the upstream's tools (connection, HTTP status, protocol): nothing changed.
+  MCP_SERVER_UNREACHABLE: { httpStatus: 502 },
   RUN_CANCELLED: { httpStatus: 409, modelMessage: 'The run was cancelled before this tool call ran' },
   MODEL_UNAVAILABLE: { httpStatus: 503 },
   MODEL_ERROR: { httpStatus: 502 },

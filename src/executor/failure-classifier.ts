@@ -1,7 +1,7 @@
 import { BrokenCircuitError } from 'cockatiel';
 import { AppError } from '../errors/app-error';
 import { ERROR_CATALOG } from '../errors/error-codes';
-import { VendorHttpError, VendorProtocolError } from '../vendors/vendor-handler';
+import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendors/vendor-handler';
 import { VendorNetworkError } from '../vendors/http';
 import type { ExecutorErrorCode } from './executor.types';
 
@@ -59,6 +59,9 @@ export function classifyFailure(error: unknown): Failure {
       vendorUnhealthy: true,
       cause: 'malformed_response',
     };
+  }
+  if (error instanceof VendorRejectedError) {
+    return { ...base, code: 'VENDOR_ERROR', reason: 'vendor_rejected', cause: 'vendor_rejected' };
   }
   if (error instanceof BrokenCircuitError) {
     return { ...base, code: 'CIRCUIT_OPEN', reason: 'circuit_open', cause: 'circuit_open' };

@@ -7,7 +7,7 @@ import type { Config } from '../config';
 import type { MasterKeyring } from '../credentials/keyring';
 import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vendor-handler';
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
-import type { RegisteredAction, VendorRegistry } from './vendor-registry';
+import type { DynamicActions, RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
 import { ClockHalfOpen, NO_WAIT, retryDelayMs } from './backoff';
 import { toolKey } from '../catalog/tool-key';
@@ -17,6 +17,8 @@ export interface VendorExecutorDeps {
   orm: MikroORM;
   keyring: MasterKeyring;
   registry: VendorRegistry;
+  /** Actions read per call (imported upstream MCP tools), after the registry. */
+  dynamic?: DynamicActions;
   settings: Config['vendor'];
   /** Endpoint overrides by environment name (config.vendorUrls). */
   urlOverrides: Record<string, string>;
@@ -60,7 +62,13 @@ export class VendorExecutor implements ToolExecutor {
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
     const retries: RetryRecord[] = [];
     const tool = toolKey(request.tool.toolName, request.tool.action);
-    const registered = this.deps.registry.find(tool);
+    let registered: RegisteredAction | undefined;
+    try {
+      registered = await this.find(request);
+    } catch (error) {
+      this.deps.logger.error({ err: error, tool }, 'could not load the tool action');
+      return fail('VENDOR_ERROR', 'handler_error', null, retries);
+    }
     if (!registered) {
       this.deps.logger.error({ tool }, 'no vendor handler for a catalog tool');
       return fail('VENDOR_ERROR', 'no_handler', null, retries);
@@ -92,7 +100,7 @@ export class VendorExecutor implements ToolExecutor {
   async lookup(request: ExecutionRequest): Promise<LookupOutcome> {
     const tool = toolKey(request.tool.toolName, request.tool.action);
     try {
-      const registered = this.deps.registry.find(tool);
+      const registered = await this.find(request);
       const lookup = registered?.action.lookup;
       if (!registered || !lookup) return { kind: 'unknown', reason: 'no_lookup' };
       const prepared = await this.prepare(request, registered);
@@ -114,12 +122,21 @@ export class VendorExecutor implements ToolExecutor {
     }
   }
 
+  private async find(request: ExecutionRequest): Promise<RegisteredAction | undefined> {
+    return this.deps.registry.find(toolKey(request.tool.toolName, request.tool.action)) ?? (await this.deps.dynamic?.find(request));
+  }
+
   /** What every attempt needs: the org's credential (checked), the endpoint URLs, the timeout. */
   private async prepare(request: ExecutionRequest, { handler, action }: RegisteredAction): Promise<Prepared> {
     let credentials: Record<string, unknown>;
     try {
-      credentials = await readCredential(this.deps.orm.em.fork(), this.deps.keyring, request.orgId, handler.credentialSpec.integrationType);
-      const missing = handler.credentialSpec.required.filter((field) => {
+      const spec = handler.credentialSpec;
+      credentials = await readCredential(this.deps.orm.em.fork(), this.deps.keyring, request.orgId, spec.integrationType).catch((error) => {
+        if (spec.optional && error instanceof AppError && error.code === 'CREDENTIALS_NOT_FOUND') return {};
+        throw error;
+      });
+      const stored = !spec.optional || Object.keys(credentials).length > 0;
+      const missing = (stored ? spec.required : []).filter((field) => {
         const value = credentials[field];
         return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
       });

@@ -1,5 +1,6 @@
 import type { VendorAction, VendorHandler } from '../vendors/vendor-handler';
 import { toolKey, type ToolKey } from '../catalog/tool-key';
+import type { ExecutionRequest } from './executor.types';
 
 export interface RegisteredAction {
   handler: VendorHandler;
@@ -10,6 +11,14 @@ export interface RegisteredAction {
 export interface VendorRegistry {
   handlers: ReadonlyMap<string, VendorHandler>;
   find(key: ToolKey): RegisteredAction | undefined;
+}
+
+/**
+ * Actions that are data, not code: an org's imported upstream MCP tools, whose handler
+ * (URL, credential, idempotency) is read from the database for each call.
+ */
+export interface DynamicActions {
+  find(request: ExecutionRequest): Promise<RegisteredAction | undefined>;
 }
 
 /** An endpoint variable is read by config.ts as a URL: it must look like one and belong to one endpoint. */

@@ -79,7 +79,7 @@ export class ToolGateway {
     // made only when one of them happens.
     let forked: EntityManager | undefined;
     const reads = () => (forked ??= this.deps.orm.em.fork());
-    const registered = await this.deps.tools.find(reads, request.toolName, request.action);
+    const registered = await this.deps.tools.find(reads, request.caller.orgId, request.toolName, request.action);
     let decided: DecidedCall | ToolCallOutcome | { replayOf: string };
     try {
       decided = await this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim)));
@@ -126,7 +126,7 @@ export class ToolGateway {
         }
         // The managed entity is left as loaded (the commit's flush must not write it again).
         claim(call.id);
-        const tool = await this.deps.tools.find(tx, call.toolName, call.action);
+        const tool = await this.deps.tools.find(tx, call.orgId, call.toolName, call.action);
         try {
           if (!tool) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
           const params = await openApprovedParams(tx, this.deps.keyring, call, approval);

@@ -27,6 +27,8 @@ export const LEDGER_EVENT_TYPES = [
   'org.created',
   'specialist.created',
   'api_key.created',
+  'mcp_server.registered',
+  'mcp_server.imported',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];

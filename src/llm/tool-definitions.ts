@@ -4,19 +4,22 @@ import { toolKey } from '../catalog/tool-key';
 
 /**
  * Anthropic tool names allow no dots, so `order_lookup.lookup` is offered to the model
- * as `order_lookup__lookup` and mapped back when it calls it.
+ * as `order_lookup__lookup` and mapped back when it calls it. An imported upstream tool's
+ * name has a dot of its own (`mcp.weather`): it is offered as `mcp-weather__lookup`. Tool
+ * names hold neither `-` nor `__` (vendor tools are snake_case, server names refuse both),
+ * so the first `__` splits and a `-` before it was a dot.
  */
 const SEPARATOR = '__';
 
 /** A tool as the Messages API takes it. */
 export type ModelTool = Anthropic.Tool;
 
-export const modelToolName = (toolName: string, action: string) => `${toolName}${SEPARATOR}${action}`;
+export const modelToolName = (toolName: string, action: string) => `${toolName.replaceAll('.', '-')}${SEPARATOR}${action}`;
 
 export function parseModelToolName(name: string): { toolName: string; action: string } | null {
-  const at = name.lastIndexOf(SEPARATOR);
+  const at = name.indexOf(SEPARATOR);
   if (at <= 0 || at + SEPARATOR.length >= name.length) return null;
-  return { toolName: name.slice(0, at), action: name.slice(at + SEPARATOR.length) };
+  return { toolName: name.slice(0, at).replaceAll('-', '.'), action: name.slice(at + SEPARATOR.length) };
 }
 
 /** What the model is told about a catalog tool (a ToolDefinition row or a CatalogEntry). */

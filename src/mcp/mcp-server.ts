@@ -34,7 +34,7 @@ export function createMcpServer(deps: McpServerDeps, binding: McpBinding, servin
       if (!(await deps.gateway.toolCallingEnabled(binding.caller.orgId))) {
         throw new AppError('FEATURE_DISABLED', 'Tool execution is not enabled for this organization');
       }
-      return { tools: await manifestTools(deps.orm.em.fork(), deps.tools, binding.allowedTools) };
+      return { tools: await manifestTools(deps.orm.em.fork(), deps.tools, binding.caller.orgId, binding.allowedTools) };
     }),
   );
   server.setRequestHandler('tools/call', (request, ctx) =>

@@ -15,9 +15,9 @@ export function parseMcpToolName(name: string): { toolName: string; action: stri
 }
 
 /** The run's frozen manifest as MCP tools, ordered by name: nothing else is listed. */
-export async function manifestTools(em: EntityManager, registry: ToolRegistry, allowedTools: readonly string[]): Promise<Tool[]> {
+export async function manifestTools(em: EntityManager, registry: ToolRegistry, orgId: string, allowedTools: readonly string[]): Promise<Tool[]> {
   const allowed = new Set(allowedTools);
-  const tools = (await registry.list(em))
+  const tools = (await registry.list(em, orgId))
     .map(({ definition }) => ({ name: toolKey(definition.toolName, definition.action), definition }))
     .filter(({ name }) => allowed.has(name));
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

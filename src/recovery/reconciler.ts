@@ -88,7 +88,7 @@ export class Reconciler {
   }
 
   private async settle(call: ToolCall, deadline: number | null, inFlight: boolean): Promise<{ settlement: Settlement; how: Reconciliation }> {
-    const tool = await this.deps.tools.find(this.deps.orm.em.fork(), call.toolName, call.action);
+    const tool = await this.deps.tools.find(this.deps.orm.em.fork(), call.orgId, call.toolName, call.action);
     const params = this.openInput(call);
     if (!tool || !params) {
       // Nothing to repeat or to ask with (a call from before inputs were sealed).

@@ -112,7 +112,7 @@ export class AgentRuntime {
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>): Promise<boolean> {
     const em = this.deps.orm.em.fork();
     const specialist = await em.findOneOrFail(Specialist, { id: run.specialistId });
-    const catalog = (await this.tools.list(em)).map((tool) => tool.definition);
+    const catalog = (await this.tools.list(em, run.orgId)).map((tool) => tool.definition);
     const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, catalog);
     let offset = assistantTextLength(messages);
     const controller = new AbortController();

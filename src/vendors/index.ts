@@ -8,6 +8,7 @@ import { createShopifySandbox, shopifyDemoCredentials } from './shopify/shopify.
 import { createAmazonSandbox, amazonDemoCredentials } from './amazon/amazon.sandbox';
 import { createJumioSandbox, jumioDemoCredentials } from './jumio/jumio.sandbox';
 import { createNangoSandbox, nangoDemoCredentials } from './nango/nango.sandbox';
+import { createMcpSandbox } from './mcp/mcp.sandbox';
 
 /** A vendor as Toolgate knows it: its handler (and with it its catalog actions), and its sandbox if it has one. */
 export interface VendorRegistration {
@@ -46,6 +47,14 @@ export function createVendorSandboxes(vendors: readonly VendorRegistration[] = V
     if (created.vendor !== handler.vendor) throw new Error(`the sandbox of ${handler.vendor} is named ${created.vendor}`);
     return [created];
   });
+}
+
+/**
+ * What the sandbox server serves: the vendors' sandboxes and the upstream MCP sandbox (at
+ * `<sandbox url>/mcp`; an MCP server is registered by URL, not in VENDORS).
+ */
+export function createSandboxes(vendors: readonly VendorRegistration[] = VENDORS): VendorSandbox[] {
+  return [...createVendorSandboxes(vendors), createMcpSandbox()];
 }
 
 /** The credentials each sandbox accepts, by integration type. */

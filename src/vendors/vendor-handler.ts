@@ -15,6 +15,8 @@ export interface CredentialSpec {
   integrationType: string;
   /** Config fields that must be present (e.g. accessToken). */
   required: string[];
+  /** No stored credential is fine: the handler then gets `{}` (an upstream MCP server without auth). */
+  optional?: boolean;
 }
 
 export interface VendorContext {
@@ -94,6 +96,18 @@ export class VendorProtocolError extends Error {
   constructor(readonly status: number | null = null) {
     super('vendor answer could not be read');
     this.name = 'VendorProtocolError';
+  }
+}
+
+/**
+ * The vendor answered, and its answer is that the action failed (an MCP tool's `isError`
+ * result, a JSON-RPC "invalid params"): a healthy vendor, an outcome known not to be a
+ * success; not worth repeating.
+ */
+export class VendorRejectedError extends Error {
+  constructor() {
+    super('vendor refused the action');
+    this.name = 'VendorRejectedError';
   }
 }
 

@@ -80,6 +80,10 @@ describe('the tool catalog', () => {
     expect(() => createVendorRegistry([handler('a', []), handler('a', [])])).toThrow('a is registered twice');
   });
 
+  test('a vendor tool named mcp.… fails at boot: those names are imported upstream MCP tools', () => {
+    expect(() => catalogOf([handler('a', [action('mcp.weather', 'lookup')])])).toThrow('tool names starting mcp. are reserved');
+  });
+
   test('an endpoint variable must be a NAME_URL of one endpoint only', () => {
     expect(() => createVendorRegistry([handler('a', [], 'DATABASE')])).toThrow('DATABASE');
     expect(() => createVendorRegistry([handler('a', [], 'SHARED_URL'), handler('b', [], 'SHARED_URL')])).toThrow('SHARED_URL');

@@ -76,12 +76,13 @@ describe('toolgate sandboxes', () => {
           emailsSent: 1,
         },
       ],
+      mcp: [],
     });
 
     expect((await control('POST', '/faults', { vendor: 'nango', fault: { kind: 'hang' } })).status).toBe(201);
     expect((await control('DELETE', '/faults')).status).toBe(200);
     expect((await control('POST', '/reset')).status).toBe(200);
-    expect((await control('GET', '/effects')).body).toEqual({ nango: [] });
+    expect((await control('GET', '/effects')).body).toEqual({ nango: [], mcp: [] });
     expect((await control('GET', '/requests')).body).toEqual({ requests: [] });
     expect((await quickbooks('GET', '/query', { query: 'select * from Account' })).status).toBe(200);
   });

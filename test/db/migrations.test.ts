@@ -20,6 +20,7 @@ const DOMAIN_TABLES = [
   'policy_decisions',
   'approval_requests',
   'ledger_events',
+  'upstream_mcp_servers',
 ];
 
 /** Tables whose rows belong to one org. The catalog (tool_definitions) and orgs itself are global. */

@@ -81,6 +81,13 @@ type Documents = {
     "\n  mutation UpsertPolicyRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...RuleFields }\n  }\n": typeof types.UpsertPolicyRuleDocument,
     "\n  mutation DeletePolicyRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": typeof types.DeletePolicyRuleDocument,
     "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n": typeof types.SetShadowModeDocument,
+    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n": typeof types.McpServerFieldsFragmentDoc,
+    "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n": typeof types.RegisterMcpServerDocument,
+    "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n": typeof types.ImportMcpToolsDocument,
+    "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n": typeof types.McpServersDocument,
+    "\n  query UpstreamCatalog {\n    toolCatalog { name toolName action vendor defaultRisk idempotent inputSchema costCents enabled }\n  }\n": typeof types.UpstreamCatalogDocument,
+    "\n  query UpstreamRunManifest($id: ID!) {\n    run(id: $id) { id status allowedTools }\n  }\n": typeof types.UpstreamRunManifestDocument,
+    "\n  query UpstreamToolCall($id: ID!) {\n    toolCall(id: $id) {\n      toolName action status errorCode errorText input output retryCount durationMs costCents vendorStatusCode\n      ledgerEvents { type metadata }\n    }\n  }\n": typeof types.UpstreamToolCallDocument,
     "\n  query FullCatalog {\n    toolCatalog { name toolName action vendor description defaultRisk idempotent inputSchema costCents enabled }\n  }\n": typeof types.FullCatalogDocument,
     "\n  query CallDecision($id: ID!) {\n    toolCall(id: $id) { reviewRequired policyDecision { outcome risk matchedRuleId reason } }\n  }\n": typeof types.CallDecisionDocument,
 };
@@ -152,6 +159,13 @@ const documents: Documents = {
     "\n  mutation UpsertPolicyRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...RuleFields }\n  }\n": types.UpsertPolicyRuleDocument,
     "\n  mutation DeletePolicyRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": types.DeletePolicyRuleDocument,
     "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n": types.SetShadowModeDocument,
+    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n": types.McpServerFieldsFragmentDoc,
+    "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n": types.RegisterMcpServerDocument,
+    "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n": types.ImportMcpToolsDocument,
+    "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n": types.McpServersDocument,
+    "\n  query UpstreamCatalog {\n    toolCatalog { name toolName action vendor defaultRisk idempotent inputSchema costCents enabled }\n  }\n": types.UpstreamCatalogDocument,
+    "\n  query UpstreamRunManifest($id: ID!) {\n    run(id: $id) { id status allowedTools }\n  }\n": types.UpstreamRunManifestDocument,
+    "\n  query UpstreamToolCall($id: ID!) {\n    toolCall(id: $id) {\n      toolName action status errorCode errorText input output retryCount durationMs costCents vendorStatusCode\n      ledgerEvents { type metadata }\n    }\n  }\n": types.UpstreamToolCallDocument,
     "\n  query FullCatalog {\n    toolCatalog { name toolName action vendor description defaultRisk idempotent inputSchema costCents enabled }\n  }\n": types.FullCatalogDocument,
     "\n  query CallDecision($id: ID!) {\n    toolCall(id: $id) { reviewRequired policyDecision { outcome risk matchedRuleId reason } }\n  }\n": types.CallDecisionDocument,
 };
@@ -438,6 +452,34 @@ export function graphql(source: "\n  mutation DeletePolicyRule($id: ID!) {\n    
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n"): (typeof documents)["\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n"): (typeof documents)["\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n"): (typeof documents)["\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n"): (typeof documents)["\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n"): (typeof documents)["\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UpstreamCatalog {\n    toolCatalog { name toolName action vendor defaultRisk idempotent inputSchema costCents enabled }\n  }\n"): (typeof documents)["\n  query UpstreamCatalog {\n    toolCatalog { name toolName action vendor defaultRisk idempotent inputSchema costCents enabled }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UpstreamRunManifest($id: ID!) {\n    run(id: $id) { id status allowedTools }\n  }\n"): (typeof documents)["\n  query UpstreamRunManifest($id: ID!) {\n    run(id: $id) { id status allowedTools }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query UpstreamToolCall($id: ID!) {\n    toolCall(id: $id) {\n      toolName action status errorCode errorText input output retryCount durationMs costCents vendorStatusCode\n      ledgerEvents { type metadata }\n    }\n  }\n"): (typeof documents)["\n  query UpstreamToolCall($id: ID!) {\n    toolCall(id: $id) {\n      toolName action status errorCode errorText input output retryCount durationMs costCents vendorStatusCode\n      ledgerEvents { type metadata }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

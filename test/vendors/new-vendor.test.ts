@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg } from '../support/factories';
 import { callTool, dataOf, inspectCall, startRun, tenantWith, type Tenant } from '../executor/executor-helpers';
@@ -148,7 +149,7 @@ describe('a vendor added by its folder and one registration line', () => {
   test('the model is offered it, from the ToolRegistry (the compiled catalog the gateway validates with)', async () => {
     const tools = toolsForManifest(
       [TOOL],
-      (await new ToolRegistry().list(app.em())).map((t) => t.definition),
+      (await new ToolRegistry().list(app.em(), randomUUID())).map((t) => t.definition),
     );
     expect(tools).toEqual([{ name: 'acme_stock__check', description: checkStockAction.description, input_schema: checkStockAction.inputSchema }]);
   });

@@ -3,6 +3,7 @@ import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { QBO_DEMO_REALM_ID } from '../../src/vendors/nango/nango.sandbox';
 import { servedSandboxes } from './vendor-helpers';
 import { SHOPIFY_API_VERSION } from '../../src/vendors/shopify/shopify.transport';
+import { callUpstreamTool, listUpstreamTools } from '../../src/vendors/mcp/mcp-client';
 
 /**
  * The vendor sandboxes as `toolgate sandboxes` serves them (here in-process, on an
@@ -80,7 +81,7 @@ describe('the sandboxes process', () => {
     });
     expect(injected).toEqual({
       status: 201,
-      body: { vendor: 'nango', fault: { kind: 'status', status: 503 }, times: 2, pathIncludes: 'select * from Invoice' },
+      body: { vendor: 'nango', fault: { kind: 'status', status: 503 }, times: 2, pathIncludes: 'select * from Invoice', bodyIncludes: null },
     });
     expect((await quickbooks('GET', '/query', { query: 'select * from Account' })).status).toBe(200);
     expect((await quickbooks('GET', '/query', { query: "select * from Invoice where CustomerRef = '1'" })).status).toBe(503);
@@ -126,13 +127,32 @@ describe('the sandboxes process', () => {
           emailsSent: 1,
         },
       ],
+      mcp: [],
     });
 
     await control('POST', '/faults', { vendor: 'nango', fault: { kind: 'status', status: 500 } });
     expect(await control('POST', '/reset')).toEqual({ status: 200, body: { reset: true } });
-    expect((await control('GET', '/effects')).body).toEqual({ nango: [] });
+    expect((await control('GET', '/effects')).body).toEqual({ nango: [], mcp: [] });
     expect((await control('GET', '/requests')).body).toEqual({ requests: [] });
     expect((await quickbooks('GET', '/query', { query: 'select * from Account' })).status).toBe(200);
+  });
+
+  test('the upstream MCP sandbox at /mcp: the SDK client calls it, bodyIncludes aims a fault at tools/call, effects list its messages', async () => {
+    const endpoint = { url: `${served.url}/mcp`, bearerToken: null };
+    const signal = new AbortController().signal;
+    expect((await listUpstreamTools(endpoint, signal)).map((t) => t.name)).toEqual(['weather.lookup', 'contact.notify']);
+    const injected = await control('POST', '/faults', { vendor: 'mcp', fault: { kind: 'status', status: 502 }, bodyIncludes: 'tools/call' });
+    expect(injected.body).toMatchObject({ vendor: 'mcp', times: 1, pathIncludes: null, bodyIncludes: 'tools/call' });
+    const notify = { name: 'contact.notify', inputSchema: {} };
+    const message = { email: 'ana@example.com', message: 'Hi' };
+    await expect(callUpstreamTool(endpoint, notify, message, signal)).rejects.toMatchObject({ name: 'VendorHttpError', status: 502 });
+    expect(await callUpstreamTool(endpoint, notify, message, signal)).toMatchObject({ notificationId: 'ntf_1001', status: 'sent' });
+    expect((await control('GET', '/effects')).body.mcp).toEqual([
+      { notificationId: 'ntf_1001', email: 'ana@example.com', phone: null, message: 'Hi' },
+    ]);
+    const faults = (await control('GET', '/requests')).body.requests.filter((r: any) => r.vendor === 'mcp').map((r: any) => r.fault);
+    expect(faults.filter(Boolean)).toEqual(['status']);
+    expect((await control('POST', '/faults', { vendor: 'mcp', fault: { kind: 'reset' }, bodyIncludes: '' })).status).toBe(400);
   });
 
   test('an unknown control route is a 404', async () => {

@@ -1,5 +1,6 @@
-import { createVendorSandboxes } from '../index';
+import { createSandboxes } from '../index';
 import type { NangoSandbox } from '../nango/nango.sandbox';
+import { MCP_SANDBOX, type McpSandbox } from '../mcp/mcp.sandbox';
 import { CONTROL_PREFIX, SandboxServer, type Fault, type SandboxRequest, type SandboxResponse, type VendorSandbox } from './sandbox-server';
 
 /**
@@ -10,12 +11,13 @@ import { CONTROL_PREFIX, SandboxServer, type Fault, type SandboxRequest, type Sa
  *
  * - `GET /_sandbox/requests[?vendor=V]` → `{ requests: [{ vendor, method, path, query,
  *   fault, requestId }] }`, oldest first (the last 1000)
- * - `POST /_sandbox/faults` `{ vendor, fault, times?, pathIncludes? }` → 201: the next
+ * - `POST /_sandbox/faults` `{ vendor, fault, times?, pathIncludes?, bodyIncludes? }` → 201: the next
  *   `times` matching requests get the fault (SandboxServer.injectFault)
  * - `DELETE /_sandbox/faults` → 200: no queued faults
  * - `GET /_sandbox/effects` → `{ nango: [{ invoiceId, docNumber, customerId, totalAmount,
- *   privateNote, requestId, emailsSent }] }`
- * - `POST /_sandbox/reset` → 200: a fresh QuickBooks company, no faults, no recorded requests
+ *   privateNote, requestId, emailsSent }], mcp: [{ notificationId, email, phone, message }] }` (the
+ *   upstream MCP sandbox's `contact.notify` messages)
+ * - `POST /_sandbox/reset` → 200: a fresh QuickBooks company, no MCP messages, no faults, no recorded requests
  */
 export interface RecordedRequestView {
   vendor: string;
@@ -72,6 +74,7 @@ export function parseFault(value: unknown): Fault | string {
 export function createSandboxControl(sandboxes: VendorSandbox[], server: () => SandboxServer): (request: SandboxRequest) => SandboxResponse {
   const vendors = new Set(sandboxes.map((s) => s.vendor));
   const nango = sandboxes.find((s) => s.vendor === 'nango') as NangoSandbox | undefined;
+  const mcp = sandboxes.find((s) => s.vendor === MCP_SANDBOX) as McpSandbox | undefined;
 
   return (request) => {
     const route = `${request.method} ${request.path.replace(/\/+$/, '') || '/'}`;
@@ -92,24 +95,34 @@ export function createSandboxControl(sandboxes: VendorSandbox[], server: () => S
       }
       case 'POST /faults': {
         const body = request.body;
-        if (!isObject(body)) return badRequest('expected a JSON object { vendor, fault, times?, pathIncludes? }');
+        if (!isObject(body)) return badRequest('expected a JSON object { vendor, fault, times?, pathIncludes?, bodyIncludes? }');
         if (typeof body.vendor !== 'string' || !vendors.has(body.vendor)) return badRequest(`vendor must be one of ${[...vendors].join(', ')}`);
         const fault = parseFault(body.fault);
         if (typeof fault === 'string') return badRequest(fault);
         if (body.times !== undefined && !isInteger(body.times, 1, 100_000)) return badRequest('times must be an integer from 1 to 100000');
-        if (body.pathIncludes !== undefined && (typeof body.pathIncludes !== 'string' || body.pathIncludes === '')) {
-          return badRequest('pathIncludes must be a non-empty string');
+        for (const field of ['pathIncludes', 'bodyIncludes'] as const) {
+          if (body[field] !== undefined && (typeof body[field] !== 'string' || body[field] === '')) {
+            return badRequest(`${field} must be a non-empty string`);
+          }
         }
-        server().injectFault(body.vendor, fault, { times: body.times as number | undefined, pathIncludes: body.pathIncludes as string | undefined });
-        return json(201, { vendor: body.vendor, fault, times: body.times ?? 1, pathIncludes: body.pathIncludes ?? null });
+        const matching = { pathIncludes: body.pathIncludes as string | undefined, bodyIncludes: body.bodyIncludes as string | undefined };
+        server().injectFault(body.vendor, fault, { times: body.times as number | undefined, ...matching });
+        return json(201, {
+          vendor: body.vendor,
+          fault,
+          times: body.times ?? 1,
+          pathIncludes: matching.pathIncludes ?? null,
+          bodyIncludes: matching.bodyIncludes ?? null,
+        });
       }
       case 'DELETE /faults':
         server().clearFaults();
         return json(200, { cleared: true });
       case 'GET /effects':
-        return json(200, { nango: nango?.effects() ?? [] });
+        return json(200, { nango: nango?.effects() ?? [], mcp: mcp?.notifications ?? [] });
       case 'POST /reset':
         nango?.reset();
+        mcp?.notifications.splice(0);
         server().clearFaults();
         server().requests.length = 0;
         return json(200, { reset: true });
@@ -121,7 +134,7 @@ export function createSandboxControl(sandboxes: VendorSandbox[], server: () => S
 
 /** Serves fresh vendor sandboxes and the control API on one port. */
 export async function serveVendorSandboxes(options: { port?: number; host?: string } = {}): Promise<ServedSandboxes> {
-  const sandboxes = createVendorSandboxes();
+  const sandboxes = createSandboxes();
   const server: SandboxServer = new SandboxServer(sandboxes, { control: createSandboxControl(sandboxes, () => server) });
   const url = await server.start(options.port ?? DEFAULT_SANDBOX_PORT, options.host ?? '127.0.0.1');
   return { url, server, stop: () => server.stop() };

@@ -71,6 +71,7 @@ interface QueuedFault {
   fault: Fault;
   remaining: number;
   pathIncludes?: string;
+  bodyIncludes?: string;
 }
 
 const MAX_RECORDED = 1000;
@@ -113,11 +114,12 @@ export class SandboxServer {
   /**
    * The next `times` requests to the vendor get the fault; with `pathIncludes`, only those
    * whose path, or path and decoded query string (`/query?query=select * from Invoice …`),
-   * contains it.
+   * contains it; with `bodyIncludes`, only those whose raw body contains it (an MCP server
+   * has one path: `tools/call` picks the JSON-RPC method).
    */
-  injectFault(vendor: string, fault: Fault, options: { times?: number; pathIncludes?: string } = {}): void {
+  injectFault(vendor: string, fault: Fault, options: { times?: number; pathIncludes?: string; bodyIncludes?: string } = {}): void {
     const queue = this.faults.get(vendor) ?? [];
-    queue.push({ fault, remaining: options.times ?? 1, pathIncludes: options.pathIncludes });
+    queue.push({ fault, remaining: options.times ?? 1, pathIncludes: options.pathIncludes, bodyIncludes: options.bodyIncludes });
     this.faults.set(vendor, queue);
   }
 
@@ -129,12 +131,16 @@ export class SandboxServer {
     return this.http.stop();
   }
 
-  private takeFault(vendor: string, path: string, query: URLSearchParams): Fault | null {
+  private takeFault(vendor: string, path: string, query: URLSearchParams, rawBody: string): Fault | null {
     const queue = this.faults.get(vendor);
     if (!queue) return null;
     const decoded = [...query].map(([name, value]) => `${name}=${value}`).join('&');
     const withQuery = decoded ? `${path}?${decoded}` : path;
-    const index = queue.findIndex((q) => !q.pathIncludes || path.includes(q.pathIncludes) || withQuery.includes(q.pathIncludes));
+    const index = queue.findIndex(
+      (q) =>
+        (!q.pathIncludes || path.includes(q.pathIncludes) || withQuery.includes(q.pathIncludes)) &&
+        (!q.bodyIncludes || rawBody.includes(q.bodyIncludes)),
+    );
     if (index < 0) return null;
     const queued = queue[index];
     queued.remaining -= 1;
@@ -163,7 +169,7 @@ export class SandboxServer {
       const sandbox = this.sandboxes.get(vendor);
       if (!sandbox) return send(res, { status: 404, json: { error: 'no such sandbox' } });
 
-      const fault = this.takeFault(vendor, path, url.searchParams);
+      const fault = this.takeFault(vendor, path, url.searchParams, rawBody);
       const body = parseBody(rawBody, req.headers['content-type']);
       this.requests.push({
         vendor,

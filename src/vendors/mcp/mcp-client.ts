@@ -1,0 +1,87 @@
+import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
+import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendor-handler';
+import { VendorNetworkError } from '../http';
+import { META } from '../../mcp/mcp-result';
+
+/**
+ * The transport of upstream MCP servers: the only place that speaks MCP to them, with the
+ * official client SDK over Streamable HTTP. One connection per use (connect, one request,
+ * close): nothing is held between calls, so a node keeps no upstream session to lose.
+ * Whatever the SDK throws becomes the vendor errors the executor classifies; no upstream
+ * text is carried in them.
+ */
+export interface UpstreamEndpoint {
+  url: string;
+  /** Sent as `Authorization: Bearer …` when present (from the org's credential vault). */
+  bearerToken: string | null;
+}
+
+/** What an upstream tool answered, normalized: its structured content, else its content blocks. */
+export type UpstreamResult = Record<string, unknown>;
+
+/** Generous: the executor's own timer (on its clock) ends an attempt first. */
+const SDK_TIMEOUT_MS = 10 * 60_000;
+
+export async function withUpstreamClient<T>(endpoint: UpstreamEndpoint, signal: AbortSignal, use: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ name: 'toolgate', version: '0.1.0' }, { capabilities: {} });
+  const headers: Record<string, string> = endpoint.bearerToken ? { authorization: `Bearer ${endpoint.bearerToken}` } : {};
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers, signal } });
+  try {
+    await client.connect(transport, { signal, timeout: SDK_TIMEOUT_MS });
+    return await use(client);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    throw vendorErrorOf(error);
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+/** Every tool the upstream lists (the SDK follows the pages). */
+export async function listUpstreamTools(endpoint: UpstreamEndpoint, signal: AbortSignal): Promise<Tool[]> {
+  return withUpstreamClient(endpoint, signal, async (client) => (await client.listTools(undefined, { signal, timeout: SDK_TIMEOUT_MS })).tools);
+}
+
+/** One `tools/call`; an `isError` result throws VendorRejectedError (the tool said it failed). */
+export async function callUpstreamTool(
+  endpoint: UpstreamEndpoint,
+  tool: { name: string; inputSchema: Record<string, unknown> },
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  idempotencyKey?: string,
+): Promise<UpstreamResult> {
+  // Under the key Toolgate's own MCP endpoint honours: an upstream that knows it tells a retry from a new call.
+  const _meta = idempotencyKey ? { [META.idempotencyKey]: idempotencyKey } : undefined;
+  const answer = await withUpstreamClient(endpoint, signal, (client) =>
+    client.callTool(
+      { name: tool.name, arguments: args, ...(_meta ? { _meta } : {}) },
+      // The imported schema stands in for a tools/list round trip (and skips output-schema checks).
+      { signal, timeout: SDK_TIMEOUT_MS, toolDefinition: { name: tool.name, inputSchema: { ...tool.inputSchema, type: 'object' } } },
+    ),
+  );
+  const result = answer as CallToolResult;
+  if (result.isError) throw new VendorRejectedError();
+  const structured = result.structuredContent;
+  if (typeof structured === 'object' && structured !== null && !Array.isArray(structured)) return structured as UpstreamResult;
+  if (structured !== undefined) return { result: structured };
+  return { content: result.content ?? [] };
+}
+
+/** The JSON-RPC errors that say "your request was wrong", not "the server is unwell". */
+const REJECTIONS = new Set<number>([ProtocolErrorCode.InvalidParams, ProtocolErrorCode.MethodNotFound, ProtocolErrorCode.InvalidRequest]);
+
+function vendorErrorOf(error: unknown): Error {
+  if (error instanceof VendorRejectedError) return error;
+  if (error instanceof SdkHttpError) return new VendorHttpError(error.status);
+  if (error instanceof ProtocolError) return REJECTIONS.has(error.code) ? new VendorRejectedError() : new VendorProtocolError(null);
+  if (error instanceof SdkError) {
+    const status = (error.data as { status?: unknown } | undefined)?.status;
+    if (typeof status === 'number') return new VendorHttpError(status);
+    if (error.code === 'INVALID_RESULT' || error.code === 'UNSUPPORTED_RESULT_TYPE') return new VendorProtocolError(null);
+    return new VendorNetworkError();
+  }
+  if (error instanceof SyntaxError) return new VendorProtocolError(null);
+  // fetch's TypeError ("fetch failed"), a reset socket, a closed stream.
+  return new VendorNetworkError();
+}
