@@ -114,7 +114,8 @@ const IBAN_START = /(?<![A-Za-z0-9])([A-Za-z]{2})\d{2}/g;
 
 /**
  * IBANs are scanned by hand: the country fixes the length, and printed IBANs are grouped
- * by spaces (or dashes), so a regex alone cannot tell where one ends and the next word begins.
+ * by spaces (or dashes), so a regex alone cannot tell where one ends and the next word
+ * begins.
  */
 function redactIbans(text: string): string {
   let out = '';
@@ -125,10 +126,17 @@ function redactIbans(text: string): string {
     if (!length) continue;
     let compact = m[0];
     let i = m.index + m[0].length;
+    let group = compact.length;
     while (compact.length < length && i < text.length) {
-      if ((text[i] === ' ' || text[i] === '-') && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
+      // Dashes only after a group of four: a UUID's hex groups can start like an IBAN.
+      const dash = text[i] === '-' && group === 4;
+      if ((text[i] === ' ' || dash) && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) {
+        i++;
+        group = 0;
+      }
       if (!/[A-Za-z0-9]/.test(text[i] ?? '')) break;
       compact += text[i++];
+      group++;
     }
     if (compact.length !== length || /[A-Za-z0-9]/.test(text[i] ?? '') || !isValidIban(compact)) continue;
     out += text.slice(last, m.index) + REDACTED;

@@ -351,6 +351,7 @@ const negatives: Array<[string, Fn[], unknown]> = [
   ['a grouped tracking number is not cut into a card', ['input', 'output'], 'FedEx #9205 5434 8399 0627 7617 16'],
   ['an order number after # is not a card', ['input', 'output'], 'order #4111111111111111'],
   ['dates without a birth label', ['output'], ['created 1980-05-17', 'Birthday sale ends 12/01/2026']],
+  ['a UUID whose first hex group starts like an IBAN', ['input', 'output'], 'urn:uuid:ee73ef3b-1b17-874c-a9bb-6aecafbe9f78'],
 ];
 
 describe('redaction corpus', () => {
