@@ -131,9 +131,10 @@ const jwt = fc
   )
   .map(([alg, sub, iat, signature]) => [b64url(JSON.stringify({ alg, typ: 'JWT' })), b64url(JSON.stringify({ sub, iat })), signature].join('.'));
 
+// Opaque tokens are base64 or base64url, with dots only between segments (never two in a row).
 const bearerToken = fc.oneof(
   jwt,
-  chars(`${ALNUM}-._~+/`, 20, 60).filter((t) => /\d/.test(t) && /^[A-Za-z0-9]/.test(t) && /[A-Za-z0-9]$/.test(t)),
+  chars(`${ALNUM}-._~+/`, 20, 60).filter((t) => /\d/.test(t) && /^[A-Za-z0-9]/.test(t) && /[A-Za-z0-9]$/.test(t) && !t.includes('..')),
 );
 const basicCredential = fc.tuple(chars(ALNUM, 3, 12), password).map(([user, pass]) => Buffer.from(`${user}:${pass}`).toString('base64'));
 
