@@ -46,8 +46,9 @@ const PROVIDER_TOKENS: Array<[RegExp, (match: string) => boolean]> = [
 
 const SLACK_WEBHOOK = /(hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g;
 
-// A trailing sentence dot is not part of the token ("bearer of the note." stays).
-const BEARER = /\b(Bearer)(\s+)([A-Za-z0-9\-_~+/]+(?:\.[A-Za-z0-9\-_~+/]+)*=*)/gi;
+// A trailing sentence dot is not part of the token ("bearer of the note." stays). `Token`
+// is the same scheme in Django REST framework and GitHub ("Authorization: Token …").
+const BEARER = /\b(Bearer|Token)(\s+)([A-Za-z0-9\-_~+/]+(?:\.[A-Za-z0-9\-_~+/]+)*=*)/gi;
 const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])/gi;
 
 /** English words after "Bearer" have no digits or token punctuation and are short. */
@@ -75,6 +76,13 @@ const LABELLED_SSN =
   /\b(SSN#?|SS#|social\s+security(?:\s+(?:number|no\.?|#))?)(\s*(?:#\s*:?|[:=]|is)?\s*)(\d{3})([- .]?)(\d{2})\4(\d{4})(?!\w|[-.]\d)/gi;
 const LABELLED_TAX_ID =
   /\b(F?EIN|I?TIN|tax\s*(?:payer\s*)?(?:id|identification)(?:\s*(?:number|no\.?|#))?|employer\s+identification\s+number)(\s*(?:[:#=]|is)?\s*)(\d{2}-\d{7}|\d{3}-\d{2}-\d{4}|\d{9})(?!\w|-\d)/gi;
+// Card security codes, PINs and one-time codes are short digit runs: only after their label.
+const LABELLED_CODE =
+  /\b(cvv2?|cvc2?|csc|pin|security\s+code|otp|one[-\s]time\s+(?:pass)?code|verification\s+code|(?:2fa|mfa)\s+code)(\s*#?\s*(?:[:=]|is)?\s*)\d{3,8}(?!\w|[.,]\d)/gi;
+// Passport, driving licence and national id numbers after their label; the value needs a
+// digit, so "passport required" stays.
+const LABELLED_ID_DOCUMENT =
+  /\b(passport|driver'?s?\s+licen[cs]e|driving\s+licen[cs]e|national\s+id|id\s+card)((?:\s+(?:number|no\.?))?\s*#?\s*(?:[:=]|is)?\s*)([A-Za-z0-9][A-Za-z0-9-]{4,14})(?![\w-])/gi;
 const DASHED_SSN = /(?<![\w-])(\d{3})-(\d{2})-(\d{4})(?!\w|-\d)/g;
 const DASHED_EIN = /(?<![\w-])\d{2}-\d{7}(?!\w|-\d)/g;
 
@@ -157,6 +165,8 @@ const SECRET_DETECTORS: Detector[] = [
   (t) => t.replace(LABELLED_SECRET, (_m, label, sep) => label + sep + REDACTED),
   (t) => t.replace(LABELLED_SSN, (m, label, sep, a, _gap, g, s) => (isValidSsn(a, g, s) ? label + sep + REDACTED : m)),
   (t) => t.replace(LABELLED_TAX_ID, (_m, label, sep) => label + sep + REDACTED),
+  (t) => t.replace(LABELLED_CODE, (_m, label, sep) => label + sep + REDACTED),
+  (t) => t.replace(LABELLED_ID_DOCUMENT, (m, label, sep, value) => (/\d/.test(value) ? label + sep + REDACTED : m)),
   replaceWhere(DASHED_SSN, (_m, [a, g, s]) => isValidSsn(a, g, s)),
   (t, scope) => (scope.taxScope ? t.replace(DASHED_EIN, REDACTED) : t),
   redactCards,

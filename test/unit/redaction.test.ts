@@ -280,6 +280,19 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
     [`DOB: ${R}`, `born on ${R}`, `Date of birth ${R}`],
   ],
   ['remote_addr field', 'output', { remote_addr: '203.0.113.7' }, { remote_addr: R }],
+  [
+    'security codes, PINs and one-time codes after a label',
+    'input',
+    ['cvv 123', 'PIN 1234', 'OTP is 492817'],
+    [`cvv ${R}`, `PIN ${R}`, `OTP is ${R}`],
+  ],
+  [
+    'passport and licence numbers after a label',
+    'input',
+    ['Passport: X1234567', "Driver's license #: D123-4567-8901"],
+    [`Passport: ${R}`, `Driver's license #: ${R}`],
+  ],
+  ['Token authorization scheme', 'input', 'Authorization: Token abcdef0123456789', `Authorization: Token ${R}`],
 ];
 
 /** [description, functions, value]. Each row must come back unchanged. */
@@ -352,6 +365,11 @@ const negatives: Array<[string, Fn[], unknown]> = [
   ['an order number after # is not a card', ['input', 'output'], 'order #4111111111111111'],
   ['dates without a birth label', ['output'], ['created 1980-05-17', 'Birthday sale ends 12/01/2026']],
   ['a UUID whose first hex group starts like an IBAN', ['input', 'output'], 'urn:uuid:ee73ef3b-1b17-874c-a9bb-6aecafbe9f78'],
+  [
+    'labels without a code or document number',
+    ['input', 'output'],
+    ['PIN code required', 'pin 12 of 40', 'passport required for 3 guests', 'token expired yesterday'],
+  ],
 ];
 
 describe('redaction corpus', () => {
