@@ -144,7 +144,11 @@ const headers: Kind = {
   positives: inPayload(
     fc.oneof(
       fc
-        .tuple(fc.constantFrom('Authorization: ', 'authorization=', '', 'Proxy-Authorization: ', 'header '), labelCase('Bearer'), bearerToken)
+        .tuple(
+          fc.constantFrom('Authorization: ', 'authorization=', '', 'Proxy-Authorization: ', 'header '),
+          fc.constantFrom('Bearer', 'Token').chain(labelCase),
+          bearerToken,
+        )
         .map(([prefix, word, token]) => ({ text: `${prefix}${word} ${token}`, secrets: [token] })),
       fc
         .tuple(fc.constantFrom('Authorization: ', ''), labelCase('Basic'), basicCredential)
@@ -158,6 +162,7 @@ const headers: Kind = {
       'BASIC plan, bearer bonds excluded',
       'Bearer instruments are not accepted here',
       'Basic Cotton Tee',
+      'token expired yesterday, refreshed successfully',
     ),
   ),
 };

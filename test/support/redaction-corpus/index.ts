@@ -10,6 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { redactInput, redactOutput } from '../../../src/redaction/redact';
+import { codeKinds } from './codes';
 import { credentialKinds } from './credentials';
 import { numberKinds } from './numbers';
 import { personalKinds } from './personal';
@@ -17,7 +18,7 @@ import type { Positive } from './shape';
 import type { Kind, Mode, Visible } from './types';
 import { visibleKinds } from './visible';
 
-export const KINDS: Kind[] = [...credentialKinds, ...numberKinds, ...personalKinds];
+export const KINDS: Kind[] = [...credentialKinds, ...codeKinds, ...numberKinds, ...personalKinds];
 export const VISIBLE: Visible[] = visibleKinds;
 
 /** The targets (13, item 8). */
