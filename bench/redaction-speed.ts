@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import { redactInput, redactOutput } from '../src/redaction/redact';
 import { median } from './lib/stats';
 
@@ -6,7 +5,7 @@ import { median } from './lib/stats';
  * `npm run redaction:speed`: the cost of redaction on the hot path (every tool-call row).
  * Times redactInput on typical tool inputs and redactOutput on a typical order result,
  * REDACTION_SPEED_ITERATIONS times each (default 100 000), five rounds, and prints the
- * median microseconds per call. A quiet machine is needed for figures worth comparing.
+ * median CPU microseconds per call.
  */
 const inputs: unknown[] = [
   { orderId: '450789469', fields: ['id', 'name', 'total_price', 'fulfillments'] },
@@ -48,16 +47,18 @@ const output = {
   note: 'Leave at 12 Oak Lane, Louisville, KY 40202 or call (502) 555-0147',
 };
 
+/** CPU time (user + system) per call: on a shared machine, wall time mostly measures waiting. */
 function time(label: string, iterations: number, fn: (i: number) => unknown): void {
   const rounds: number[] = [];
   for (let i = 0; i < iterations / 10; i++) fn(i); // warm-up
   for (let round = 0; round < 5; round++) {
-    const start = performance.now();
+    const start = process.cpuUsage();
     for (let i = 0; i < iterations; i++) fn(i);
-    rounds.push(((performance.now() - start) * 1000) / iterations);
+    const used = process.cpuUsage(start);
+    rounds.push((used.user + used.system) / iterations);
   }
   const spread = `${Math.min(...rounds).toFixed(2)}–${Math.max(...rounds).toFixed(2)}`;
-  console.log(`${label.padEnd(40)} ${median(rounds).toFixed(2).padStart(7)} µs/call (rounds ${spread})`);
+  console.log(`${label.padEnd(40)} ${median(rounds).toFixed(2).padStart(7)} µs CPU/call (rounds ${spread})`);
 }
 
 const iterations = Number(process.env.REDACTION_SPEED_ITERATIONS ?? 100_000);
