@@ -101,7 +101,9 @@ export function hasStreetLine(text: string): boolean {
 }
 
 export function redactPiiInText(text: string): string {
-  let out = text.replace(EMAIL, (m) => (FILE_NAME.test(m) ? m : REDACTED));
+  let out = text.includes('@') ? text.replace(EMAIL, (m) => (FILE_NAME.test(m) ? m : REDACTED)) : text;
+  // Every other detector needs a digit; most strings of a result (names, statuses) have none.
+  if (!/\d/.test(out)) return out;
   out = out.replace(LABELLED_BIRTH_DATE, (_m, label, sep) => label + sep + REDACTED);
   out = out.replace(LABELLED_PHONE, (m, label, sep, number) => (digitCount(number) >= 7 && digitCount(number) <= 15 ? label + sep + REDACTED : m));
   out = out.replace(INTERNATIONAL_PHONE, (m) => (isInternationalPhone(m) ? REDACTED : m));
