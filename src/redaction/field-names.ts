@@ -47,7 +47,15 @@ const SECRET_WORDS = set(`
 `);
 
 /** Words that are secret only as the last word: `access_token` is, `token_type` is not. */
-const SECRET_LAST_WORDS = set('token pin tin pan auth bearer session signature');
+const SECRET_LAST_WORDS = set('token pin tin pan auth bearer session signature pass');
+
+/**
+ * Last words that describe a secret rather than hold it: `password_changed_at`,
+ * `token_expires_at`, `client_secret_expires_at`, `password_length`, `password_policy`.
+ */
+const ABOUT_A_SECRET = set(
+  'at date time timestamp expires expiry expiration changed updated created rotated length policy required enabled count type status strength',
+);
 
 /** Pagination cursors end in "token" but open nothing. */
 const CURSOR_QUALIFIERS = set('next page continuation pagination sync cursor');
@@ -77,6 +85,7 @@ export function isSecretKey(key: string): boolean {
   if (words.length === 0) return false;
   const last = words[words.length - 1];
   const beforeLast = words[words.length - 2];
+  if (words.length > 1 && ABOUT_A_SECRET.has(last)) return false;
   if (SECRET_NAMES.has(words.join(''))) return !(last === 'token' && CURSOR_QUALIFIERS.has(beforeLast));
   if (words.some((w) => SECRET_WORDS.has(w))) return true;
   if (SECRET_LAST_WORDS.has(last)) return !(last === 'token' && CURSOR_QUALIFIERS.has(beforeLast));
@@ -127,6 +136,7 @@ export function isPersonalKey(key: string): boolean {
     PAYMENT_NAMES.has(joined) ||
     (words.includes('card') && !words.includes('gift')) ||
     words.some((w) => IP_NAMES.has(w)) ||
+    IP_NAMES.has(joined) ||
     BIRTH_NAMES.has(joined)
   );
 }

@@ -46,8 +46,9 @@ const PROVIDER_TOKENS: Array<[RegExp, (match: string) => boolean]> = [
 
 const SLACK_WEBHOOK = /(hooks\.slack\.com\/(?:services|workflows|triggers)\/)[A-Za-z0-9/_-]+/g;
 
-// A trailing sentence dot is not part of the token ("bearer of the note." stays).
-const BEARER = /\b(Bearer)(\s+)([A-Za-z0-9\-_~+/]+(?:\.[A-Za-z0-9\-_~+/]+)*=*)/gi;
+// A trailing sentence dot is not part of the token ("bearer of the note." stays). `Token`
+// is the same scheme in Django REST framework and GitHub ("Authorization: Token …").
+const BEARER = /\b(Bearer|Token)(\s+)([A-Za-z0-9\-_~+/]+(?:\.[A-Za-z0-9\-_~+/]+)*=*)/gi;
 const BASIC = /\b(Basic)(\s+)([A-Za-z0-9+/]{4,}={0,2})(?![A-Za-z0-9+/=])/gi;
 
 /** English words after "Bearer" have no digits or token punctuation and are short. */
@@ -57,13 +58,13 @@ function looksLikeToken(value: string): boolean {
 
 /**
  * `password=…`, `"api_key": "…"`, `access_token=…` inside free text, URLs and embedded
- * JSON: the field-name rule applied to text. A value starting with `[` is left alone so
+ * JSON: the field-name rule applied to text. Two-word labels may be written with a space
+ * ("API key: …", "session id: …"). A value starting with `[` is left alone so
  * `[REDACTED]` is never re-wrapped.
  */
 const SECRET_LABEL =
-  '(?:password|passwd|pwd|passphrase|secret|api[_-]?key|apikey|access[_-]?token|refresh[_-]?token|' +
-  'id[_-]?token|auth[_-]?token|session[_-]?token|security[_-]?token|token|private[_-]?key|' +
-  'session[_-]?id|sig|signature|cvv2?|cvc2?|pin)';
+  '(?:password|passwd|pwd|passphrase|pass|secret|(?:api|private|secret|signing|encryption|client|app)[_ -]?key|apikey|' +
+  '(?:access|refresh|id|auth|session|security|bearer)[_ -]?token|token|session[_ -]?id|sig|signature|cvv2?|cvc2?|pin)';
 const LABELLED_SECRET = new RegExp(
   `(?<![\\w-])((?:[A-Za-z0-9]+[_-])*${SECRET_LABEL})(["']?\\s*[:=]\\s*["']?)([^\\s"'&,;<>{}\\[\\]][^\\s"'&,;<>{}\\]]*)`,
   'gi',
@@ -71,13 +72,24 @@ const LABELLED_SECRET = new RegExp(
 
 // Labelled numbers are redacted without the dashes a bare SSN needs. Tax labels accept
 // ITINs (9xx), which the SSN range rule would reject.
-const LABELLED_SSN = /\b(SSN|SS#|social\s+security(?:\s+(?:number|no\.?|#))?)(\s*(?:[:#=]|is)?\s*)(\d{3})[- ]?(\d{2})[- ]?(\d{4})(?!\w|-\d)/gi;
+const LABELLED_SSN =
+  /\b(SSN#?|SS#|social\s+security(?:\s+(?:number|no\.?|#))?)(\s*(?:#\s*:?|[:=]|is)?\s*)(\d{3})([- .]?)(\d{2})\4(\d{4})(?!\w|[-.]\d)/gi;
 const LABELLED_TAX_ID =
   /\b(F?EIN|I?TIN|tax\s*(?:payer\s*)?(?:id|identification)(?:\s*(?:number|no\.?|#))?|employer\s+identification\s+number)(\s*(?:[:#=]|is)?\s*)(\d{2}-\d{7}|\d{3}-\d{2}-\d{4}|\d{9})(?!\w|-\d)/gi;
+// Card security codes, PINs and one-time codes are short digit runs: only after their label.
+const LABELLED_CODE =
+  /\b(cvv2?|cvc2?|csc|pin|security\s+code|otp|one[-\s]time\s+(?:pass)?code|verification\s+code|(?:2fa|mfa)\s+code)(\s*#?\s*(?:[:=]|is)?\s*)\d{3,8}(?!\w|[.,]\d)/gi;
+// Passport, driving licence and national id numbers after their label; the value needs a
+// digit, so "passport required" stays.
+const LABELLED_ID_DOCUMENT =
+  /\b(passport|driver'?s?\s+licen[cs]e|driving\s+licen[cs]e|national\s+id|id\s+card)((?:\s+(?:number|no\.?))?\s*#?\s*(?:[:=]|is)?\s*)([A-Za-z0-9][A-Za-z0-9-]{4,14})(?![\w-])/gi;
 const DASHED_SSN = /(?<![\w-])(\d{3})-(\d{2})-(\d{4})(?!\w|-\d)/g;
 const DASHED_EIN = /(?<![\w-])\d{2}-\d{7}(?!\w|-\d)/g;
 
-const CARD_CANDIDATE = /(?<![\w#/.+-])\d(?:[ -]?\d){12,18}(?!\w|[-./]\d)/g;
+// Not started inside a run of digit groups (the second group of a grouped tracking number).
+const CARD_CANDIDATE = /(?<![\w/.+-])(?<!\d[ .-])\d(?:[ .-]?\d){12,18}(?!\w|[-./]\d)/g;
+// `#` before a number marks an order or ticket number, unless a card label precedes it (CC#).
+const CARD_HASH_LABEL = /(?:\bcc|card|credit|debit)\s*(?:no\.?|number)?\s*#$/i;
 const CARD_GROUPINGS = [/^4-4-4-4(?:-[1-3])?$/, /^4-6-[45]$/];
 
 /**
@@ -85,9 +97,9 @@ const CARD_GROUPINGS = [/^4-4-4-4(?:-[1-3])?$/, /^4-6-[45]$/];
  * more digits ("4111 1111 1111 1111 12 units") still has its card part found.
  */
 function cardPrefixLength(candidate: string): number {
-  const separators = new Set(candidate.match(/[ -]/g) ?? []);
+  const separators = new Set(candidate.match(/[ .-]/g) ?? []);
   if (separators.size > 1) return 0;
-  const groups = candidate.split(/[ -]/);
+  const groups = candidate.split(/[ .-]/);
   for (let count = groups.length; count >= 1; count--) {
     const head = groups.slice(0, count);
     const digits = head.join('');
@@ -99,7 +111,8 @@ function cardPrefixLength(candidate: string): number {
 }
 
 function redactCards(text: string): string {
-  return text.replace(CARD_CANDIDATE, (match) => {
+  return text.replace(CARD_CANDIDATE, (match, offset: number) => {
+    if (text[offset - 1] === '#' && !CARD_HASH_LABEL.test(text.slice(Math.max(0, offset - 12), offset))) return match;
     const cut = cardPrefixLength(match);
     return cut === 0 ? match : REDACTED + match.slice(cut);
   });
@@ -109,7 +122,8 @@ const IBAN_START = /(?<![A-Za-z0-9])([A-Za-z]{2})\d{2}/g;
 
 /**
  * IBANs are scanned by hand: the country fixes the length, and printed IBANs are grouped
- * by spaces, so a regex alone cannot tell where one ends and the next word begins.
+ * by spaces (or dashes), so a regex alone cannot tell where one ends and the next word
+ * begins.
  */
 function redactIbans(text: string): string {
   let out = '';
@@ -120,10 +134,17 @@ function redactIbans(text: string): string {
     if (!length) continue;
     let compact = m[0];
     let i = m.index + m[0].length;
+    let group = compact.length;
     while (compact.length < length && i < text.length) {
-      if (text[i] === ' ' && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) i++;
+      // Dashes only after a group of four: a UUID's hex groups can start like an IBAN.
+      const dash = text[i] === '-' && group === 4;
+      if ((text[i] === ' ' || dash) && /[A-Za-z0-9]/.test(text[i + 1] ?? '')) {
+        i++;
+        group = 0;
+      }
       if (!/[A-Za-z0-9]/.test(text[i] ?? '')) break;
       compact += text[i++];
+      group++;
     }
     if (compact.length !== length || /[A-Za-z0-9]/.test(text[i] ?? '') || !isValidIban(compact)) continue;
     out += text.slice(last, m.index) + REDACTED;
@@ -142,8 +163,10 @@ const SECRET_DETECTORS: Detector[] = [
   (t) => t.replace(BEARER, (m, word, gap, token) => (looksLikeToken(token) ? word + gap + REDACTED : m)),
   (t) => t.replace(BASIC, (m, word, gap, value) => (isBasicCredential(value) ? word + gap + REDACTED : m)),
   (t) => t.replace(LABELLED_SECRET, (_m, label, sep) => label + sep + REDACTED),
-  (t) => t.replace(LABELLED_SSN, (m, label, sep, a, g, s) => (isValidSsn(a, g, s) ? label + sep + REDACTED : m)),
+  (t) => t.replace(LABELLED_SSN, (m, label, sep, a, _gap, g, s) => (isValidSsn(a, g, s) ? label + sep + REDACTED : m)),
   (t) => t.replace(LABELLED_TAX_ID, (_m, label, sep) => label + sep + REDACTED),
+  (t) => t.replace(LABELLED_CODE, (_m, label, sep) => label + sep + REDACTED),
+  (t) => t.replace(LABELLED_ID_DOCUMENT, (m, label, sep, value) => (/\d/.test(value) ? label + sep + REDACTED : m)),
   replaceWhere(DASHED_SSN, (_m, [a, g, s]) => isValidSsn(a, g, s)),
   (t, scope) => (scope.taxScope ? t.replace(DASHED_EIN, REDACTED) : t),
   redactCards,

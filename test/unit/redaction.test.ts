@@ -258,6 +258,41 @@ const positives: Array<[string, Fn, unknown, unknown]> = [
   ['card field', 'output', { card: { number: '•••• 4242', holder: 'Bob' } }, { card: R }],
   ['customer names', 'output', { customer: { id: 7, name: 'Bob Norman', orders_count: 3 } }, { customer: { id: 7, name: R, orders_count: 3 } }],
   ['buyer name and browser ip', 'output', { BuyerName: 'Jane', browser_ip: '203.0.113.7' }, { BuyerName: R, browser_ip: R }],
+
+  // Variations found by the generated corpus (test/support/redaction-corpus).
+  ['two-word labels with a space', 'input', 'API key: k3y-0123456789abcdef, session id: s-42x9', `API key: ${R}, session id: ${R}`],
+  ['pass label and field', 'input', { smtp_pass: 'pw1', note: 'pass=hunter2' }, { smtp_pass: R, note: `pass=${R}` }],
+  ['card with dots and after CC#', 'input', ['4111.1111.1111.1111', 'CC#4111111111111111'], [R, `CC#${R}`]],
+  ['SSN with dots after SSN#', 'input', 'SSN#: 536.22.1234', `SSN#: ${R}`],
+  ['IBAN grouped by dashes, lower case', 'input', 'iban gb82-west-1234-5698-7654-32', `iban ${R}`],
+  [
+    'phone after Ph., a symbol or "phone number:"',
+    'output',
+    ['Ph. 4155552671', '☎ 4155552671', 'Phone number: 4155552671'],
+    [`Ph. ${R}`, `☎ ${R}`, `Phone number: ${R}`],
+  ],
+  ['street line in upper case', 'output', 'SHIP TO 6056 E OAK ST #12, SPRINGFIELD', `SHIP TO ${R}, SPRINGFIELD`],
+  ['street line in lower case after a label', 'output', 'address: 12 oak lane, Louisville', `address: ${R}, Louisville`],
+  [
+    'date of birth after a label',
+    'output',
+    ['DOB: 1980-05-17', 'born on May 17, 1980', 'Date of birth 17.05.1980'],
+    [`DOB: ${R}`, `born on ${R}`, `Date of birth ${R}`],
+  ],
+  ['remote_addr field', 'output', { remote_addr: '203.0.113.7' }, { remote_addr: R }],
+  [
+    'security codes, PINs and one-time codes after a label',
+    'input',
+    ['cvv 123', 'PIN 1234', 'OTP is 492817'],
+    [`cvv ${R}`, `PIN ${R}`, `OTP is ${R}`],
+  ],
+  [
+    'passport and licence numbers after a label',
+    'input',
+    ['Passport: X1234567', "Driver's license #: D123-4567-8901"],
+    [`Passport: ${R}`, `Driver's license #: ${R}`],
+  ],
+  ['Token authorization scheme', 'input', 'Authorization: Token abcdef0123456789', `Authorization: Token ${R}`],
 ];
 
 /** [description, functions, value]. Each row must come back unchanged. */
@@ -319,6 +354,22 @@ const negatives: Array<[string, Fn[], unknown]> = [
   ['inputs keep payment method summaries', ['input'], { payment_method: 'card', source: { brand: 'visa', last4: '4242', exp_month: 12 } }],
   ['address fields that are kept', ['output'], { shipping_address: { city: 'Ottawa', zip: 'K2P0V6', country_code: 'CA', province: 'ON' } }],
   ['markers are left as they are', ['input', 'output'], [R, TRUNCATED, `Bearer ${R}`, `https://${R}@host`]],
+  [
+    'fields about a secret, not holding one',
+    ['input', 'output'],
+    { password_changed_at: '2026-11-29T10:00:00Z', token_expires_at: 1764610720, password_length: 12 },
+  ],
+  ['retina image names are not emails', ['output'], ['logo@2x.png', 'https://cdn.example.com/hero@3x.jpg']],
+  ['product titles with a measure are not streets', ['output'], ['Seagate 2 TB External Hard Drive', '3 Piece Patio Court Set']],
+  ['a grouped tracking number is not cut into a card', ['input', 'output'], 'FedEx #9205 5434 8399 0627 7617 16'],
+  ['an order number after # is not a card', ['input', 'output'], 'order #4111111111111111'],
+  ['dates without a birth label', ['output'], ['created 1980-05-17', 'Birthday sale ends 12/01/2026']],
+  ['a UUID whose first hex group starts like an IBAN', ['input', 'output'], 'urn:uuid:ee73ef3b-1b17-874c-a9bb-6aecafbe9f78'],
+  [
+    'labels without a code or document number',
+    ['input', 'output'],
+    ['PIN code required', 'pin 12 of 40', 'passport required for 3 guests', 'token expired yesterday'],
+  ],
 ];
 
 describe('redaction corpus', () => {
