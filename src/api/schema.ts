@@ -15,11 +15,13 @@ import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
 import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
 import { SubscriptionResolver } from '../events/subscriptions.resolver';
+import { ApiKeyResolver } from '../auth/api-key.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
   OrgResolver,
   OrgAdminResolver,
+  ApiKeyResolver,
   CatalogResolver,
   CredentialResolver,
   RunResolver,

@@ -8,6 +8,7 @@
 export const ERROR_CODES = [
   // API
   'UNAUTHENTICATED',
+  'ORG_SUSPENDED',
   'FORBIDDEN',
   'NOT_FOUND',
   'BAD_USER_INPUT',
@@ -70,6 +71,8 @@ const VENDOR_FAILURE = 'Tool execution failed due to a temporary service issue';
 
 export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   UNAUTHENTICATED: { httpStatus: 401 },
+  // Every key of a suspended org, and its runs' tool calls, until `toolgate org resume`.
+  ORG_SUSPENDED: { httpStatus: 403, modelMessage: 'Tool execution is suspended for this organization' },
   FORBIDDEN: { httpStatus: 403 },
   NOT_FOUND: { httpStatus: 404 },
   BAD_USER_INPUT: { httpStatus: 400 },
