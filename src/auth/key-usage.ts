@@ -15,6 +15,7 @@ export class KeyUsage {
   private noted = new Map<string, number>();
   private cancelTimer: (() => void) | null = null;
   private stopped = false;
+  private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly orm: MikroORM,
@@ -36,17 +37,27 @@ export class KeyUsage {
     });
   }
 
-  /** Writes what was noted, in one statement; a failed write keeps the notes for the next one. */
-  async flush(): Promise<void> {
+  /**
+   * Writes what was noted, in one statement, after any write still running (so awaiting it
+   * means every note made before the call is written); a failed write keeps its notes.
+   */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.write());
+    return this.flushing;
+  }
+
+  private async write(): Promise<void> {
     if (this.noted.size === 0) return;
     const batch = this.noted;
     this.noted = new Map();
     try {
+      // One JSON parameter: the ORM would spread an array parameter into a list.
+      const rows = JSON.stringify([...batch].map(([id, at]) => ({ id, at: new Date(at).toISOString() })));
       await this.orm.em.fork().execute(
         `update api_keys k set last_used_at = t.at
-           from unnest(?::uuid[], ?::timestamptz[]) as t(id, at)
+           from jsonb_to_recordset(?::jsonb) as t(id uuid, at timestamptz)
           where k.id = t.id and (k.last_used_at is null or k.last_used_at < t.at)`,
-        [[...batch.keys()], [...batch.values()].map((at) => new Date(at).toISOString())],
+        [rows],
       );
     } catch (error) {
       this.logger.warn({ err: error, keys: batch.size }, 'could not record API key use; retried with the next flush');
