@@ -16,7 +16,9 @@ async function main(argv: string[]): Promise<number> {
   program.hook('preSubcommand', (_parent, sub) => {
     current = sub;
   });
-  for (const command of [program, ...program.commands]) {
+  // Every level (`keys revoke` too): misuse throws here and exits 2 instead of commander exiting 1.
+  const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+  for (const command of everyCommand(program)) {
     command.exitOverride().configureOutput({ outputError: () => undefined });
   }
   const verbose = argv.includes('--verbose');

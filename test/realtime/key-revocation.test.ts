@@ -3,9 +3,8 @@ import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { ManualClock } from '../support/clock';
 import { newOrg, type TestOrg } from '../support/factories';
-import WebSocket from 'ws';
-import { createClient, type Client } from 'graphql-ws';
-import { runOverSocket, textOf, type CloseInfo, type SocketOutcome } from '../support/graphql-http';
+import type { Client } from 'graphql-ws';
+import { openSocket, runOverSocket, textOf, type SocketOutcome } from '../support/graphql-http';
 import { CreateApiKeyDocument, RevokeApiKeyDocument, ViewerDocument } from '../../gql/graphql';
 import { createKey } from '../../src/orgs/org.service';
 import { resumeOrg, suspendOrg } from '../../src/orgs/org-suspension.service';
@@ -25,44 +24,16 @@ import { approvals, bounded, closeSockets, connect, type Socket } from './realti
  */
 afterEach(async () => closeSockets());
 
-/** Sockets opened here, disposed after each test. */
+/** Sockets held open here, disposed after each test. */
 const eager: Client[] = [];
 afterEach(async () => {
   await Promise.all(eager.splice(0).map((client) => client.dispose()));
 });
 
-/**
- * A socket held open (lazy: false) whose connection is acknowledged: the key was checked
- * and the socket registered. `closed` is its first close, as code and reason.
- */
 async function connected(wsUrl: string, key: string): Promise<Socket> {
-  let onConnected!: () => void;
-  let onClosed!: (info: CloseInfo) => void;
-  const ready = new Promise<void>((resolve) => {
-    onConnected = resolve;
-  });
-  const closed = new Promise<CloseInfo>((resolve) => {
-    onClosed = resolve;
-  });
-  const client = createClient({
-    url: wsUrl,
-    webSocketImpl: WebSocket,
-    lazy: false,
-    retryAttempts: 0,
-    // The close is what the tests look at (`closed`); not a console error.
-    onNonLazyError: () => undefined,
-    connectionParams: { authorization: `Bearer ${key}` },
-    on: {
-      connected: () => onConnected(),
-      closed: (event) => onClosed({ code: (event as CloseInfo).code, reason: (event as CloseInfo).reason }),
-    },
-  });
-  eager.push(client);
-  await bounded(
-    Promise.race([ready, closed.then((c) => Promise.reject(new Error(`closed ${c.code} ${c.reason}`)))]),
-    'the connection to be acknowledged',
-  );
-  return { client, closed };
+  const socket = await openSocket(wsUrl, key);
+  eager.push(socket.client);
+  return socket;
 }
 
 function expectRefused(outcome: SocketOutcome): void {
