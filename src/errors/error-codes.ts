@@ -71,8 +71,9 @@ const VENDOR_FAILURE = 'Tool execution failed due to a temporary service issue';
 
 export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   UNAUTHENTICATED: { httpStatus: 401 },
-  // Every key of a suspended org, and its runs' tool calls, until `toolgate org resume`.
-  ORG_SUSPENDED: { httpStatus: 403, modelMessage: 'Tool execution is suspended for this organization' },
+  // Every key of a suspended org, and its runs' tool calls (refused, never recorded: the
+  // runtime fails the run instead of telling the model), until `toolgate org resume`.
+  ORG_SUSPENDED: { httpStatus: 403 },
   FORBIDDEN: { httpStatus: 403 },
   NOT_FOUND: { httpStatus: 404 },
   BAD_USER_INPUT: { httpStatus: 400 },
