@@ -11,6 +11,7 @@ import { publishWithdrawal, type Withdrawal } from './auth/key-access';
 import type { ApiKey } from './auth/api-key.entity';
 import { isRole, ROLES } from './auth/roles';
 import { createEventBus } from './events/realtime';
+import type { EventBus } from './events/event-bus';
 import { MAX_PAGE_SIZE, type Connection } from './graphql/pagination';
 import { UsageError } from './cli-commands';
 import { group, json, onDatabase, required } from './cli-support';
@@ -26,20 +27,34 @@ export function parseExpiry(value: string, now = systemClock.now()): Date {
   return new Date(at);
 }
 
+/** How long a command waits for the bus before it gives up telling the nodes (the change is committed). */
+const ANNOUNCE_TIMEOUT_MS = 5000;
+
 /**
  * Tells the running nodes (over the configured event bus) to close the open websockets of
  * revoked keys or a suspended org. Their HTTP and websocket operations are refused from the
- * commit on regardless; without a shared bus (EVENT_BUS=in-process) only the sockets wait.
+ * commit on regardless; without a shared bus (EVENT_BUS=in-process), or when the bus does
+ * not answer within 5 s, only the open sockets wait for their next operation to be refused.
  */
 async function announce(config: Config, runtime: Runtime, logger: Logger, withdrawals: Withdrawal[]): Promise<void> {
   if (withdrawals.length === 0 || config.eventBus === 'in-process') return;
-  const bus = await createEventBus(config, runtime.databaseUrl, logger);
-  try {
+  let bus: EventBus | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const publishing = (async () => {
+    bus = await createEventBus(config, runtime.databaseUrl, logger);
     for (const withdrawal of withdrawals) await publishWithdrawal(bus, withdrawal);
+  })();
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the event bus did not answer within ${ANNOUNCE_TIMEOUT_MS} ms`)), ANNOUNCE_TIMEOUT_MS);
+  });
+  try {
+    await Promise.race([publishing, timeout]);
   } catch (error) {
     logger.warn({ err: error }, 'could not tell the running nodes; open websockets close at their next operation');
   } finally {
-    await bus.close();
+    clearTimeout(timer);
+    publishing.catch(() => undefined);
+    await (bus as EventBus | undefined)?.close().catch(() => undefined);
   }
 }
 

@@ -39,7 +39,8 @@ export class OpenSockets {
   }
 
   add(socket: WebSocket, caller: Caller, expiresAt: number | null): void {
-    if (!caller.keyId) return;
+    // A socket that closed while its key was looked up has nothing left to close.
+    if (!caller.keyId || socket.readyState !== socket.OPEN) return;
     const entry: OpenSocket = { socket, caller, cancelExpiry: null };
     addTo(this.byKey, caller.keyId, entry);
     addTo(this.byOrg, caller.orgId, entry);
