@@ -43,9 +43,10 @@ type Extra = { caller?: Caller };
  * and again on every operation (query, mutation or subscription: an invalid key gets the
  * operation refused and the socket closed with 4403). A revocation or suspension closes the
  * key's sockets with 4403 at once, and an expiry when it comes (OpenSockets). Each
- * subscribe message then goes through trusted documents, the token limit, parsing and validation (production profile
- * included), the limits and the rate limit before it runs. A refused operation gets an
- * `error` message with the stable code; the socket stays open. A message larger than the
+ * subscribe message then goes through trusted documents, the token limit, parsing and
+ * validation (production profile included), the limits and the rate limit before it runs.
+ * An operation refused by those gets an `error` message with the stable code; the socket
+ * stays open. A message larger than the
  * body limit closes the socket with 1009 (Message Too Big); graphql-ws has no batching,
  * and an array payload closes it with 4400. While the database is unreachable, the key
  * lookup closes the socket with 1013 (Try Again Later) and an operation fails with

@@ -171,7 +171,7 @@ describe('org suspension', () => {
     suspended = await newOrg(app.em(), 'Suspended Org');
   });
 
-  test('every key of the org is refused with ORG_SUSPENDED (403), recorded in the ledger; other orgs are untouched; resume restores', async () => {
+  test('every key of the org is refused with ORG_SUSPENDED (403, GraphQL and MCP), recorded in the ledger; other orgs are untouched; resume restores', async () => {
     const { changed } = await suspendOrg(app.em(), suspended.org.id, 'unpaid invoices');
     expect(changed).toBe(true);
     for (const role of ['admin', 'client', 'agent'] as const) {
@@ -180,6 +180,14 @@ describe('org suspension', () => {
       expect(errorCode(res)).toBe('ORG_SUSPENDED');
     }
     expect(ok(await app.gql(ViewerDocument, { key: other.keys.client })).viewer.role).toBe('client');
+    // MCP too: refused before any run is bound.
+    const mcp = await fetch(`${new URL(app.url).origin}/mcp/specialists/${suspended.specialist.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${suspended.keys.agent}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(mcp.status).toBe(403);
+    expect(((await mcp.json()) as { error: { data: { code: string } } }).error.data.code).toBe('ORG_SUSPENDED');
     expect((await suspendOrg(app.em(), suspended.org.id, null)).changed).toBe(false);
 
     expect((await resumeOrg(app.em(), suspended.org.id)).changed).toBe(true);
