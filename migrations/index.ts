@@ -7,6 +7,7 @@ import { Migration20261129233633_runtime } from './Migration20261129233633_runti
 import { Migration20261129235224_policy_rule_scope } from './Migration20261129235224_policy_rule_scope';
 import { Migration20261201124813_recovery } from './Migration20261201124813_recovery';
 import { Migration20261201160000_ledger_head } from './Migration20261201160000_ledger_head';
+import { Migration20261201174404_key_lifecycle } from './Migration20261201174404_key_lifecycle';
 import { Migration20261201174503_ledger_tamper } from './Migration20261201174503_ledger_tamper';
 import { Migration20261201180000_upstream_mcp } from './Migration20261201180000_upstream_mcp';
 import { Migration20261201190000_rate_limits } from './Migration20261201190000_rate_limits';
@@ -18,6 +19,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129235224_policy_rule_scope', class: Migration20261129235224_policy_rule_scope },
   { name: 'Migration20261201124813_recovery', class: Migration20261201124813_recovery },
   { name: 'Migration20261201160000_ledger_head', class: Migration20261201160000_ledger_head },
+  { name: 'Migration20261201174404_key_lifecycle', class: Migration20261201174404_key_lifecycle },
   { name: 'Migration20261201174503_ledger_tamper', class: Migration20261201174503_ledger_tamper },
   { name: 'Migration20261201180000_upstream_mcp', class: Migration20261201180000_upstream_mcp },
   { name: 'Migration20261201190000_rate_limits', class: Migration20261201190000_rate_limits },

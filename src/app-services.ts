@@ -18,6 +18,7 @@ import type { Realtime } from './events/realtime';
 import { InFlightCalls } from './recovery/in-flight';
 import { Failpoints } from './recovery/failpoints';
 import { Reconciler } from './recovery/reconciler';
+import { KeyAccess } from './auth/key-access';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -40,6 +41,8 @@ export interface AppServices {
   reconciler: Reconciler;
   /** Cross-node events for subscriptions. */
   realtime: Realtime;
+  /** API-key checks (expiry, suspension), `lastUsedAt`, and revocations reaching open websockets. */
+  keys: KeyAccess;
 }
 
 export interface ServiceOptions {
@@ -52,6 +55,8 @@ export interface ServiceOptions {
   nodeId: string;
   /** Time for token caches and the breaker (default: the system clock; tests move a manual one). */
   clock?: Clock;
+  /** Time for API-key expiry and the `lastUsedAt` flush (default: the system clock). */
+  accessClock?: Clock;
   /** The vendors (default: VENDORS of src/vendors/index.ts; a test may add its own). */
   vendors?: readonly VendorRegistration[];
   /** In-process run signals (tokens, status), shared with the realtime relay. */
@@ -105,5 +110,6 @@ export function createAppServices(
     tools,
   });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
-  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime };
+  const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
+  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys };
 }

@@ -50,6 +50,7 @@ export function describeSeed(seed: SeedResult, url = 'http://localhost:4000/grap
     `Demo org ${seed.orgId} with specialist ${seed.specialistId}.`,
     'API keys (shown once; keep them):',
     ...ROLES.map((role) => `  ${role.padEnd(8)} ${seed.keys[role]}`),
+    ...(seed.revokedKeyIds.length > 0 ? [`Revoked the ${seed.revokedKeyIds.length} demo keys an earlier seed issued (they no longer work).`] : []),
     '',
     'Try:',
     `  curl -s ${url} -H 'content-type: application/json' \\`,

@@ -2,22 +2,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig, type Config } from './config';
+import type { Config } from './config';
 import type { Runtime } from './main';
-import { createLogger, type Logger } from './logger';
+import type { Logger } from './logger';
 import { seedDemo } from './seed/demo-seed';
-import { createKey, createOrg } from './orgs/org.service';
 import { countByKeyVersion, rotateCredentials } from './credentials/credential-rotation';
-import { isRole, ROLES } from './auth/roles';
 import { buildToolgateSchema, printToolgateSchema } from './api/schema';
 import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { MIGRATIONS_DIR } from './db/orm';
 import { projectRoot } from './paths';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
-import { UsageError, describeSeed, describeVersions, withRuntime, writeMigrationIndex } from './cli-commands';
+import { UsageError, describeSeed, describeVersions, writeMigrationIndex } from './cli-commands';
 import { verifyLedgers, writeCheckpoint } from './cli-ledger';
 import { start } from './cli-start';
 import { addPersistedCommands } from './cli-persisted';
+import { group, json, onDatabase, setup } from './cli-support';
+import { addTenantCommands, announceRevokedKeys } from './cli-tenants';
 
 interface Run {
   /** The command's exit code, once it is done. */
@@ -29,25 +29,6 @@ function portNumber(value: string): number {
   if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('--port must be a port number (0-65535)');
   return port;
 }
-
-function required(value: string | undefined, flag: string): string {
-  if (value === undefined || value.trim() === '') throw new UsageError(`${flag} is required`);
-  return value;
-}
-
-/** Configuration and a logger for a command on the database; logs go to stderr, stdout is the output. */
-function setup(overrides: Partial<Config> = {}, toStdout = false): { config: Config; logger: Logger } {
-  const config = { ...loadConfig(), ...overrides };
-  return { config, logger: createLogger(config, toStdout ? 1 : 2) };
-}
-
-/** Runs `work` on the database (see withRuntime): setup commands migrate it, the others require it migrated. */
-function onDatabase(work: (runtime: Runtime, logger: Logger) => Promise<void>, options = { migrate: true }): Promise<number> {
-  const { config, logger } = setup();
-  return withRuntime(config, logger, (runtime) => work(runtime, logger), options);
-}
-
-const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 /** A command that serves on --port/--host until SIGTERM or SIGINT, then stops and exits 0. */
 function serving(
@@ -71,11 +52,6 @@ function serving(
       });
       await served.stop();
     });
-}
-
-/** A group such as `ledger`: run alone, it lists its subcommands (help) and exits 2. */
-function group(parent: Command, name: string, description: string): Command {
-  return parent.command(name).description(description);
 }
 
 export function buildProgram(run: Run): Command {
@@ -114,11 +90,12 @@ export function buildProgram(run: Run): Command {
 
   program
     .command('seed')
-    .description('create the demo org (idempotent) and print fresh keys')
+    .description('create the demo org (idempotent) and print fresh keys; the demo keys an earlier seed printed are revoked')
     .option('--json', 'print {"orgId","specialistId","keys"} as one line')
     .action(async (opts: { json?: boolean }) => {
-      const seeding = async (runtime: Runtime) => {
+      const seeding = async (runtime: Runtime, logger: Logger, config: Config) => {
         const result = await seedDemo(runtime.orm.em.fork(), runtime.keyring);
+        await announceRevokedKeys(config, runtime, logger, result.revokedKeyIds);
         const { orgId, specialistId, keys } = result;
         if (opts.json) json({ orgId, specialistId, keys });
         else process.stdout.write(describeSeed(result));
@@ -126,38 +103,7 @@ export function buildProgram(run: Run): Command {
       done(await onDatabase(seeding));
     });
 
-  group(program, 'org', 'tenants')
-    .command('create')
-    .description('create a tenant and its first admin key')
-    .option('--name <name>', 'the org name (required)')
-    .option('--json', 'print {"orgId","name","adminKey"} as one line')
-    .action(async (opts: { name?: string; json?: boolean }) => {
-      const name = required(opts.name, '--name');
-      const creating = async (runtime: Runtime) => {
-        const { org, adminKey } = await createOrg(runtime.orm.em.fork(), { name });
-        if (opts.json) json({ orgId: org.id, name: org.name, adminKey: adminKey.secret });
-        else process.stdout.write(`Created org ${org.name} (${org.id}).\nAdmin key (shown once): ${adminKey.secret}\n`);
-      };
-      done(await onDatabase(creating, { migrate: false }));
-    });
-
-  group(program, 'keys', 'API keys')
-    .command('create')
-    .description(`issue an API key (roles: ${ROLES.join(', ')})`)
-    .option('--org <id>', 'the org (required)')
-    .option('--role <role>', 'the key’s role (required)')
-    .option('--json', 'print {"id","orgId","role","key"} as one line')
-    .action(async (opts: { org?: string; role?: string; json?: boolean }) => {
-      const orgId = required(opts.org, '--org');
-      const role = required(opts.role, '--role');
-      if (!isRole(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
-      const issuing = async (runtime: Runtime) => {
-        const key = await createKey(runtime.orm.em.fork(), orgId, role);
-        if (opts.json) json({ id: key.id, orgId, role, key: key.secret });
-        else process.stdout.write(`${role} key (shown once): ${key.secret}\n`);
-      };
-      done(await onDatabase(issuing, { migrate: false }));
-    });
+  addTenantCommands(program, done);
 
   const ledger = group(program, 'ledger', 'the audit ledger');
   ledger

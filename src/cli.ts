@@ -16,12 +16,11 @@ async function main(argv: string[]): Promise<number> {
   program.hook('preSubcommand', (_parent, sub) => {
     current = sub;
   });
-  // Every level (`keys create` too): commander's own exits become our codes, its messages ours.
-  const quiet = (command: Command): void => {
+  // Every level (`keys revoke` too): misuse throws here and exits 2 instead of commander exiting 1.
+  const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+  for (const command of everyCommand(program)) {
     command.exitOverride().configureOutput({ outputError: () => undefined });
-    for (const sub of command.commands) quiet(sub);
-  };
-  quiet(program);
+  }
   const verbose = argv.includes('--verbose');
   try {
     if (argv.length === 0) {

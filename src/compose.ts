@@ -39,6 +39,8 @@ export interface ComposeOverrides {
   liveness?: boolean;
   /** Time for token caches and the breaker (default: the system clock). */
   clock?: Clock;
+  /** Time for API-key expiry and the `lastUsedAt` flush (default: the system clock). */
+  accessClock?: Clock;
   /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
   vendors?: readonly VendorRegistration[];
   /** Default: TOOLGATE_NODE_NAME, else host:port. */
@@ -102,6 +104,7 @@ export async function composeToolgate(
     const services = createAppServices(base, {
       executor: overrides.executor,
       clock: overrides.clock,
+      accessClock: overrides.accessClock,
       vendors,
       sandboxUrls: sandboxes.urls,
       offlineModelUrl,
@@ -109,6 +112,8 @@ export async function composeToolgate(
       runEvents,
       realtime,
     });
+    await services.keys.start();
+    started.push(services.keys);
     // Registered before the worker takes a job (it records the worker's lock owner); the
     // first sweep recovers a previous incarnation's work at once.
     if (overrides.liveness !== false && overrides.worker !== false) await installWorkerSchema(base.databaseUrl);
@@ -235,6 +240,8 @@ async function shutdown(parts: {
         ),
     ),
   );
+  // No request is left to note a key's use: the last notes are written.
+  await services.keys.stop().catch((error: unknown) => logger.warn({ err: error }, 'could not write the last API key uses'));
   await parts.liveness?.stop(drained && idle);
   if (!drained) logger.warn('job steps still running at the end of the shutdown budget: their jobs are released to live nodes');
   await withDeadline(parts.realtime.stop(), begun + budget);

@@ -58,7 +58,7 @@ export async function startHttpServer(
   const contextFor = (caller: Caller | null, correlationId: string): RequestContext =>
     new LazyRequestContext(orm, logger, services, caller, correlationId);
 
-  const wsCleanup = startGraphQLWebSocket({ httpServer, schema, orm, guard, api: config.api, format, contextFor });
+  const wsCleanup = startGraphQLWebSocket({ httpServer, schema, keys: services.keys, guard, api: config.api, format, contextFor });
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -110,7 +110,7 @@ export async function startHttpServer(
     graphqlRoute({
       apollo,
       guard,
-      orm,
+      keys: services.keys,
       logger,
       format,
       maxBodyBytes: config.api.maxBodyBytes,

@@ -12,7 +12,6 @@ import { initOrm } from '../../src/db/orm';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { seedDemo } from '../../src/seed/demo-seed';
-import { authenticate } from '../../src/auth/api-key.service';
 import { createKey, createOrg, createSpecialist, setFeatureFlag } from '../../src/orgs/org.service';
 import { bindToolToSpecialist, setToolPermission } from '../../src/catalog/catalog.service';
 import { startRun } from '../../src/runs/run-lifecycle.service';
@@ -166,7 +165,7 @@ export async function demoOrg(server: BenchServer): Promise<BenchOrg> {
   return {
     orgId: seed.orgId,
     specialistId: seed.specialistId,
-    agent: await authenticate(server.em(), seed.keys.agent),
+    agent: (await server.services.keys.authenticate(seed.keys.agent)).caller,
     agentKey: seed.keys.agent,
     adminKey: seed.keys.admin,
   };

@@ -4,7 +4,6 @@ import { execute, parse, validate, type DocumentNode } from 'graphql';
 import { newOrg, newRun, TOOLS, type BenchOrg, type BenchServer } from '../lib/app';
 import { GraphQLClient } from '../lib/http-client';
 import { figure, measure, type BenchContext, type Figure, type Variant } from '../lib/measure';
-import { authenticate } from '../../src/auth/api-key.service';
 import { createLoaders } from '../../src/graphql/loaders';
 import type { RequestContext } from '../../src/graphql/context';
 import { nextCallIds } from './gateway';
@@ -75,7 +74,7 @@ export function bareGraphql(server: BenchServer, key: string) {
   if (errors.length) throw new Error(`READS does not validate: ${errors[0].message}`);
   const { orm, services } = server;
   return async (): Promise<string> => {
-    const caller = await authenticate(orm.em.fork(), key);
+    const { caller } = await services.keys.authenticate(key);
     const em = orm.em.fork();
     const correlationId = randomUUID();
     const contextValue: RequestContext = {

@@ -16,11 +16,13 @@ import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
 import { SubscriptionResolver } from '../events/subscriptions.resolver';
 import { UpstreamResolver } from '../upstream/upstream.resolver';
+import { ApiKeyResolver } from '../auth/api-key.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
   OrgResolver,
   OrgAdminResolver,
+  ApiKeyResolver,
   CatalogResolver,
   CredentialResolver,
   RunResolver,

@@ -15,22 +15,23 @@ import {
   type ExecutionArgs,
   type GraphQLSchema,
 } from 'graphql';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../graphql/context';
 import type { Caller } from '../auth/caller';
-import { authenticate, parseAuthorization } from '../auth/api-key.service';
+import { parseAuthorization } from '../auth/api-key.service';
+import type { KeyAccess } from '../auth/key-access';
+import { AppError } from '../errors/app-error';
 import type { ApiConfig } from '../config';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
-import { isDatabaseUnavailable } from '../db/unavailable';
+import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
 import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
-import { rawStatements } from '../db/raw-transaction';
 import { MAX_VALIDATION_ERRORS } from './limits';
+import { CLOSE_REASONS, OpenSockets } from './socket-access';
 
 export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
   schema: GraphQLSchema;
-  orm: MikroORM;
+  keys: KeyAccess;
   guard: OperationGuard;
   api: ApiConfig;
   format: ClientErrorFormatter;
@@ -41,17 +42,22 @@ type Extra = { caller?: Caller };
 
 /**
  * graphql-ws on `/graphql`, with the protections of the HTTP transport: the key is checked
- * once per connection (4403 when missing or unknown); each subscribe message then goes
- * through trusted documents, the token limit, parsing and validation (production profile
- * included), the limits and the rate limit before it runs. A refused operation gets an
- * `error` message with the stable code; the socket stays open. A message larger than the
+ * at connection_init (4403 when missing, unknown, revoked, expired or of a suspended org)
+ * and again on every operation (query, mutation or subscription: an invalid key gets the
+ * operation refused and the socket closed with 4403). A revocation or suspension closes the
+ * key's sockets with 4403 at once, and an expiry when it comes (OpenSockets). Each
+ * subscribe message then goes through trusted documents, the lexical limits, parsing and
+ * validation (production profile included), the limits and the rate limit before it runs.
+ * An operation refused by those gets an `error` message with the stable code; the socket
+ * stays open. A message larger than the
  * body limit closes the socket with 1009 (Message Too Big); graphql-ws has no batching,
  * and an array payload closes it with 4400. While the database is unreachable, the key
  * lookup closes the socket with 1013 (Try Again Later) and an operation fails with
  * `SERVICE_UNAVAILABLE` (the shared formatter).
  */
 export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
-  const { schema, orm, guard, api, format } = options;
+  const { schema, keys, guard, api, format } = options;
+  const sockets = new OpenSockets(keys);
   const wsServer = new WebSocketServer({ server: options.httpServer, path: '/graphql', maxPayload: api.maxBodyBytes });
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
@@ -110,7 +116,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     }
   };
 
-  return useServer<Record<string, unknown> | undefined, Extra>(
+  const server = useServer<Record<string, unknown> | undefined, Extra>(
     {
       schema,
       onConnect: async (ctx) => {
@@ -127,7 +133,9 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         const secret = parseAuthorization(ctx.connectionParams?.authorization);
         if (!secret) return refused();
         try {
-          ctx.extra.caller = await authenticate(rawStatements(orm), secret);
+          const valid = await keys.authenticate(secret);
+          ctx.extra.caller = valid.caller;
+          sockets.add(ctx.extra.socket, valid.caller, valid.expiresAt);
           return true;
         } catch (error) {
           if (isDatabaseUnavailable(error)) {
@@ -141,7 +149,17 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
       },
       onSubscribe: async (ctx, _id, payload) => {
-        const caller = ctx.extra.caller!;
+        // The key as it is now: revoked, expired or suspended since the connection opened
+        // means this operation does not run and the socket closes.
+        let caller: Caller;
+        try {
+          caller = (await keys.check(ctx.extra.caller!.keyId!)).caller;
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) return [codedError(UNAVAILABLE_MESSAGE, 'SERVICE_UNAVAILABLE')];
+          if (!(error instanceof AppError)) throw error;
+          sockets.close(ctx.extra.socket, error.code === 'ORG_SUSPENDED' ? CLOSE_REASONS.suspended : CLOSE_REASONS.revoked);
+          return [error];
+        }
         const prepared = await prepare(caller, payload);
         if (Array.isArray(prepared) && !prepared.some((e) => e.extensions.code === 'RATE_LIMITED')) {
           // Refused before it could run (parsing, validation, a limit): one point of the key's budget.
@@ -167,6 +185,12 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     },
     wsServer,
   );
+  return {
+    dispose: async () => {
+      sockets.dispose();
+      await server.dispose();
+    },
+  };
 }
 
 const MAX_CACHED_DOCUMENTS = 500;

@@ -31,4 +31,16 @@ export class ApiKey {
 
   @Property({ ...TIMESTAMPTZ, nullable: true })
   revokedAt: Date | null = null;
+
+  /** After this instant the key is refused (null: it never expires). */
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  expiresAt: Date | null = null;
+
+  /** When the key was last used, to the granularity of the usage flush (KeyUsage). */
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  lastUsedAt: Date | null = null;
+
+  /** Issued by `toolgate seed` for the demo org: the next seed revokes it. */
+  @Property({ type: 'boolean', default: false })
+  seeded: Opt<boolean> = false;
 }

@@ -8,6 +8,7 @@
 export const ERROR_CODES = [
   // API
   'UNAUTHENTICATED',
+  'ORG_SUSPENDED',
   'FORBIDDEN',
   'NOT_FOUND',
   'BAD_USER_INPUT',
@@ -75,6 +76,9 @@ const VENDOR_FAILURE = 'Tool execution failed due to a temporary service issue';
 
 export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   UNAUTHENTICATED: { httpStatus: 401 },
+  // Every key of a suspended org, and its runs' tool calls (refused, never recorded: the
+  // runtime fails the run instead of telling the model), until `toolgate org resume`.
+  ORG_SUSPENDED: { httpStatus: 403 },
   FORBIDDEN: { httpStatus: 403 },
   NOT_FOUND: { httpStatus: 404 },
   BAD_USER_INPUT: { httpStatus: 400 },

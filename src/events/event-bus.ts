@@ -6,8 +6,10 @@
  * - `ledger`: `<orgId>:<sequence>` — the org's audit ledger reached that sequence
  *   (published after the transaction that appended it committed).
  * - `tokens`: JSON `{ orgId, runId, offset, text }` — coalesced model text deltas.
+ * - `access`: `key:<keyId>` or `org:<orgId>` — a key was revoked or an org suspended
+ *   (published after the commit): nodes close the websockets of that key or org.
  */
-export type BusChannel = 'ledger' | 'tokens';
+export type BusChannel = 'ledger' | 'tokens' | 'access';
 
 export interface EventBus {
   readonly kind: 'in-process' | 'postgres' | 'redis';

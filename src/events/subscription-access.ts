@@ -2,7 +2,6 @@ import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { mayUse, type Operation } from '../auth/access';
 import type { Caller } from '../auth/caller';
-import { ApiKey } from '../auth/api-key.entity';
 import { AppError } from '../errors/app-error';
 
 /** The caller of a subscription, if its role may use it (FORBIDDEN otherwise). */
@@ -13,10 +12,11 @@ export function authorize(ctx: RequestContext, coordinate: Operation): Caller {
 }
 
 /**
- * Access is re-checked before each event is sent: a key revoked since the subscription
- * started ends it with UNAUTHENTICATED, and nothing after the revocation reaches it. The
- * lookup is shared by all subscriptions of the key receiving the same event (`slot`: the
- * event's sequence), or made once a second (`slot` omitted: replays and token deltas).
+ * Access is re-checked before each event is sent: a key revoked or expired since the
+ * subscription started ends it with UNAUTHENTICATED, a suspended org with ORG_SUSPENDED, and
+ * nothing after that reaches it. The lookup is shared by all subscriptions of the key
+ * receiving the same event (`slot`: the event's sequence), or made once a second (`slot`
+ * omitted: replays and token deltas).
  */
 export function recheckAccess(ctx: RequestContext, slot?: string): void | Promise<void> {
   const caller = requireCaller(ctx);
@@ -27,18 +27,27 @@ export function recheckAccess(ctx: RequestContext, slot?: string): void | Promis
   const known = settled.get(key);
   if (known !== undefined) return assertValid(known);
   return resolveOnce(key, async () => {
-    const found = await ctx.services.orm.em.fork().findOne(ApiKey, { id: keyId }, { fields: ['id', 'revokedAt'] });
-    const valid = Boolean(found && found.revokedAt === null);
-    remember(settled, key, valid);
-    return valid;
+    let refusal: Refusal = null;
+    try {
+      await ctx.services.keys.check(keyId, { use: false });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      refusal = error.code === 'ORG_SUSPENDED' ? 'ORG_SUSPENDED' : 'UNAUTHENTICATED';
+    }
+    remember(settled, key, refusal);
+    return refusal;
   }).then(assertValid);
 }
 
-function assertValid(valid: boolean): void {
-  if (!valid) throw new AppError('UNAUTHENTICATED', 'The API key is no longer valid');
+/** Why the key may no longer receive events (null: it may). */
+type Refusal = 'UNAUTHENTICATED' | 'ORG_SUSPENDED' | null;
+
+function assertValid(refusal: Refusal): void {
+  if (refusal === 'ORG_SUSPENDED') throw new AppError('ORG_SUSPENDED', 'The organization is suspended');
+  if (refusal) throw new AppError('UNAUTHENTICATED', 'The API key is no longer valid');
 }
 
-const settled = new Map<string, boolean>();
+const settled = new Map<string, Refusal>();
 
 /** One resolution per key (an event, a key check), shared by every subscriber on this node that needs it. */
 const resolutions = new Map<string, Promise<unknown>>();

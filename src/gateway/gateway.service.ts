@@ -43,6 +43,8 @@ export interface GatewayDeps {
   clock: Clock;
 }
 
+const orgSuspended = () => new AppError('ORG_SUSPENDED', 'The organization is suspended; no tool call runs');
+
 /**
  * Layer 3. Every tool call passes here in one order: feature flag → manifest → input
  * schema → policy → recorded (transaction 1) → approval, or executor → outcome recorded
@@ -112,9 +114,13 @@ export class ToolGateway {
         const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
         if (!call) throw notFound('Tool call');
         if (call.status !== 'approved') return { kind: 'replay', call } as const;
-        const [run] = await tx.execute<{ status: RunStatus; driver: string }[]>('select status, driver from agent_runs where id = ? for update', [
-          call.runId,
-        ]);
+        const [run] = await tx.execute<{ status: RunStatus; driver: string; org_suspended: boolean }[]>(
+          `select r.status, r.driver, o.suspended_at is not null as org_suspended
+             from agent_runs r join orgs o on o.id = r.org_id where r.id = ? for update of r`,
+          [call.runId],
+        );
+        // Still approved, not claimed: it can run once the org is resumed.
+        if (run.org_suspended) throw orgSuspended();
         assertDriver(run.driver, caller);
         if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
           throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
@@ -174,6 +180,8 @@ export class ToolGateway {
     claim: (callId: string) => void,
   ): Promise<DecidedCall | ToolCallOutcome | { replayOf: string }> {
     const run = await loadRunForCall(tx, request.caller.orgId, request.runId, request.toolUseId ?? null);
+    // Read with the run, so a suspension holds on every node from its commit on; nothing is recorded.
+    if (run.orgSuspended) throw orgSuspended();
     assertDriver(run.driver, request.caller);
     if (run.toolUseCallId) return { replayOf: run.toolUseCallId };
     const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);

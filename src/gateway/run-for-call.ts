@@ -14,6 +14,8 @@ export interface RunForCall {
   configVersion: number;
   policyVersion: number;
   shadowMode: boolean;
+  /** The org is suspended: no tool call runs for it. */
+  orgSuspended: boolean;
   /** The call already made with the request's toolUseId, if any (a replay). */
   toolUseCallId: string | null;
 }
@@ -35,10 +37,12 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
       config_version: number;
       policy_version: number;
       policy_shadow_mode: boolean;
+      org_suspended: boolean;
       tool_use_call_id: string | null;
     }[]
   >(
     `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
+            o.suspended_at is not null as org_suspended,
             (select c.id from tool_calls c where c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = ?) as tool_use_call_id
        from agent_runs r join orgs o on o.id = r.org_id
       where r.id = ? and r.org_id = ?`,
@@ -60,6 +64,7 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
     configVersion: row.config_version,
     policyVersion: row.policy_version,
     shadowMode: row.policy_shadow_mode,
+    orgSuspended: row.org_suspended,
     toolUseCallId: row.tool_use_call_id,
   };
 }

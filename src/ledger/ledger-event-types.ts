@@ -25,10 +25,13 @@ export const LEDGER_EVENT_TYPES = [
   'permission.changed',
   'feature_flag.changed',
   'org.created',
+  'org.suspended',
+  'org.resumed',
   'specialist.created',
   'api_key.created',
   'mcp_server.registered',
   'mcp_server.imported',
+  'api_key.revoked',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];

@@ -4,7 +4,7 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import type { AppServices } from '../app-services';
-import { authenticate, parseAuthorization } from '../auth/api-key.service';
+import { parseAuthorization } from '../auth/api-key.service';
 import type { Caller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
 import { ERROR_CATALOG } from '../errors/error-codes';
@@ -98,7 +98,7 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number 
 async function authenticateAgent(services: AppServices, header: string | undefined): Promise<Caller> {
   const secret = parseAuthorization(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <agent key>');
-  const caller = await authenticate(services.orm.em.fork(), secret);
+  const { caller } = await services.keys.authenticate(secret);
   if (!mayUse('MCP./mcp', caller.role)) throw new AppError('FORBIDDEN', 'MCP endpoints are for agent keys');
   return caller;
 }

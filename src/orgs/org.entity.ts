@@ -31,4 +31,8 @@ export class Org {
 
   @Property({ ...TIMESTAMPTZ })
   createdAt: Opt<Date> = new Date();
+
+  /** Set while the org is suspended: every key of it is refused and no tool call runs. */
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  suspendedAt: Date | null = null;
 }

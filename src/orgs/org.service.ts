@@ -19,12 +19,15 @@ export async function findOrg(em: EntityManager, orgId: string): Promise<Org> {
 }
 
 /** A new tenant and its first admin key. */
-export async function createOrg(em: EntityManager, input: { name: string; slug?: string }): Promise<{ org: Org; adminKey: IssuedKey }> {
+export async function createOrg(
+  em: EntityManager,
+  input: { name: string; slug?: string; seeded?: boolean },
+): Promise<{ org: Org; adminKey: IssuedKey }> {
   const name = cleanName(input.name, 'name');
   return em.transactional(async (tx) => {
     const org = tx.create(Org, { name, slug: input.slug ?? null });
     await tx.flush();
-    const adminKey = await issueApiKey(tx, org.id, 'admin', 'first admin key');
+    const adminKey = await issueApiKey(tx, org.id, 'admin', { name: 'first admin key', seeded: input.seeded });
     await appendLedgerEvent(tx, { orgId: org.id, type: 'org.created', resourceId: org.id, metadata: { name } });
     await appendLedgerEvent(tx, {
       orgId: org.id,
@@ -36,10 +39,17 @@ export async function createOrg(em: EntityManager, input: { name: string; slug?:
   });
 }
 
-export async function createKey(em: EntityManager, orgId: string, role: Role, actor?: Caller): Promise<IssuedKey> {
+/** A key without a name or expiry (the seed, tests); `createApiKey` takes those too. */
+export async function createKey(
+  em: EntityManager,
+  orgId: string,
+  role: Role,
+  actor?: Caller,
+  options: { seeded?: boolean } = {},
+): Promise<IssuedKey> {
   return em.transactional(async (tx) => {
     await findOrg(tx, orgId);
-    const key = await issueApiKey(tx, orgId, role);
+    const key = await issueApiKey(tx, orgId, role, { seeded: options.seeded });
     await appendLedgerEvent(tx, { orgId, type: 'api_key.created', resourceId: key.id, actor, metadata: { role } });
     return key;
   });

@@ -16,6 +16,7 @@ import { costMicros } from '../llm/model-client';
 import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
 import { streamTurn, type TurnReply } from '../llm/model-turn';
 import { AgentRun } from './agent-run.entity';
+import { isOrgSuspended } from '../orgs/org-suspension.service';
 import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
@@ -62,6 +63,7 @@ export class AgentRuntime {
     const em = this.deps.orm.em.fork();
     const run = await em.findOne(AgentRun, { id: runId });
     if (run?.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
+    if (await isOrgSuspended(em, run.orgId)) return this.failSuspended(run);
     // A queued run's first model request does not wait for the run.started transaction:
     // both go out together, and the reply is stored only once the run is running (it is
     // dropped, and the stream aborted, if the run was cancelled meanwhile).
@@ -201,6 +203,7 @@ export class AgentRuntime {
         });
       } catch (error) {
         if (error instanceof AppError && error.code === 'RUN_NOT_ACTIVE') return false; // cancelled meanwhile
+        if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => false);
         throw error;
       }
       results.push(resultBlock(String(use.id), outcome));
@@ -231,7 +234,13 @@ export class AgentRuntime {
       if (!isPending(block)) continue;
       const call = await em.findOneOrFail(ToolCall, { id: block.toolgate!.toolCallId }, { refresh: true });
       if (call.status === 'waiting_approval' || call.status === 'running') return false;
-      const outcome = call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId)) : storedOutcome(call);
+      let outcome: ToolCallOutcome;
+      try {
+        outcome = call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId)) : storedOutcome(call);
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => false);
+        throw error;
+      }
       if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return false;
       content[index] = resultBlock(String(block.tool_use_id), outcome);
     }
@@ -255,6 +264,11 @@ export class AgentRuntime {
   private async fail(run: AgentRun, code: ErrorCode, message: string): Promise<void> {
     const changed = await this.deps.orm.em.fork().transactional((tx) => failRun(tx, run, code, message));
     if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: code });
+  }
+
+  /** A suspended org's run calls neither the model nor a tool: it fails (postMessage continues it once resumed). */
+  private failSuspended(run: AgentRun): Promise<void> {
+    return this.fail(run, 'ORG_SUSPENDED', 'The organization is suspended');
   }
 
   /** Locks the run row; true while it may still take model output. */

@@ -10,6 +10,7 @@ import { ensureCatalog } from '../catalog/catalog.service';
 import { putIntegrationCredential } from '../credentials/credential.service';
 import { createOrg, createKey } from '../orgs/org.service';
 import { ROLES, type Role } from '../auth/roles';
+import { revokeApiKey, seededKeys } from '../auth/key-lifecycle.service';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { SANDBOX_CREDENTIALS } from '../vendors';
 import type { MasterKeyring } from '../credentials/keyring';
@@ -22,6 +23,8 @@ export interface SeedResult {
   specialistId: string;
   created: boolean;
   keys: Record<Role, string>;
+  /** The demo keys an earlier seed issued, revoked by this one (announce them: open sockets close). */
+  revokedKeyIds: string[];
 }
 
 export interface DemoIds {
@@ -38,7 +41,8 @@ export async function findDemo(em: EntityManager): Promise<DemoIds | null> {
 
 /**
  * Idempotently creates the demo org (specialist, catalog permissions and bindings, the
- * tool-calling flag, sandbox credentials) and issues a fresh key per role.
+ * tool-calling flag, sandbox credentials) and issues a fresh key per role, revoking the demo
+ * keys earlier seeds issued (keys made otherwise, e.g. `keys create`, stay).
  */
 export async function seedDemo(em: EntityManager, keyring: MasterKeyring): Promise<SeedResult> {
   await ensureCatalog(em);
@@ -46,7 +50,7 @@ export async function seedDemo(em: EntityManager, keyring: MasterKeyring): Promi
   const created = !org;
   const keys = {} as Record<Role, string>;
   if (!org) {
-    const result = await createOrg(em, { name: 'Demo Org', slug: DEMO_ORG_SLUG });
+    const result = await createOrg(em, { name: 'Demo Org', slug: DEMO_ORG_SLUG, seeded: true });
     org = result.org;
     keys.admin = result.adminKey.secret;
   }
@@ -85,8 +89,14 @@ export async function seedDemo(em: EntityManager, keyring: MasterKeyring): Promi
     if (!existing) await putIntegrationCredential(em, keyring, { orgId }, integrationType, config);
   }
 
-  for (const role of ROLES) {
-    keys[role] ??= (await createKey(em, orgId, role)).secret;
+  const revokedKeyIds: string[] = [];
+  if (!created) {
+    for (const key of await seededKeys(em, orgId)) {
+      if ((await revokeApiKey(em, orgId, key.id, null, 'seed_reissued')).revoked) revokedKeyIds.push(key.id);
+    }
   }
-  return { orgId, specialistId, created, keys };
+  for (const role of ROLES) {
+    keys[role] ??= (await createKey(em, orgId, role, undefined, { seeded: true })).secret;
+  }
+  return { orgId, specialistId, created, keys, revokedKeyIds };
 }

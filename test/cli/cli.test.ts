@@ -11,6 +11,8 @@ import { openCredential, type CredentialEnvelope } from '../../src/credentials/c
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { ROLES } from '../../src/auth/roles';
 import { embeddedDataDirProblem } from '../../src/db/embedded-postgres';
+import { hashSecret } from '../../src/auth/api-key.service';
+import { openSocket } from '../support/graphql-http';
 
 const MASTER_KEY_HEX = 'a7'.repeat(32);
 
@@ -75,6 +77,8 @@ afterAll(async () => {
 describe('toolgate seed', () => {
   let first: SeedJson;
   let second: SeedJson;
+  /** The keys of the last seed (printed for people): the only demo keys still valid. */
+  const latest = {} as SeedJson['keys'];
 
   beforeAll(async () => {
     first = jsonLine<SeedJson>(await runCli(['seed', '--json']));
@@ -112,8 +116,14 @@ describe('toolgate seed', () => {
     expect(await count('select 1 from tool_specialist_bindings where org_id = $1', [orgId])).toBe(TOOL_CATALOG.length);
     expect(await count('select 1 from feature_flags where org_id = $1', [orgId])).toBe(1);
     expect(await count('select 1 from integration_credentials where org_id = $1', [orgId])).toBe(4);
-    // One key per role per run.
+    // One key per role per run; the second run revoked the first run's keys (ledger: seed_reissued).
     expect(await count('select 1 from api_keys where org_id = $1', [orgId])).toBe(2 * ROLES.length);
+    const firstHashes = ROLES.map((role) => hashSecret(first.keys[role]));
+    expect(await count('select 1 from api_keys where secret_hash = any($1) and revoked_at is not null', [firstHashes])).toBe(ROLES.length);
+    expect(await count('select 1 from api_keys where org_id = $1 and revoked_at is null', [orgId])).toBe(ROLES.length);
+    expect(
+      await count("select 1 from ledger_events where org_id = $1 and type = 'api_key.revoked' and metadata->>'reason' = 'seed_reissued'", [orgId]),
+    ).toBe(ROLES.length);
   });
 
   test('the demo org has every catalog tool enabled and bound to the specialist, and tool calling on', async () => {
@@ -161,11 +171,16 @@ describe('toolgate seed', () => {
     }
   });
 
-  test('without --json prints the keys for people', async () => {
+  test('without --json prints the keys for people, and says it revoked the earlier demo keys', async () => {
     const result = await runCli(['seed']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(first.orgId);
-    for (const role of ROLES) expect(result.stdout).toMatch(new RegExp(`^  ${role}\\s+tg_${role}_\\S+$`, 'm'));
+    for (const role of ROLES) {
+      const line = new RegExp(`^  ${role}\\s+(tg_${role}_\\S+)$`, 'm').exec(result.stdout);
+      expect(line).not.toBeNull();
+      latest[role] = line![1];
+    }
+    expect(result.stdout).toContain(`Revoked the ${ROLES.length} demo keys an earlier seed issued`);
   });
 
   describe('issued keys work against a real server', () => {
@@ -192,14 +207,31 @@ describe('toolgate seed', () => {
         waitFor('GET /healthz', async () => ((await fetch(`http://127.0.0.1:${port}/healthz`)).ok ? true : undefined), 30_000),
       ]);
 
-      for (const keys of [first.keys, second.keys]) {
-        const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
+      const viewer = (key: string) =>
+        fetch(`http://127.0.0.1:${port}/graphql`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${keys.expert}` },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
           body: JSON.stringify({ query: '{ viewer { org { id } role } }' }),
         });
-        expect(response.status).toBe(200);
-        expect(await response.json()).toEqual({ data: { viewer: { org: { id: first.orgId }, role: 'expert' } } });
+      const response = await viewer(latest.expert);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: { viewer: { org: { id: first.orgId }, role: 'expert' } } });
+      // The earlier seeds' keys were revoked by the later ones.
+      for (const keys of [first.keys, second.keys]) expect((await viewer(keys.expert)).status).toBe(401);
+
+      // `keys revoke`, another process, closes the key's open websocket on the server (over the event bus).
+      const key = jsonLine<{ id: string; key: string }>(await runCli(['keys', 'create', '--org', first.orgId, '--role', 'client', '--json']));
+      const ws = await openSocket(`ws://127.0.0.1:${port}/graphql`, key.key);
+      try {
+        const revoked = await runCli(['keys', 'revoke', key.id, '--org', first.orgId]);
+        expect({ code: revoked.code, stderr: revoked.stderr }).toEqual({ code: 0, stderr: '' });
+        expect(revoked.stdout).toBe(`Revoked client key ${key.id} (${key.key.slice(0, 'tg_'.length + 'client'.length + 7)}…).\n`);
+        expect(await withTimeout(ws.closed, 5000, () => 'the websocket was not closed within 5 s')).toEqual({
+          code: 4403,
+          reason: 'Forbidden: the API key is no longer valid',
+        });
+      } finally {
+        await ws.client.dispose();
       }
 
       running.child.kill('SIGTERM');
@@ -229,6 +261,8 @@ describe('toolgate org create / keys create', () => {
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       orgId: org.orgId,
       role: 'expert',
+      name: null,
+      expiresAt: null,
       key: expect.stringMatching(/^tg_expert_/),
     });
     const rows = await pg.query('select org_id, role from api_keys where id = $1', [key.id]);
@@ -249,6 +283,75 @@ describe('toolgate org create / keys create', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--name is required');
   });
+
+  test('keys create --name --expires 90d; keys list shows every key without secrets; keys revoke; a past --expires exits 2', async () => {
+    const before = Date.now();
+    const key = jsonLine<{ id: string; name: string; expiresAt: string; key: string }>(
+      await runCli(['keys', 'create', '--org', org.orgId, '--role', 'agent', '--name', 'ci bot', '--expires', '90d', '--json']),
+    );
+    expect(key.name).toBe('ci bot');
+    const expires = Date.parse(key.expiresAt);
+    expect(expires).toBeGreaterThanOrEqual(before + 90 * 86_400_000);
+    expect(expires).toBeLessThan(Date.now() + 90 * 86_400_000);
+
+    const past = await runCli(['keys', 'create', '--org', org.orgId, '--role', 'agent', '--expires', '2020-01-01T00:00:00Z']);
+    expect(past.code).toBe(2);
+    expect(past.stderr).toContain('--expires must be in the future');
+
+    const listed = await runCli(['keys', 'list', '--org', org.orgId, '--json']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).not.toContain(key.key);
+    expect(listed.stdout).not.toContain(org.adminKey);
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(rows.map((r) => r.role)).toEqual(['agent', 'expert', 'admin']);
+    expect(rows[0]).toEqual({
+      id: key.id,
+      orgId: org.orgId,
+      role: 'agent',
+      name: 'ci bot',
+      prefix: key.key.slice(0, 'tg_'.length + 'agent'.length + 7),
+      createdAt: expect.any(String),
+      lastUsedAt: null,
+      expiresAt: key.expiresAt,
+      revokedAt: null,
+    });
+
+    const revoked = jsonLine<{ id: string; revokedAt: string; changed: boolean }>(
+      await runCli(['keys', 'revoke', key.id, '--org', org.orgId, '--json']),
+    );
+    expect(revoked).toMatchObject({ id: key.id, revokedAt: expect.any(String), changed: true });
+    const again = await runCli(['keys', 'revoke', key.id, '--org', org.orgId]);
+    expect(again.stdout).toContain('was already revoked');
+    const elsewhere = await runCli(['keys', 'revoke', key.id, '--org', '00000000-0000-0000-0000-000000000000']);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain('NOT_FOUND');
+    expect(await count("select 1 from ledger_events where org_id = $1 and type = 'api_key.revoked'", [org.orgId])).toBe(1);
+  }, 90_000);
+
+  test('org suspend marks the org suspended (once) and is recorded with its reason; org resume lifts it; an unknown org is NOT_FOUND', async () => {
+    const suspended = jsonLine(await runCli(['org', 'suspend', org.orgId, '--reason', 'unpaid', '--json']));
+    expect(suspended).toEqual({ orgId: org.orgId, suspended: true, changed: true });
+    const [row] = (await pg.query('select suspended_at is not null as suspended from orgs where id = $1', [org.orgId])).rows;
+    expect(row).toEqual({ suspended: true });
+    const again = await runCli(['org', 'suspend', org.orgId]);
+    expect(again.stdout).toContain('was already suspended; nothing changed');
+
+    const resumed = await runCli(['org', 'resume', org.orgId]);
+    expect(resumed.code).toBe(0);
+    expect(resumed.stdout).toContain('Resumed org Acme');
+    const events = await pg.query("select type, metadata from ledger_events where org_id = $1 and type like 'org.%' order by sequence", [org.orgId]);
+    expect(events.rows).toEqual([
+      { type: 'org.created', metadata: { name: 'Acme' } },
+      { type: 'org.suspended', metadata: { reason: 'unpaid' } },
+      { type: 'org.resumed', metadata: {} },
+    ]);
+    const unknown = await runCli(['org', 'suspend', '00000000-0000-0000-0000-000000000000']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('NOT_FOUND');
+  }, 90_000);
 
   test('keys create for an unknown org exits 1 with NOT_FOUND', async () => {
     const result = await runCli(['keys', 'create', '--org', '00000000-0000-0000-0000-000000000000', '--role', 'admin']);
@@ -341,6 +444,21 @@ describe('toolgate command line', () => {
     expect(result.stderr).toContain('--json');
     expect(await count('select 1 from api_keys')).toBe(before);
   });
+
+  test('keys and org list their subcommands; `org suspend --help` names its argument and options; a missing key id exits 2', async () => {
+    const keys = await runCli(['keys']);
+    expect(keys.code).toBe(2);
+    for (const sub of ['list', 'create', 'revoke']) expect(keys.stderr).toMatch(new RegExp(`^  ${sub} `, 'm'));
+    const org = await runCli(['org']);
+    for (const sub of ['create', 'suspend', 'resume']) expect(org.stderr).toMatch(new RegExp(`^  ${sub} `, 'm'));
+    const help = await runCli(['org', 'suspend', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Usage: toolgate org suspend [options] <orgId>');
+    expect(help.stdout).toContain('--reason <text>');
+    const missing = await runCli(['keys', 'revoke', '--org', '00000000-0000-0000-0000-000000000000']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("missing required argument 'keyId'");
+  }, 60_000);
 
   test('a group without its subcommand exits 2 and lists the subcommands', async () => {
     const result = await runCli(['ledger']);

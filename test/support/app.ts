@@ -76,6 +76,8 @@ export async function startTestApp(
     executor?: ToolExecutor;
     /** Time for vendor token caches and the breaker (a ManualClock of test/support/clock.ts). */
     clock?: Clock;
+    /** Time for API-key expiry and the `lastUsedAt` flush (a ManualClock). */
+    accessClock?: Clock;
     sandboxes?: boolean;
     /** Serve the offline model and point the runtime at it. */
     offlineModel?: boolean;
@@ -133,6 +135,7 @@ export async function startTestApp(
       {
         executor: options.executor,
         clock: options.clock,
+        accessClock: options.accessClock,
         vendors: options.vendors,
         bus,
         sandboxes: options.sandboxes ?? false,

@@ -110,6 +110,51 @@ export function socket(
   return { client, close: () => client.dispose() as Promise<void>, closed };
 }
 
+/**
+ * A socket held open (lazy: false) once its connection is acknowledged — the key was checked
+ * and the server registered the socket; `closed` is its first close, as code and reason.
+ * The caller disposes the client.
+ */
+export async function openSocket(wsUrl: string, key: string, timeoutMs = 10_000): Promise<{ client: Client; closed: Promise<CloseInfo> }> {
+  let onConnected!: () => void;
+  let onClosed!: (info: CloseInfo) => void;
+  const ready = new Promise<void>((resolve) => {
+    onConnected = resolve;
+  });
+  const closed = new Promise<CloseInfo>((resolve) => {
+    onClosed = resolve;
+  });
+  const client = createClient({
+    url: wsUrl,
+    webSocketImpl: WebSocket,
+    lazy: false,
+    retryAttempts: 0,
+    // The close is what tests look at (`closed`); not a console error.
+    onNonLazyError: () => undefined,
+    connectionParams: { authorization: `Bearer ${key}` },
+    on: {
+      connected: () => onConnected(),
+      closed: (event) => onClosed({ code: (event as CloseInfo).code, reason: (event as CloseInfo).reason }),
+    },
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      ready,
+      closed.then((c) => Promise.reject(new Error(`the socket closed before it was acknowledged: ${c.code} ${c.reason}`))),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error('timed out waiting for connection_ack')), timeoutMs);
+      }),
+    ]);
+  } catch (error) {
+    await client.dispose();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+  return { client, closed };
+}
+
 /** Runs one operation over the socket and settles on its result, its error message, or a close. */
 export function runOverSocket(client: Client, payload: Record<string, unknown>, timeoutMs = 5000): Promise<SocketOutcome> {
   return new Promise<SocketOutcome>((resolve, reject) => {

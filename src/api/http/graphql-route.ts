@@ -2,10 +2,10 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { GraphQLError } from 'graphql';
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestContext } from '../../graphql/context';
 import type { Caller } from '../../auth/caller';
-import { authenticate, parseAuthorization } from '../../auth/api-key.service';
+import { parseAuthorization } from '../../auth/api-key.service';
+import type { KeyAccess } from '../../auth/key-access';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
@@ -15,12 +15,11 @@ import type { OperationGuard } from '../operation-guard';
 import { rateLimitHeaders, type RateVerdict } from '../rate-limits';
 import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
-import { rawStatements } from '../../db/raw-transaction';
 
 export interface GraphQLRouteOptions {
   apollo: ApolloServer<RequestContext>;
   guard: OperationGuard;
-  orm: MikroORM;
+  keys: KeyAccess;
   logger: Logger;
   format: ClientErrorFormatter;
   maxBodyBytes: number;
@@ -158,9 +157,10 @@ function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestH
     const secret = parseAuthorization(req.headers.authorization);
     if (!secret) return unauthenticated(req, res, 'An API key is required (Authorization: Bearer <key>)');
     try {
-      res.locals.caller = await authenticate(rawStatements(options.orm), secret);
+      res.locals.caller = (await options.keys.authenticate(secret)).caller;
     } catch (error) {
       if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(req, res, error.message);
+      if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return refuse(res, error);
       if (isDatabaseUnavailable(error)) return unavailable(options, refuse, res, error, 'authentication');
       return next(error);
     }
