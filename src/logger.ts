@@ -44,7 +44,12 @@ export function createLogger(config: LogSettings, destination: pino.DestinationS
       base: { service: 'toolgate' },
       redact: { paths: REDACTED_LOG_PATHS, censor: '[REDACTED]' },
       timestamp: pino.stdTimeFunctions.isoTime,
-      serializers: shortStacks ? { err: (error: Error) => shortenStacks(pino.stdSerializers.err(error)) } : undefined,
+      serializers: {
+        err: (error: Error) => {
+          const serialized = pino.stdSerializers.err(withoutValues(error));
+          return shortStacks ? shortenStacks(serialized) : serialized;
+        },
+      },
     },
     typeof destination === 'number' ? streamFor(config, destination) : destination,
   );
@@ -55,6 +60,49 @@ function streamFor(config: LogSettings, fd: 1 | 2): pino.DestinationStream {
   const format = config.logFormat ?? (terminal && config.nodeEnv === 'development' ? 'pretty' : 'json');
   if (format === 'json') return pino.destination({ fd, sync: true });
   return pretty({ destination: fd, sync: true, colorize: terminal, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+}
+
+interface DatabaseErrorFields {
+  name?: string;
+  stack?: string;
+  cause?: unknown;
+  sqlState?: unknown;
+  code?: unknown;
+  severity?: unknown;
+  routine?: unknown;
+  constraint?: unknown;
+  table?: unknown;
+  column?: unknown;
+}
+
+/**
+ * A database error's message, detail and the query its ORM wrapper quotes carry parameter
+ * values (`invalid input syntax for type uuid: "…"`, `Key (name)=(…) already exists`, the
+ * SQL with its parameters): logged as the SQLSTATE and the names of what failed, never values.
+ */
+function withoutValues(error: Error, depth = 0): Error {
+  const fields = error as Error & DatabaseErrorFields;
+  const sqlState =
+    typeof fields.sqlState === 'string'
+      ? fields.sqlState
+      : typeof fields.severity === 'string' && typeof fields.routine === 'string' && typeof fields.code === 'string'
+        ? fields.code
+        : null;
+  if (sqlState === null) return error;
+  const names = [
+    fields.table && `table ${fields.table}`,
+    fields.column && `column ${fields.column}`,
+    fields.constraint && `constraint ${fields.constraint}`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+  const scrubbed = new Error(`database error SQLSTATE ${sqlState}${names ? ` (${names})` : ''}`) as Error & DatabaseErrorFields;
+  scrubbed.name = error.name;
+  const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  scrubbed.stack = [`${error.name}: ${scrubbed.message}`, ...frames].join('\n');
+  Object.assign(scrubbed, { sqlState, constraint: fields.constraint, table: fields.table, column: fields.column });
+  if (fields.cause instanceof Error && depth < 3) scrubbed.cause = withoutValues(fields.cause, depth + 1);
+  return scrubbed;
 }
 
 /** The message line and the first frame outside node_modules and Node itself, its path relative to the working folder. */
