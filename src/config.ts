@@ -120,8 +120,10 @@ export interface ApiConfig {
   persistedDocumentsFile: string | undefined;
   /** The partner manifest; unset → gql/partner/persisted-documents.json of the project. */
   partnerDocumentsFile: string | undefined;
-  /** A token bucket per API key and per process, charged with each operation's cost. */
+  /** Shared request budgets (src/api/rate-limits.ts): per API key by cost, per address without one. */
   rateLimit: { enabled: boolean; points: number; pointsPerSecond: number; anonymousPerMinute: number };
+  /** Browser origins /mcp accepts besides loopback ones (MCP_ALLOWED_ORIGINS): DNS-rebinding protection. */
+  mcpAllowedOrigins: string[];
 }
 
 /**
@@ -209,6 +211,7 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
       pointsPerSecond: integer(env, 'RATE_LIMIT_POINTS_PER_SECOND', 1000, 1, 1_000_000_000),
       anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 120, 1, 1_000_000_000),
     },
+    mcpAllowedOrigins: originList(env, 'MCP_ALLOWED_ORIGINS'),
   };
   if (api.rateLimit.enabled && api.rateLimit.points < api.maxCost) {
     throw new ConfigError(
@@ -217,6 +220,21 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
     );
   }
   return api;
+}
+
+/** A comma-separated list of origins (`https://app.example.com`), each checked and normalized. */
+function originList(env: Env, name: string): string[] {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return [];
+  return raw.split(',').map((part) => {
+    try {
+      const url = new URL(part.trim());
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http(s)');
+      return url.origin;
+    } catch {
+      throw new ConfigError(`${name} must be a comma-separated list of http(s) origins, got "${part.trim()}"`);
+    }
+  });
 }
 
 /** A comma-separated list of roles; `none` for the empty list. */

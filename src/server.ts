@@ -119,7 +119,7 @@ export async function startHttpServer(
     }),
   );
   // MCP over Streamable HTTP: a run's manifest as tools, every call through the same gateway.
-  const mcp = mcpRoute(services, { maxBodyBytes: config.api.maxBodyBytes });
+  const mcp = mcpRoute(services, { maxBodyBytes: config.api.maxBodyBytes, allowedOrigins: config.api.mcpAllowedOrigins });
   app.use('/mcp', mcp.router);
   app.use(internalErrorHandler(services));
 

@@ -25,7 +25,7 @@ export interface McpRoute {
  * external run; 2026-07-28 requests are stateless and each is bound to its run. Either way
  * the tools are the run's manifest and every call goes through the gateway.
  */
-export function mcpRoute(services: AppServices, options: { maxBodyBytes: number }): McpRoute {
+export function mcpRoute(services: AppServices, options: { maxBodyBytes: number; allowedOrigins: readonly string[] }): McpRoute {
   const deps: McpServerDeps = {
     orm: services.orm,
     gateway: services.gateway,
@@ -76,6 +76,7 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number 
   };
 
   const router = Router();
+  router.use(checkOrigin(options.allowedOrigins));
   router.use(express.json({ limit: options.maxBodyBytes }));
   for (const [path, kind] of [
     ['/specialists/:id', 'specialist'],
@@ -92,6 +93,28 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number 
     next(error);
   });
   return { router, close: () => sessions.close().then(() => modern.close()) };
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * DNS-rebinding protection (MCP, Streamable HTTP: servers must validate Origin): a browser
+ * request names its page's origin, which must be a loopback one or in MCP_ALLOWED_ORIGINS,
+ * else 403 before anything else. Clients that are not browsers send no Origin.
+ */
+function checkOrigin(allowed: readonly string[]) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const origin = req.header('origin');
+    if (origin === undefined) return next();
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = null;
+    }
+    if (parsed && (LOOPBACK.has(parsed.hostname) || allowed.includes(parsed.origin))) return next();
+    rpcError(res, 403, 'FORBIDDEN', `Origin ${origin} is not allowed (MCP_ALLOWED_ORIGINS)`);
+  };
 }
 
 /** MCP is for agent keys: the role that drives external runs (as executeToolCall). */
