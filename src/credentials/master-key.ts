@@ -16,7 +16,8 @@ export async function resolveKeyring(config: Config, logger: Logger): Promise<Ma
   try {
     const key = Buffer.from((await fs.readFile(file, 'utf8')).trim(), 'hex');
     if (key.length === 32) {
-      logger.warn({ file }, 'MASTER_ENCRYPTION_KEY is not set; using the development key from the data folder');
+      // Warned once, when it was generated; a development start using it is routine.
+      logger.info({ file }, 'MASTER_ENCRYPTION_KEY is not set; using the development key from the data folder');
       return new MasterKeyring([{ version: 1, key }]);
     }
   } catch {
