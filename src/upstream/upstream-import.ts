@@ -81,7 +81,7 @@ export async function importUpstreamTools(
           defaultRisk: server.defaultRisk,
           idempotent: server.defaultIdempotent,
           inputSchema: tool.inputSchema,
-          costCents: 0,
+          costCents: server.defaultCostCents,
           timeoutMs: null,
           orgId: caller.orgId,
           upstreamServerId: server.id,

@@ -39,6 +39,10 @@ export class UpstreamMcpServer {
   @Property({ type: 'boolean' })
   defaultIdempotent!: boolean;
 
+  /** What each imported tool's call costs, in cents (the catalog's costCents for vendor tools). */
+  @Property({ type: 'integer', default: 0 })
+  defaultCostCents: Opt<number> = 0;
+
   @Property({ ...TIMESTAMPTZ })
   createdAt: Opt<Date> = new Date();
 

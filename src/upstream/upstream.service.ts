@@ -20,6 +20,7 @@ export interface RegisterUpstreamInput {
   bearerToken?: string | null;
   defaultRisk: RiskLevel;
   defaultIdempotent: boolean;
+  defaultCostCents?: number;
 }
 
 /** Lowercase words joined by single underscores: safe in a tool name, a model tool name and a vault type. */
@@ -27,6 +28,7 @@ const SERVER_NAME = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
 const MAX_NAME = 32;
 const MAX_URL = 2048;
 const MAX_TOKEN = 4096;
+const MAX_COST_CENTS = 100_000;
 
 /**
  * Registers an upstream MCP server for the caller's org; its bearer token (if any) goes to
@@ -43,6 +45,10 @@ export async function registerUpstreamServer(
     throw badInput(`name must be 1-${MAX_NAME} lowercase letters and digits, words joined by single "_"`, { field: 'name' });
   }
   const url = parseServerUrl(input.url);
+  const costCents = input.defaultCostCents ?? 0;
+  if (!Number.isInteger(costCents) || costCents < 0 || costCents > MAX_COST_CENTS) {
+    throw badInput(`defaultCostCents must be a whole number of cents from 0 to ${MAX_COST_CENTS}`, { field: 'defaultCostCents' });
+  }
   const token = input.bearerToken ?? null;
   if (token !== null && (token.trim() === '' || token.length > MAX_TOKEN || /[\s]/.test(token))) {
     throw badInput(`bearerToken must be 1-${MAX_TOKEN} characters without spaces`, { field: 'bearerToken' });
@@ -57,6 +63,7 @@ export async function registerUpstreamServer(
         transport: input.transport,
         defaultRisk: input.defaultRisk,
         defaultIdempotent: input.defaultIdempotent,
+        defaultCostCents: costCents,
       });
       await tx.flush();
       if (token !== null) await putIntegrationCredential(tx, keyring, caller, upstreamCredentialType(input.name), { bearerToken: token });
@@ -72,6 +79,7 @@ export async function registerUpstreamServer(
           transport: server.transport,
           defaultRisk: server.defaultRisk,
           defaultIdempotent: server.defaultIdempotent,
+          defaultCostCents: server.defaultCostCents,
           bearerToken: token !== null,
         },
       });

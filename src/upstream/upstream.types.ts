@@ -1,4 +1,4 @@
-import { Field, ID, InputType, ObjectType } from 'type-graphql';
+import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { RiskLevelEnum } from '../catalog/catalog.types';
 import type { RiskLevel } from '../catalog/risk';
 import { graphqlEnum } from '../graphql/enums';
@@ -27,6 +27,9 @@ export class RegisterMcpServerInput {
 
   @Field({ description: 'Whether its imported tools may be retried (and re-run after a crash)' })
   defaultIdempotent!: boolean;
+
+  @Field(() => Int, { defaultValue: 0, description: "What a call of each imported tool costs, in cents (0-100000), as a catalog tool's costCents" })
+  defaultCostCents = 0;
 }
 
 @ObjectType('McpServer', { description: 'An upstream MCP server of the org' })
@@ -48,6 +51,9 @@ export class McpServerType {
 
   @Field()
   defaultIdempotent!: boolean;
+
+  @Field(() => Int)
+  defaultCostCents!: number;
 
   @Field({ description: 'A bearer token is stored for it (never readable back)' })
   hasCredential!: boolean;
@@ -99,6 +105,7 @@ export const toMcpServerType = ({ server, hasCredential, tools }: UpstreamServer
   transport: server.transport,
   defaultRisk: server.defaultRisk,
   defaultIdempotent: server.defaultIdempotent,
+  defaultCostCents: server.defaultCostCents,
   hasCredential,
   tools,
   createdAt: server.createdAt,

@@ -81,7 +81,7 @@ type Documents = {
     "\n  mutation UpsertPolicyRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...RuleFields }\n  }\n": typeof types.UpsertPolicyRuleDocument,
     "\n  mutation DeletePolicyRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": typeof types.DeletePolicyRuleDocument,
     "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n": typeof types.SetShadowModeDocument,
-    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n": typeof types.McpServerFieldsFragmentDoc,
+    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n": typeof types.McpServerFieldsFragmentDoc,
     "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n": typeof types.RegisterMcpServerDocument,
     "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n": typeof types.ImportMcpToolsDocument,
     "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n": typeof types.McpServersDocument,
@@ -159,7 +159,7 @@ const documents: Documents = {
     "\n  mutation UpsertPolicyRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...RuleFields }\n  }\n": types.UpsertPolicyRuleDocument,
     "\n  mutation DeletePolicyRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": types.DeletePolicyRuleDocument,
     "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n": types.SetShadowModeDocument,
-    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n": types.McpServerFieldsFragmentDoc,
+    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n": types.McpServerFieldsFragmentDoc,
     "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n": types.RegisterMcpServerDocument,
     "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n": types.ImportMcpToolsDocument,
     "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n": types.McpServersDocument,
@@ -455,7 +455,7 @@ export function graphql(source: "\n  mutation SetShadowMode($enabled: Boolean!) 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n"): (typeof documents)["\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt\n  }\n"];
+export function graphql(source: "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n"): (typeof documents)["\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

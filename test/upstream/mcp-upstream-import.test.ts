@@ -47,8 +47,15 @@ describe('register and import', () => {
   });
 
   test("an admin registers a server and imports its tools as mcp.<server>.<tool>, disabled, with the server's defaults", async () => {
-    const server = await registerServer(app, tenant, { name: 'sbx', defaultRisk: 'medium', defaultIdempotent: true });
-    expect(server).toMatchObject({ name: 'sbx', transport: 'streamable_http', defaultRisk: 'medium', hasCredential: false, tools: [] });
+    const server = await registerServer(app, tenant, { name: 'sbx', defaultRisk: 'medium', defaultIdempotent: true, defaultCostCents: 7 });
+    expect(server).toMatchObject({
+      name: 'sbx',
+      transport: 'streamable_http',
+      defaultRisk: 'medium',
+      defaultCostCents: 7,
+      hasCredential: false,
+      tools: [],
+    });
     expect(server.lastImportedAt).toBeNull();
 
     const imported = await importTools(app, tenant, server.id);
@@ -64,7 +71,7 @@ describe('register and import', () => {
       vendor: 'mcp.sbx',
       defaultRisk: 'medium',
       idempotent: true,
-      costCents: 0,
+      costCents: 7,
       enabled: false,
     });
     expect(weather.inputSchema).toEqual(MCP_SANDBOX_TOOLS[0].inputSchema);
@@ -81,6 +88,7 @@ describe('register and import', () => {
       transport: 'streamable_http',
       defaultRisk: 'medium',
       defaultIdempotent: true,
+      defaultCostCents: 7,
       bearerToken: false,
     });
   });
@@ -162,6 +170,8 @@ describe('bad input is refused with a stable code and changes nothing', () => {
     ['a name with a dot', { name: 'a.b' }, 'BAD_USER_INPUT', 'name'],
     ['a name with a double underscore', { name: 'a__b' }, 'BAD_USER_INPUT', 'name'],
     ['a blank bearer token', { bearerToken: '  ' }, 'BAD_USER_INPUT', 'bearerToken'],
+    ['a negative cost', { defaultCostCents: -1 }, 'BAD_USER_INPUT', 'defaultCostCents'],
+    ['a cost over the limit', { defaultCostCents: 100_001 }, 'BAD_USER_INPUT', 'defaultCostCents'],
     ['a name the org already uses', { name: 'taken' }, 'MCP_SERVER_NAME_TAKEN', 'name'],
   ])('%s', async (_what, input, code, field) => {
     const response = await register(input);

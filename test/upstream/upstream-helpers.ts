@@ -10,7 +10,7 @@ import { MCP_SANDBOX, MCP_SANDBOX_TOOLS, type McpSandbox } from '../../src/vendo
 /** Helpers of the upstream MCP suites: the admin API, a run and calls of `mcp.<server>.<tool>`. */
 graphql(`
   fragment McpServerFields on McpServer {
-    id name url transport defaultRisk defaultIdempotent hasCredential tools createdAt lastImportedAt
+    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt
   }
 `);
 
@@ -82,7 +82,14 @@ export async function upstreamTenant(app: TestApp): Promise<Tenant> {
 export async function registerServer(
   app: TestApp,
   tenant: Tenant,
-  input: { name: string; defaultRisk?: 'low' | 'medium' | 'high'; defaultIdempotent?: boolean; bearerToken?: string; url?: string },
+  input: {
+    name: string;
+    defaultRisk?: 'low' | 'medium' | 'high';
+    defaultIdempotent?: boolean;
+    defaultCostCents?: number;
+    bearerToken?: string;
+    url?: string;
+  },
 ) {
   const variables = {
     input: {
@@ -90,6 +97,7 @@ export async function registerServer(
       url: input.url ?? app.sandbox!.urlFor(MCP_SANDBOX),
       defaultRisk: input.defaultRisk ?? 'low',
       defaultIdempotent: input.defaultIdempotent ?? true,
+      ...(input.defaultCostCents !== undefined ? { defaultCostCents: input.defaultCostCents } : {}),
       ...(input.bearerToken ? { bearerToken: input.bearerToken } : {}),
     },
   };
