@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { Client } from 'pg';
+import { runCliOn } from '../support/processes';
 import { startTestApp, TEST_MASTER_KEY_HEX, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
 import { ledgerRowsOf, recordOf, type LedgerRow } from '../support/ledger-rows';
@@ -20,7 +20,7 @@ import { takeCheckpoint, type SignedCheckpoint } from '../../src/ledger/ledger-c
  * right row. Attacks that rewrite the chain and its head together verify "ok" against the
  * database alone — a signed checkpoint taken before them must catch them.
  */
-const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
+const _CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 jest.setTimeout(120_000);
 
 const VERIFY = graphql(`
@@ -401,35 +401,7 @@ describe('events hashed before version 2', () => {
   });
 });
 
-interface Cli {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<Cli> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          NODE_ENV: 'test',
-          DATABASE_URL: app.db.url,
-          LOG_LEVEL: 'silent',
-          MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX,
-          ...env,
-        },
-        timeout: 60_000,
-      },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(error);
-        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCliOn(app.db, TEST_MASTER_KEY_HEX, args, env);
 
 describe('toolgate ledger checkpoint and verify --checkpoint', () => {
   const pem = (key: KeyObject, type: 'pkcs8' | 'spki') => key.export({ type, format: 'pem' }) as string;

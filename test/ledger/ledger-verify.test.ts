@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
-import { execFile } from 'node:child_process';
 import { Client } from 'pg';
+import { runCliOn } from '../support/processes';
 import { startTestApp, errorCode, TEST_MASTER_KEY_HEX, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
 import { recordOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
@@ -17,7 +17,7 @@ import { verifyLedger } from '../../src/ledger/ledger-verify';
  * session_replication_role = replica (the test user is a superuser), as an attacker with
  * database access would. Each tampering must be named at the exact row.
  */
-const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
+const _CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 
 // Each CLI run is a fresh node process (about 1-3 s under load).
 jest.setTimeout(60_000);
@@ -72,28 +72,7 @@ async function viaGraphql(key: string): Promise<Verification> {
   return res.body.data!.verifyLedger;
 }
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      {
-        env: {
-          PATH: process.env.PATH,
-          NODE_ENV: 'test',
-          DATABASE_URL: app.db.url,
-          LOG_LEVEL: 'silent',
-          MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX,
-        },
-        timeout: 25_000,
-      },
-      (error, stdout, stderr) => {
-        if (error && typeof error.code !== 'number') return reject(error);
-        resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
-      },
-    );
-  });
-}
+const cli = (args: string[]) => runCliOn(app.db, TEST_MASTER_KEY_HEX, args, {}, 25_000);
 
 async function viaCli(orgId: string): Promise<{ code: number; result: Verification & { orgId: string } }> {
   const { code, stdout, stderr } = await cli(['ledger', 'verify', '--org', orgId, '--json']);

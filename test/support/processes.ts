@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 
 /**
  * The compiled `toolgate` command run as a user would: a child process with only env and
@@ -92,3 +92,30 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 export { freePort } from '../../src/db/throwaway-postgres';
+
+/**
+ * One `toolgate` command against a test app's database (its master key, logs silent), run to
+ * its end: the exit code and what it printed. `env` adds or overrides variables.
+ */
+export function runCliOn(
+  database: { url: string },
+  masterKeyHex: string,
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const childEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      MASTER_ENCRYPTION_KEY: masterKeyHex,
+      ...env,
+    };
+    execFile(process.execPath, [CLI, ...args], { env: childEnv, timeout: timeoutMs }, (error, stdout, stderr) => {
+      if (error && typeof error.code !== 'number') return reject(error);
+      resolve({ code: error ? (error.code as number) : 0, stdout, stderr });
+    });
+  });
+}
