@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { markBinExecutable } from './bin-executable.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Written only after tsc succeeded: a failed build is retried by the next start.
@@ -31,6 +32,7 @@ if (changed !== undefined) {
     process.stderr.write('The build failed (see above); nothing was started.\n');
     process.exit(1);
   }
+  markBinExecutable();
   fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
   process.stderr.write(`Built in ${((Date.now() - began) / 1000).toFixed(1)} s.\n`);
 }
