@@ -34,6 +34,8 @@ export interface Config {
   dbPoolMax: number;
   /** Seed the demo org on the first start (default: only on the embedded database). */
   seedOnStart: boolean;
+  /** Apply pending migrations on start (under an advisory lock); off: start refuses a database with pending ones. */
+  migrateOnStart: boolean;
   /** Global kill switch: when on, every tool call is blocked with FEATURE_DISABLED. */
   toolCallingKillSwitch: boolean;
   /** How long an approval request waits for a human before it expires. */
@@ -155,6 +157,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     dbPoolMax: integer(env, 'DB_POOL_MAX', 10, 1, 1000),
     // The demo org (and its printed keys) and the vendor sandboxes are for a first try, not a production start.
     seedOnStart: boolean(env, 'TOOLGATE_SEED_ON_START', databaseUrl === undefined && nodeEnv !== 'production'),
+    migrateOnStart: boolean(env, 'TOOLGATE_MIGRATE_ON_START', true),
     toolCallingKillSwitch: boolean(env, 'TOOL_CALLING_KILL_SWITCH', false),
     approvalTtlMs: integer(env, 'APPROVAL_TTL_SECONDS', 86_400, 1, 30 * 86_400) * 1000,
     vendorSandboxes: boolean(env, 'TOOLGATE_VENDOR_SANDBOXES', databaseUrl === undefined && nodeEnv !== 'production'),

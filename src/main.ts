@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from './config';
 import type { Logger } from './logger';
-import { initOrm, migrateUp } from './db/orm';
+import { initOrm, migrateUp, pendingMigrations } from './db/orm';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { resolveKeyring } from './credentials/master-key';
 import type { MasterKeyring } from './credentials/keyring';
@@ -23,7 +23,11 @@ export interface Runtime {
 }
 
 /** Connects to DATABASE_URL, or starts the embedded PostgreSQL; migrates when asked. */
-export async function openRuntime(config: Config, logger: Logger, options: { migrate: boolean }): Promise<Runtime> {
+/**
+ * `catalog`: the caller serves (start): the catalog is ensured, and without `migrate` a
+ * database with pending migrations is refused (a release runs `toolgate migrate` first).
+ */
+export async function openRuntime(config: Config, logger: Logger, options: { migrate: boolean; catalog?: boolean }): Promise<Runtime> {
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
   const orm = await initOrm({ clientUrl: databaseUrl, poolMax: config.dbPoolMax });
@@ -31,8 +35,15 @@ export async function openRuntime(config: Config, logger: Logger, options: { mig
     if (options.migrate) {
       const applied = await migrateUp(orm);
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-      await ensureCatalog(orm.em.fork());
+    } else if (options.catalog) {
+      const pending = await pendingMigrations(orm);
+      if (pending.length > 0) {
+        throw new ConfigError(
+          `the database has ${pending.length} pending migration(s) and TOOLGATE_MIGRATE_ON_START is false: run \`toolgate migrate\` first`,
+        );
+      }
     }
+    if (options.migrate || options.catalog) await ensureCatalog(orm.em.fork());
     const keyring = await resolveKeyring(config, logger);
     return {
       orm,
@@ -69,7 +80,7 @@ export async function startToolgate(config: Config, logger: Logger): Promise<Too
       'no model is configured: set ANTHROPIC_API_KEY (or ANTHROPIC_BASE_URL for an Anthropic-compatible server), or TOOLGATE_OFFLINE_MODEL=true to serve the offline development model',
     );
   }
-  const runtime = await openRuntime(config, logger, { migrate: true });
+  const runtime = await openRuntime(config, logger, { migrate: config.migrateOnStart, catalog: true });
   try {
     await assertKeyringOpensCredentials(runtime.orm.em.fork(), runtime.keyring);
     let seeded: SeedResult | null = null;

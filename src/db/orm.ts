@@ -1,6 +1,7 @@
 import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
+import { Client } from 'pg';
 import { projectRoot } from '../paths';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../../migrations';
@@ -46,9 +47,24 @@ export async function initOrm(options: OrmOptions): Promise<MikroORM> {
   return MikroORM.init(ormOptions(options));
 }
 
+/** The session-level advisory lock every migrating process takes first (any 64-bit key of our own). */
+const MIGRATION_LOCK = '7340019001';
+
+/**
+ * Applies pending migrations while holding a PostgreSQL advisory lock on a connection of its
+ * own, so replicas starting together migrate one at a time: the second waits, then finds
+ * nothing pending. A process that dies releases the lock with its connection.
+ */
 export async function migrateUp(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.getMigrator().up();
-  return applied.map((m) => m.name);
+  const lock = new Client({ connectionString: orm.config.get('clientUrl') });
+  await lock.connect();
+  try {
+    await lock.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    const applied = await orm.getMigrator().up();
+    return applied.map((m) => m.name);
+  } finally {
+    await lock.end();
+  }
 }
 
 export async function pendingMigrations(orm: MikroORM): Promise<string[]> {
