@@ -142,3 +142,15 @@ export async function openRateLimits(
   }
   return { limits: new RateLimits(settings, { kind: 'postgres', knex: orm.em.getConnection().getKnex() }), close: async () => undefined };
 }
+
+/** Whether `error` is a spent budget (RATE_LIMITED from `charge` or `chargeAnonymous`). */
+export function isRateLimited(error: unknown): error is AppError {
+  return error instanceof AppError && error.code === 'RATE_LIMITED';
+}
+
+/** A 429's header fields: Retry-After and the RateLimit fields of the spent budget. */
+export function refusalHeaders(error: AppError): Record<string, string> {
+  const verdict = error.extensions.rateLimit as RateVerdict | undefined;
+  const retryAfter = { 'retry-after': String(error.extensions.retryAfter ?? verdict?.resetSeconds ?? 1) };
+  return verdict ? { ...retryAfter, ...rateLimitHeaders(verdict) } : retryAfter;
+}

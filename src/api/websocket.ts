@@ -26,6 +26,7 @@ import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
 import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
 import { MAX_VALIDATION_ERRORS } from './limits';
+import { isRateLimited } from './rate-limits';
 import { CLOSE_REASONS, OpenSockets } from './socket-access';
 
 export interface GraphQLWebSocketOptions {
@@ -125,7 +126,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           try {
             await guard.limits.chargeAnonymous(ctx.extra.request.socket.remoteAddress ?? 'unknown');
           } catch (error) {
-            if (!(error instanceof GraphQLError && error.extensions.code === 'RATE_LIMITED')) throw error;
+            if (!isRateLimited(error)) throw error;
             ctx.extra.socket.close(TOO_MANY_REQUESTS, 'Too many requests without a valid API key');
           }
           return false; // graphql-ws closes with 4403 Forbidden (a no-op when closed above)

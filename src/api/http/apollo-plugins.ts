@@ -6,7 +6,7 @@ import { ERROR_CATALOG } from '../../errors/error-codes';
 import { isExpectedError } from '../../errors/format-error';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { OperationGuard } from '../operation-guard';
-import { rateLimitHeaders, type RateVerdict } from '../rate-limits';
+import { isRateLimited, rateLimitHeaders, refusalHeaders } from '../rate-limits';
 import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
 
 /**
@@ -29,7 +29,7 @@ export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<
             setHeaders(response.http.headers, rateLimitHeaders(verdict));
           } catch (error) {
             if (!(error instanceof AppError)) throw error;
-            if (error.code === 'RATE_LIMITED') charged = true;
+            if (isRateLimited(error)) charged = true;
             throw withHttpStatus(error);
           }
         },
@@ -39,7 +39,7 @@ export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<
           try {
             setHeaders(response.http.headers, rateLimitHeaders(await guard.chargeRefused(contextValue.caller)));
           } catch (error) {
-            if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
+            if (!isRateLimited(error)) throw error;
           }
         },
       };
@@ -54,10 +54,7 @@ function setHeaders(headers: HeaderMap, values: Record<string, string>): void {
 function withHttpStatus(error: AppError): GraphQLError {
   const { code: _code, ...details } = error.extensions;
   const headers = new HeaderMap();
-  if (error.code === 'RATE_LIMITED' && typeof details.retryAfter === 'number') {
-    headers.set('retry-after', String(details.retryAfter));
-    if (details.rateLimit) setHeaders(headers, rateLimitHeaders(details.rateLimit as RateVerdict));
-  }
+  if (isRateLimited(error)) setHeaders(headers, refusalHeaders(error));
   return new AppError(error.code, error.message, {
     ...details,
     http: { status: ERROR_CATALOG[error.code].httpStatus, headers },

@@ -12,7 +12,7 @@ import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailab
 import type { Logger } from '../../logger';
 import type { ClientErrorFormatter } from '../client-errors';
 import type { OperationGuard } from '../operation-guard';
-import { rateLimitHeaders, type RateVerdict } from '../rate-limits';
+import { isRateLimited, refusalHeaders } from '../rate-limits';
 import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
 
@@ -140,9 +140,8 @@ async function chargedOr(charging: Promise<unknown>, refuse: Refuse, res: Respon
   try {
     await charging;
   } catch (error) {
-    if (!(error instanceof AppError && error.code === 'RATE_LIMITED')) throw error;
-    const verdict = error.extensions.rateLimit as RateVerdict;
-    return refuse(res, error, 429, { 'retry-after': String(verdict.resetSeconds), ...rateLimitHeaders(verdict) });
+    if (!isRateLimited(error)) throw error;
+    return refuse(res, error, 429, refusalHeaders(error));
   }
   otherwise();
 }
