@@ -146,22 +146,28 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
       now,
       now,
     ];
-    return appendEvents(client, call.orgId, { sql: `w0 as (${INSERT_DECISION}), w1 as (${INSERT_CALL})`, params: rows }, [
-      {
-        type: 'tool_call.requested',
-        runId: call.runId,
-        resourceId: callId,
-        actor: call.caller,
-        metadata: requestedMetadata(call),
-      },
-    ]);
+    return appendEvents(
+      client,
+      call.orgId,
+      { sql: `w0 as (${INSERT_DECISION}), w1 as (${INSERT_CALL})`, params: rows },
+      { runId: call.runId, toolUseId: call.toolUseId },
+      [
+        {
+          type: 'tool_call.requested',
+          runId: call.runId,
+          resourceId: callId,
+          actor: call.caller,
+          metadata: requestedMetadata(call),
+        },
+      ],
+    );
   });
   notify(options.notifier, call.orgId, first);
   // (the instant vendor answers here)
   const durationMs = Math.round(performance.now() - started);
   const second = await transaction(pool, async (client) => {
     await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, new Date(), callId, NODE_ID]);
-    return appendEvents(client, call.orgId, null, [
+    return appendEvents(client, call.orgId, null, null, [
       {
         type: 'tool_call.succeeded',
         runId: call.runId,
@@ -199,8 +205,15 @@ interface Joined {
  * The ledger append of ledger.service: the append point (lock and last hash), then one
  * INSERT carrying the joined writes; the new last sequence.
  */
-async function appendEvents(client: pg.PoolClient, orgId: string, joined: Joined | null, entries: RawEvent[]): Promise<bigint> {
-  const point = await client.query<AppendPoint>(HEAD, [orgId, entries.length]);
+async function appendEvents(
+  client: pg.PoolClient,
+  orgId: string,
+  joined: Joined | null,
+  toolUse: { runId: string; toolUseId: string } | null,
+  entries: RawEvent[],
+): Promise<bigint> {
+  const point = await client.query<AppendPoint>(HEAD, [orgId, entries.length, toolUse?.runId ?? null, toolUse?.toolUseId ?? null]);
+  if (point.rows[0].recorded_call) throw new Error('toolUseId repeated');
   const records = chainRecords(
     orgId,
     point.rows[0],

@@ -13,6 +13,7 @@ import type { Caller } from '../auth/caller';
 import type { MasterKeyring } from '../credentials/keyring';
 import type { Logger } from '../logger';
 import { ToolCall } from './tool-call.entity';
+import { ToolUseRecorded } from '../ledger/ledger.service';
 import type { OrgConfigCache } from './org-config-cache';
 import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRegistry } from './tool-registry';
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
@@ -86,7 +87,9 @@ export class ToolGateway {
     try {
       decided = await this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim)));
     } catch (error) {
-      // Two requests with one toolUseId raced; the loser answers with the winner's call.
+      // Two requests with one toolUseId raced; the loser answers with the winner's call. The
+      // append point usually tells (ToolUseRecorded); the unique constraint is the backstop.
+      if (error instanceof ToolUseRecorded) return replay(reads(), await reads().findOneOrFail(ToolCall, { id: error.toolCallId }));
       if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
         const existing = await this.findByToolUse(reads(), request);
         if (existing) return replay(reads(), existing);

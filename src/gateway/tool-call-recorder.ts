@@ -74,8 +74,14 @@ export async function recordBlockedCall(
     tx,
     [requestEvent(call, base, 'tool_call.requested', {}), requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details })],
     [insertSql(base.metadata, 'ToolCall', call)],
+    { toolUse: toolUseOf(base) },
   );
   return call;
+}
+
+/** The tool use an append records: a racing request may have recorded it while this one waited for the lock. */
+function toolUseOf(base: CallBase): { runId: string; toolUseId: string } | undefined {
+  return base.request.toolUseId ? { runId: base.run.id, toolUseId: base.request.toolUseId } : undefined;
 }
 
 /** A call the policy decided: decision row, call row, and an approval request when needed. */
@@ -173,7 +179,7 @@ export async function recordDecidedCall(
     // The run's row is locked here, before the ledger's append point, as on every path.
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
-  await appendLedgerEvents(tx, events, rows);
+  await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input) });
   return { call, tool, approvalRequestId: approval?.id ?? null };
 }
 

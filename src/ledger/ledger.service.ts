@@ -36,8 +36,11 @@ export interface JoinedWrite {
 export const EVENT_COLUMNS =
   'id, org_id, sequence, hash_version, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, prev_hash, hash';
 const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-/** The org's lock, its head, `n` event ids and the time (see the migration …_ledger_tamper). */
-export const APPEND_POINT = 'select hash, sequence, ids, created_at from toolgate_ledger_append_point(?, ?)';
+/**
+ * The org's lock, its head, `n` event ids and the time (see the migration …_ledger_tamper),
+ * and the call a racing request recorded for the same tool use meanwhile (…_append_point_tool_use).
+ */
+export const APPEND_POINT = 'select hash, sequence, ids, created_at, recorded_call from toolgate_ledger_append_point(?, ?, ?, ?)';
 
 /** What the append point answers. */
 export interface AppendPoint {
@@ -46,6 +49,24 @@ export interface AppendPoint {
   ids: string[];
   /** Canonical UTC text to the microsecond (ledger-hash.ts). */
   created_at: string;
+  /** The call already recorded for the append's tool use (`AppendOptions.toolUse`), else null. */
+  recorded_call: string | null;
+}
+
+export interface AppendOptions {
+  /**
+   * The append records this tool use of a run: when a racing request recorded it while this
+   * one waited for the org's lock, the append stops with `ToolUseRecorded` before its INSERT
+   * (whose unique check would wait on that call's outcome transaction, which waits on this lock).
+   */
+  toolUse?: { runId: string; toolUseId: string };
+}
+
+/** The run's tool use was recorded by another request first; nothing was appended. */
+export class ToolUseRecorded extends Error {
+  constructor(readonly toolCallId: string) {
+    super(`tool use already recorded as call ${toolCallId}`);
+  }
 }
 
 /**
@@ -57,12 +78,23 @@ export interface AppendPoint {
  * without forks or gaps, and the events and the head commit or roll back with the change
  * they record.
  */
-export async function appendLedgerEvents(em: SqlTransaction, entries: LedgerEntry[], joined: JoinedWrite[] = []): Promise<LedgerEvent[]> {
+export async function appendLedgerEvents(
+  em: SqlTransaction,
+  entries: LedgerEntry[],
+  joined: JoinedWrite[] = [],
+  options: AppendOptions = {},
+): Promise<LedgerEvent[]> {
   if (entries.length === 0) return [];
   if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
   const orgId = entries[0].orgId;
   if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
-  const [point] = await em.execute<AppendPoint[]>(APPEND_POINT, [orgId, entries.length]);
+  const [point] = await em.execute<AppendPoint[]>(APPEND_POINT, [
+    orgId,
+    entries.length,
+    options.toolUse?.runId ?? null,
+    options.toolUse?.toolUseId ?? null,
+  ]);
+  if (point.recorded_call) throw new ToolUseRecorded(point.recorded_call);
   const params: unknown[] = [];
   for (const write of joined) params.push(...write.params);
   const records = chainRecords(orgId, point, entries);

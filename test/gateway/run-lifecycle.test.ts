@@ -197,6 +197,65 @@ describe('idempotency by toolUseId', () => {
     expect((await demo.gw.call(answers[0].toolCallId)).ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
   });
 
+  test("a loser that gets the org's lock while the winner records its outcome answers the winner's call, without a deadlock", async () => {
+    // The interleaving that once deadlocked: the loser passed the replay check before the
+    // winner committed, then got the org's ledger lock; the winner's outcome transaction
+    // updated the call's row and waited for that lock; the loser's INSERT then waited, in
+    // the unique check, for the winner's transaction (PostgreSQL aborted one of them).
+    const run = await demo.gw.startRun();
+    const shopifyBefore = demo.gw.vendorRequests('shopify');
+    const inserts = new Client({ connectionString: demo.app.db.url });
+    const decisions = new Client({ connectionString: demo.app.db.url });
+    await inserts.connect();
+    await decisions.connect();
+    const waitingOn = async (sql: string) =>
+      Number((await inserts.query<{ n: string }>(`select count(*) as n from pg_locks where not granted and ${sql}`)).rows[0].n);
+    let settled: PromiseSettledResult<Awaited<ReturnType<GatewayClient['execute']>>>[] | undefined;
+    try {
+      const [{ pid }] = (await decisions.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
+      // 1. Both pass the replay check; one waits to insert its rows, the other for the org's lock.
+      await inserts.query('begin');
+      await inserts.query('lock table tool_calls in exclusive mode');
+      const racing = Promise.allSettled([
+        demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_deadlock' }),
+        demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId: 'toolu_deadlock' }),
+      ]);
+      void racing.then((answers) => {
+        settled = answers;
+      });
+      while ((await waitingOn("(relation = 'tool_calls'::regclass or locktype = 'advisory')")) < 2);
+      // 2. Queue a lock that will hold back the second request's INSERT (the decision row goes
+      // first) once the first request has committed, while its outcome transaction goes ahead.
+      await decisions.query('begin');
+      const decisionsLocked = decisions.query('lock table policy_decisions in share mode');
+      while ((await waitingOn(`pid = ${pid}`)) < 1);
+      await inserts.query('commit');
+      await decisionsLocked;
+      // 3. Either both answered (the second saw the first's call at the lock), or the deadlock's
+      // stage is set: the winner's outcome waits for the org's lock, the loser's INSERT for us.
+      while (
+        !settled &&
+        !((await waitingOn("locktype = 'advisory'")) === 1 && (await waitingOn(`relation = 'policy_decisions'::regclass and pid <> ${pid}`)) === 1)
+      );
+      await decisions.query('commit');
+      settled = await racing;
+    } finally {
+      await inserts.end();
+      await decisions.end();
+    }
+    const answers = settled.map((answer) => {
+      if (answer.status === 'rejected') throw answer.reason;
+      return answer.value;
+    });
+    expect(answers[0].toolCallId).toBe(answers[1].toolCallId);
+    expect(answers.map((a) => a.replayed).sort()).toEqual([false, true]);
+    expect(demo.gw.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    const call = await demo.gw.call(answers[0].toolCallId);
+    expect(call.status).toBe('succeeded');
+    expect(call.ledgerEvents.map((e) => e.type)).toEqual(['tool_call.requested', 'tool_call.succeeded']);
+    expect(await demo.gw.count('policy_decisions', 'run_id = ?', [run.id])).toBe(1);
+  });
+
   /*
    * BUG (src/gateway/gateway.service.ts, replay()): a replayed call that waits for approval
    * answers approvalRequestId: null, although ToolCallResult.approvalRequestId is "set
