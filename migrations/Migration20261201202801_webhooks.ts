@@ -17,7 +17,7 @@ export class Migration20261201202801_webhooks extends Migration {
     this.addSql(`create index "webhook_endpoints_org_id_index" on "webhook_endpoints" ("org_id");`);
 
     this.addSql(
-      `create table "webhook_deliveries" ("id" uuid not null default gen_random_uuid(), "org_id" uuid not null, "endpoint_id" uuid not null, "ledger_event_id" uuid not null, "event_type" text check ("event_type" in ('approval.requested', 'approval.resolved', 'approval.expired', 'run.completed', 'run.failed')) not null, "status" text check ("status" in ('pending', 'delivered', 'failed')) not null default 'pending', "attempts" int not null default 0, "payload" jsonb null, "next_attempt_at" timestamptz null, "last_http_status" int null, "last_error_code" text null, "created_at" timestamptz not null default now(), "delivered_at" timestamptz null, constraint "webhook_deliveries_pkey" primary key ("id"));`,
+      `create table "webhook_deliveries" ("id" uuid not null default gen_random_uuid(), "org_id" uuid not null, "endpoint_id" uuid not null, "ledger_event_id" bigint not null, "event_type" text check ("event_type" in ('approval.requested', 'approval.resolved', 'approval.expired', 'run.completed', 'run.failed')) not null, "status" text check ("status" in ('pending', 'delivered', 'failed')) not null default 'pending', "attempts" int not null default 0, "payload" jsonb null, "next_attempt_at" timestamptz null, "last_http_status" int null, "last_error_code" text null, "created_at" timestamptz not null default now(), "delivered_at" timestamptz null, constraint "webhook_deliveries_pkey" primary key ("id"));`,
     );
     this.addSql(`create index "webhook_deliveries_endpoint_id_created_at_index" on "webhook_deliveries" ("endpoint_id", "created_at");`);
     this.addSql(

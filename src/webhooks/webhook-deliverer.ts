@@ -59,7 +59,11 @@ export class WebhookDeliverer {
     if (!delivery || delivery.status !== 'pending') return;
     const endpoint = await em.findOneOrFail(WebhookEndpoint, { id: delivery.endpointId });
     if (!endpoint.enabled || endpoint.deletedAt) {
-      await em.nativeUpdate(WebhookDelivery, { id: delivery.id, status: 'pending' }, { status: 'failed', nextAttemptAt: null, lastErrorCode: 'endpoint_disabled' });
+      await em.nativeUpdate(
+        WebhookDelivery,
+        { id: delivery.id, status: 'pending' },
+        { status: 'failed', nextAttemptAt: null, lastErrorCode: 'endpoint_disabled' },
+      );
       return;
     }
     if (!delivery.payload) {
@@ -105,7 +109,14 @@ export class WebhookDeliverer {
     }
   }
 
-  private async record(tx: EntityManager, endpoint: WebhookEndpoint, delivery: WebhookDelivery, result: AttemptResult, startedAt: Date, durationMs: number) {
+  private async record(
+    tx: EntityManager,
+    endpoint: WebhookEndpoint,
+    delivery: WebhookDelivery,
+    result: AttemptResult,
+    startedAt: Date,
+    durationMs: number,
+  ) {
     const { clock, settings, logger } = this.options;
     const attempt = delivery.attempts + 1;
     const gone = result.errorCode === 'gone';
@@ -141,7 +152,12 @@ export class WebhookDeliverer {
     if (gone) {
       const disabled = await tx.nativeUpdate(WebhookEndpoint, { id: endpoint.id, enabled: true }, { enabled: false, disabledReason: 'gone' });
       if (disabled > 0) {
-        await appendLedgerEvent(tx, { orgId: endpoint.orgId, type: 'webhook_endpoint.disabled', resourceId: endpoint.id, metadata: { reason: 'gone' } });
+        await appendLedgerEvent(tx, {
+          orgId: endpoint.orgId,
+          type: 'webhook_endpoint.disabled',
+          resourceId: endpoint.id,
+          metadata: { reason: 'gone' },
+        });
       }
     }
     if (!result.ok) {

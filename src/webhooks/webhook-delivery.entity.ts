@@ -27,7 +27,7 @@ export class WebhookDelivery {
   endpointId!: string;
 
   /** The ledger event it reports; also the `webhook-id` header (the receiver's dedupe key). */
-  @Property({ type: 'uuid' })
+  @Property({ type: 'bigint' })
   ledgerEventId!: string;
 
   @Enum({ items: [...WEBHOOK_EVENT_TYPES], type: 'text' })

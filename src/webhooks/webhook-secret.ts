@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { openCredential, rewrapCredential, sealCredential, type CredentialEnvelope, type CredentialIdentity } from '../credentials/credential-envelope';
+import {
+  openCredential,
+  rewrapCredential,
+  sealCredential,
+  type CredentialEnvelope,
+  type CredentialIdentity,
+} from '../credentials/credential-envelope';
 import type { MasterKeyring } from '../credentials/keyring';
 
 /**
@@ -9,7 +15,11 @@ import type { MasterKeyring } from '../credentials/keyring';
  * like any vendor credential and a sealed secret copied to another row does not open.
  */
 const SECRET_PREFIX = 'whsec_';
-const identity = (orgId: string, endpointId: string): CredentialIdentity => ({ orgId, credentialId: endpointId, integrationType: 'webhook_endpoint' });
+const identity = (orgId: string, endpointId: string): CredentialIdentity => ({
+  orgId,
+  credentialId: endpointId,
+  integrationType: 'webhook_endpoint',
+});
 
 export function newWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;

@@ -50,7 +50,11 @@ export class WebhookResolver {
 
   @Authorized()
   @Mutation(() => WebhookEndpointType, { description: 'Turn an endpoint on or off (off: its pending deliveries are given up)' })
-  async setWebhookEndpointEnabled(@Arg('id', () => ID) id: string, @Arg('enabled') enabled: boolean, @Ctx() ctx: RequestContext): Promise<WebhookEndpointType> {
+  async setWebhookEndpointEnabled(
+    @Arg('id', () => ID) id: string,
+    @Arg('enabled') enabled: boolean,
+    @Ctx() ctx: RequestContext,
+  ): Promise<WebhookEndpointType> {
     return toWebhookEndpointType(await setWebhookEndpointEnabled(ctx.em, requireCaller(ctx), id, enabled));
   }
 

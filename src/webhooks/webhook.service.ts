@@ -34,7 +34,13 @@ export async function createWebhookEndpoint(
     const count = await tx.count(WebhookEndpoint, { orgId: caller.orgId, deletedAt: null });
     if (count >= MAX_ENDPOINTS_PER_ORG) throw badInput(`an org may have at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints`, { field: 'url' });
     const secret = newWebhookSecret();
-    const endpoint = tx.create(WebhookEndpoint, { orgId: caller.orgId, url, eventTypes, encryptedSecret: null as never, keyVersion: keyring.current.version });
+    const endpoint = tx.create(WebhookEndpoint, {
+      orgId: caller.orgId,
+      url,
+      eventTypes,
+      encryptedSecret: null as never,
+      keyVersion: keyring.current.version,
+    });
     endpoint.encryptedSecret = sealWebhookSecret(keyring, caller.orgId, endpoint.id, secret);
     await tx.flush();
     await appendLedgerEvent(tx, {
@@ -97,14 +103,22 @@ export interface DeliveryWithAttempts {
 }
 
 /** An endpoint's deliveries, newest first, each with its attempts (one statement for the page's attempts). */
-export async function listWebhookDeliveries(em: EntityManager, orgId: string, endpointId: string, args: PageArgs): Promise<Connection<DeliveryWithAttempts>> {
+export async function listWebhookDeliveries(
+  em: EntityManager,
+  orgId: string,
+  endpointId: string,
+  args: PageArgs,
+): Promise<Connection<DeliveryWithAttempts>> {
   await findWebhookEndpoint(em, orgId, endpointId);
   const page = await paginate(em, WebhookDelivery, { orgId, endpointId }, args, 'newest_first', (delivery) => delivery);
   const ids = page.edges.map((e) => e.node.id);
   const attempts = ids.length === 0 ? [] : await em.find(WebhookAttempt, { deliveryId: { $in: ids } }, { orderBy: { attempt: 'asc' } });
   return {
     ...page,
-    edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: { delivery: edge.node, attempts: attempts.filter((a) => a.deliveryId === edge.node.id) } })),
+    edges: page.edges.map((edge) => ({
+      cursor: edge.cursor,
+      node: { delivery: edge.node, attempts: attempts.filter((a) => a.deliveryId === edge.node.id) },
+    })),
   };
 }
 

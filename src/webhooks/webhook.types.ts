@@ -13,7 +13,11 @@ registerEnumType(WebhookEventTypeEnum, {
   name: 'WebhookEventType',
   description: 'An event a webhook endpoint may receive; its payload `type` is the name with a dot (`approval.requested`)',
 });
-export const WebhookDeliveryStatusEnum = graphqlEnum(DELIVERY_STATUSES, 'WebhookDeliveryStatus', 'pending (attempts remain), delivered, or failed (given up)');
+export const WebhookDeliveryStatusEnum = graphqlEnum(
+  DELIVERY_STATUSES,
+  'WebhookDeliveryStatus',
+  'pending (attempts remain), delivered, or failed (given up)',
+);
 export const WebhookAttemptOutcomeEnum = graphqlEnum(ATTEMPT_OUTCOMES, 'WebhookAttemptOutcome');
 
 @ObjectType('WebhookEndpoint', { description: 'Where the org’s events are sent; its signing secret is shown once, by createWebhookEndpoint' })
