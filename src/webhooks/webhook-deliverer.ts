@@ -11,6 +11,7 @@ import { WebhookAttempt } from './webhook-attempt.entity';
 import { buildWebhookPayload } from './webhook-payload';
 import { openWebhookSecret } from './webhook-secret';
 import { enqueueDelivery } from './webhook-jobs';
+import { canonicalJson } from '../ledger/canonical-json';
 
 /** How much longer each wait before a retry is than the one before. */
 const BACKOFF_FACTOR = 5;
@@ -85,7 +86,8 @@ export class WebhookDeliverer {
     } catch {
       return { ok: false, httpStatus: null, errorCode: 'secret_unreadable' };
     }
-    const body = JSON.stringify(delivery.payload);
+    // Keys sorted: the stored payload (jsonb keeps no key order) gives the same bytes at every retry.
+    const body = canonicalJson(delivery.payload);
     const sentAt = new Date(clock.now());
     const headers = {
       'content-type': 'application/json',
