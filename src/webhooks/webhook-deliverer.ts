@@ -54,10 +54,10 @@ export class WebhookDeliverer {
   constructor(private readonly options: WebhookDelivererOptions) {}
 
   async deliver(deliveryId: string): Promise<void> {
-    const { orm, keyring, clock, settings } = this.options;
+    const { orm, clock } = this.options;
     const em = orm.em.fork();
     const delivery = await em.findOne(WebhookDelivery, { id: deliveryId });
-    if (!delivery || delivery.status !== 'pending') return;
+    if (delivery?.status !== 'pending') return;
     const endpoint = await em.findOneOrFail(WebhookEndpoint, { id: delivery.endpointId });
     if (!endpoint.enabled || endpoint.deletedAt) {
       await em.nativeUpdate(

@@ -5,7 +5,6 @@ import { ATTEMPT_OUTCOMES, type AttemptOutcome, type WebhookAttempt } from './we
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events';
 import { graphqlEnum } from '../graphql/enums';
-import type { DeliveryWithAttempts } from './webhook.service';
 
 /** GraphQL enum names cannot hold a dot: `approval_requested` is the event type `approval.requested`. */
 export const WebhookEventTypeEnum = Object.fromEntries(WEBHOOK_EVENT_TYPES.map((t) => [t.replace('.', '_'), t])) as Record<string, WebhookEventType>;
@@ -131,4 +130,3 @@ export const toWebhookDeliveryType = ({ delivery, attempts }: { delivery: Webhoo
   attempts: attempts.map(toAttemptType),
 });
 
-export type { DeliveryWithAttempts };

@@ -80,7 +80,13 @@ export class WebhookReceiver {
     const found = this.received.find(predicate);
     if (found) return Promise.resolve(found);
     return new Promise((resolve, reject) => {
-      const waiter = { predicate, resolve: (r: Received) => (clearTimeout(timer), resolve(r)) };
+      const waiter = {
+        predicate,
+        resolve: (r: Received) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
+      };
       const timer = setTimeout(() => {
         this.waiters.splice(this.waiters.indexOf(waiter), 1);
         reject(new Error(`no matching webhook within ${timeoutMs} ms; got ${this.received.map((r) => r.body).join('\n')}`));

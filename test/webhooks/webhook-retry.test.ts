@@ -72,7 +72,7 @@ test('500 then recovered across a restart: retried after its backoff, delivered 
   );
   expect(pending).toMatchObject({ status: 'pending', eventType: 'approval_requested', eventId: failed.headers['webhook-id'] });
   expect(pending.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'failed', httpStatus: 500, errorCode: 'http_error' })]);
-  const waitMs = new Date(pending.nextAttemptAt).getTime() - clock.now();
+  const waitMs = new Date(pending.nextAttemptAt as string).getTime() - clock.now();
   expect(waitMs).toBeGreaterThanOrEqual(RETRY_BASE_MS / 2);
   expect(waitMs).toBeLessThanOrEqual(RETRY_BASE_MS);
   // Its job waits in graphile-worker until then: nothing is sent meanwhile.
@@ -80,7 +80,7 @@ test('500 then recovered across a restart: retried after its backoff, delivered 
     .em()
     .getConnection()
     .execute(`select run_at from graphile_worker._private_jobs where key = ?`, [`webhook:${pending.id}`]);
-  expect(new Date(job.run_at).getTime()).toBe(new Date(pending.nextAttemptAt).getTime());
+  expect(new Date(job.run_at).getTime()).toBe(new Date(pending.nextAttemptAt as string).getTime());
 
   // The server stops; the receiver recovers; another server starts on the same database.
   await first.close();

@@ -1,6 +1,7 @@
 import { useDemoApp } from '../support/demo-fixture';
 import { errorCode } from '../support/app';
 import { newOrg } from '../support/factories';
+import { waitFor } from '../support/processes';
 import { COMPLETE_RUN } from '../support/documents';
 import {
   CreateWebhookEndpointDocument,
@@ -98,7 +99,7 @@ test('a verified approval.requested arrives within a second of the call that pau
   for (const param of ['customerId', 'amount', String(EXPERT_AMOUNT)]) expect(got.body).not.toContain(param);
 
   // A wrong secret does not verify the same bytes: the signature is really checked.
-  receiver.secret = 'whsec_' + Buffer.alloc(32, 7).toString('base64');
+  receiver.secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
   const wrongKey = receiver.received.length;
   const run2 = await startRun(flow());
   const call2 = await requestInvoice(flow(), run2, params);
@@ -295,7 +296,6 @@ async function listDeliveries(id: string) {
 
 /** The endpoint's deliveries once `done` holds (the attempt's record commits just after the receiver answered). */
 async function waitForDeliveries(id: string, done: (nodes: DeliveryNode[]) => boolean): Promise<DeliveryNode[]> {
-  const { waitFor } = await import('../support/processes');
   return waitFor(
     'the delivery record',
     async () => {
