@@ -19,6 +19,7 @@ import { InFlightCalls } from './recovery/in-flight';
 import { Failpoints } from './recovery/failpoints';
 import { Reconciler } from './recovery/reconciler';
 import { KeyAccess } from './auth/key-access';
+import { WebhookDeliverer } from './webhooks/webhook-deliverer';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -43,6 +44,8 @@ export interface AppServices {
   realtime: Realtime;
   /** API-key checks (expiry, suspension), `lastUsedAt`, and revocations reaching open websockets. */
   keys: KeyAccess;
+  /** Sends approval and run webhooks (the worker's `webhook_deliver` jobs). */
+  webhooks: WebhookDeliverer;
 }
 
 export interface ServiceOptions {
@@ -111,5 +114,12 @@ export function createAppServices(
   });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
-  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys };
+  const webhooks = new WebhookDeliverer({
+    orm,
+    keyring,
+    settings: config.webhooks,
+    logger: logger.child({ component: 'webhooks' }),
+    clock: options.clock ?? systemClock,
+  });
+  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, webhooks };
 }

@@ -139,6 +139,7 @@ export async function composeToolgate(
             connectionString: base.databaseUrl,
             orm,
             runtime: services.runtime,
+            webhooks: services.webhooks,
             logger,
             concurrency: config.node.workerConcurrency,
             onLockOwner: (lockOwner) => liveness?.addLockOwner(lockOwner),

@@ -100,6 +100,16 @@ export interface Config {
     breakerThreshold: number;
     breakerHalfOpenMs: number;
   };
+  /** Approval webhooks (src/webhooks/): each delivery's attempts and their schedule. */
+  webhooks: {
+    /** Per attempt: no answer by then is a failed attempt (`timeout`). */
+    timeoutMs: number;
+    /** Attempts of one delivery before it is given up (`failed`). */
+    maxAttempts: number;
+    /** The wait before the first retry; each further one five times longer, with jitter. */
+    retryBaseMs: number;
+    retryMaxDelayMs: number;
+  };
 }
 
 export interface ApiConfig {
@@ -190,6 +200,12 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       retryMaxDelayMs: integer(env, 'VENDOR_RETRY_MAX_DELAY_MS', 30_000, 0, 600_000),
       breakerThreshold: integer(env, 'VENDOR_BREAKER_THRESHOLD', 5, 1, 1000),
       breakerHalfOpenMs: integer(env, 'VENDOR_BREAKER_HALF_OPEN_MS', 30_000, 1, 3_600_000),
+    },
+    webhooks: {
+      timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
+      maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
+      retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 0, 3_600_000),
+      retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 36_000_000, 0, 7 * 86_400_000),
     },
   };
 }

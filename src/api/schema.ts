@@ -17,6 +17,7 @@ import { GatewayResolver } from '../gateway/gateway.resolver';
 import { SubscriptionResolver } from '../events/subscriptions.resolver';
 import { UpstreamResolver } from '../upstream/upstream.resolver';
 import { ApiKeyResolver } from '../auth/api-key.resolver';
+import { WebhookResolver } from '../webhooks/webhook.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
@@ -35,6 +36,7 @@ export const RESOLVERS = [
   GatewayResolver,
   SubscriptionResolver,
   UpstreamResolver,
+  WebhookResolver,
 ] as const;
 
 export async function buildToolgateSchema(): Promise<GraphQLSchema> {

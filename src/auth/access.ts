@@ -66,6 +66,12 @@ export const ACCESS_MATRIX = {
   'Query.mcpServers': { roles: ADMIN, what: "the org's upstream MCP servers" },
   'Mutation.registerMcpServer': { roles: ADMIN, what: 'register an upstream MCP server' },
   'Mutation.importMcpServerTools': { roles: ADMIN, what: "import (again) an upstream MCP server's tools, with what changed" },
+  'Query.webhookEndpoints': { roles: ADMIN, what: "the org's webhook endpoints (never their secrets)" },
+  'Query.webhookDeliveries': { roles: ADMIN, what: "a webhook endpoint's deliveries and their attempts" },
+  'Mutation.createWebhookEndpoint': { roles: ADMIN, what: 'register a webhook endpoint (its signing secret shown once)' },
+  'Mutation.setWebhookEndpointEnabled': { roles: ADMIN, what: 'turn a webhook endpoint on or off' },
+  'Mutation.deleteWebhookEndpoint': { roles: ADMIN, what: 'delete a webhook endpoint' },
+  'Mutation.redeliverWebhook': { roles: ADMIN, what: 'send a webhook delivery again now' },
 } as const satisfies Record<string, Access>;
 
 export type Operation = keyof typeof ACCESS_MATRIX;

@@ -4,6 +4,8 @@ import { IntegrationCredential } from './integration-credential.entity';
 import { rewrapCredential } from './credential-envelope';
 import type { MasterKeyring } from './keyring';
 import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
+import { rewrapWebhookSecret } from '../webhooks/webhook-secret';
 
 export interface RotationReport {
   rotated: number;
@@ -12,7 +14,7 @@ export interface RotationReport {
 }
 
 /**
- * Re-wraps every credential's data key with the newest master key, in small committed
+ * Re-wraps every credential's data key (vendor credentials and webhook signing secrets) with the newest master key, in small committed
  * batches: safe while the server runs (each row changes atomically, readers see either
  * wrap, both versions are configured), and resumable (a rerun continues with what is
  * left). Rows being rotated by another process are skipped, not waited for.
@@ -59,14 +61,38 @@ async function rotateBatch(tx: EntityManager, keyring: MasterKeyring, batchSize:
     });
     events.set(credential.orgId, list);
   }
+  // Webhook signing secrets are sealed the same way (src/webhooks/webhook-secret.ts).
+  const endpoints =
+    due.length < batchSize
+      ? await tx.find(
+          WebhookEndpoint,
+          { keyVersion: { $lt: target } },
+          { orderBy: { id: 'asc' }, limit: batchSize - due.length, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+        )
+      : [];
+  for (const endpoint of endpoints) {
+    const from = endpoint.keyVersion;
+    endpoint.encryptedSecret = rewrapWebhookSecret(keyring, endpoint.orgId, endpoint.id, endpoint.encryptedSecret);
+    endpoint.keyVersion = target;
+    const list = events.get(endpoint.orgId) ?? [];
+    list.push({
+      orgId: endpoint.orgId,
+      type: 'credential.rotated',
+      resourceId: endpoint.id,
+      metadata: { integrationType: 'webhook_endpoint', reason: 'master_key_rotation', fromKeyVersion: from, toKeyVersion: target },
+    });
+    events.set(endpoint.orgId, list);
+  }
   await tx.flush();
   for (const entries of events.values()) await appendLedgerEvents(tx, entries);
-  return due.length;
+  return due.length + endpoints.length;
 }
 
 export async function countByKeyVersion(em: EntityManager): Promise<Record<number, number>> {
   const rows = await em.execute<{ key_version: number; count: string }[]>(
-    'select key_version, count(*) as count from integration_credentials group by key_version order by key_version',
+    `select key_version, count(*) as count
+       from (select key_version from integration_credentials union all select key_version from webhook_endpoints) sealed
+      group by key_version order by key_version`,
   );
   return Object.fromEntries(rows.map((r) => [r.key_version, Number(r.count)]));
 }

@@ -16,6 +16,9 @@ import { ToolPermission } from '../catalog/tool-permission.entity';
 import { ToolSpecialistBinding } from '../catalog/tool-specialist-binding.entity';
 import { ToolgateNode } from '../recovery/node.entity';
 import { UpstreamMcpServer } from '../upstream/upstream-server.entity';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
+import { WebhookDelivery } from '../webhooks/webhook-delivery.entity';
+import { WebhookAttempt } from '../webhooks/webhook-attempt.entity';
 
 /** Every entity of the domain model, registered with the ORM in one place. */
 export const ENTITIES = [
@@ -37,4 +40,7 @@ export const ENTITIES = [
   LedgerHead,
   ToolgateNode,
   UpstreamMcpServer,
+  WebhookEndpoint,
+  WebhookDelivery,
+  WebhookAttempt,
 ];

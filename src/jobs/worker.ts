@@ -6,16 +6,26 @@ import type { Logger } from '../logger';
 import { expireDueApprovals } from '../approvals/approval.service';
 import type { AgentRuntime } from '../runs/agent-runtime';
 import { RUN_AGENT_TASK } from '../runs/run-jobs';
+import type { WebhookDeliverer } from '../webhooks/webhook-deliverer';
+import { WEBHOOK_DELIVER_TASK } from '../webhooks/webhook-jobs';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
 /**
  * Durable jobs on PostgreSQL (graphile-worker): picked up on any node through
  * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
- * scheduled: approval expiry, every minute.
+ * webhook attempts (one queue per endpoint); scheduled: approval expiry, every minute.
  */
-export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime): TaskList {
+export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, webhooks?: WebhookDeliverer): TaskList {
   return {
+    ...(webhooks
+      ? {
+          [WEBHOOK_DELIVER_TASK]: async (payload: unknown) => {
+            const deliveryId = (payload as { deliveryId?: unknown } | null)?.deliveryId;
+            if (typeof deliveryId === 'string') await webhooks.deliver(deliveryId);
+          },
+        }
+      : {}),
     ...(runtime
       ? {
           [RUN_AGENT_TASK]: async (payload: unknown) => {
@@ -49,6 +59,8 @@ export async function startWorker(options: {
   connectionString: string;
   orm: MikroORM;
   runtime: AgentRuntime;
+  /** Sends webhook deliveries (without it this node leaves them to others). */
+  webhooks?: WebhookDeliverer;
   logger: Logger;
   /** Jobs (run steps) this node runs at once. */
   concurrency?: number;
@@ -75,7 +87,7 @@ export async function startWorker(options: {
     concurrency,
     noHandleSignals: true,
     pollInterval: 2000,
-    taskList: jobTasks(options.orm, log, options.runtime),
+    taskList: jobTasks(options.orm, log, options.runtime, options.webhooks),
     crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
     events,
     logger: new WorkerLogger((scope) => (level, message, meta) => {

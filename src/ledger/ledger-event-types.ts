@@ -32,6 +32,10 @@ export const LEDGER_EVENT_TYPES = [
   'mcp_server.registered',
   'mcp_server.imported',
   'api_key.revoked',
+  'webhook_endpoint.created',
+  'webhook_endpoint.enabled',
+  'webhook_endpoint.disabled',
+  'webhook_endpoint.deleted',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];

@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** The graphile-worker task that makes one attempt of one delivery (also named in the migration's trigger). */
+export const WEBHOOK_DELIVER_TASK = 'webhook_deliver';
+
+/** The job key of a delivery: one pending job per delivery, whoever asks how often. */
+export const deliveryJobKey = (deliveryId: string) => `webhook:${deliveryId}`;
+
+/**
+ * (Re)schedules a delivery's job in the caller's transaction, as the trigger does for a new
+ * one: keyed by the delivery (a pending job is moved to `runAt`, not doubled), queued per
+ * endpoint (one attempt at a time per receiver). `runAt` null: now.
+ */
+export async function enqueueDelivery(tx: EntityManager, delivery: { id: string; endpointId: string }, runAt: Date | null): Promise<void> {
+  await tx.execute(
+    `select graphile_worker.add_job(?, json_build_object('deliveryId', ?::text), queue_name := ?, job_key := ?, run_at := coalesce(?::timestamptz, now()))`,
+    [WEBHOOK_DELIVER_TASK, delivery.id, `webhook:${delivery.endpointId}`, deliveryJobKey(delivery.id), runAt?.toISOString() ?? null],
+  );
+}
