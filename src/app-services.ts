@@ -19,6 +19,7 @@ import { InFlightCalls } from './recovery/in-flight';
 import { Failpoints } from './recovery/failpoints';
 import { Reconciler } from './recovery/reconciler';
 import { KeyAccess } from './auth/key-access';
+import type { ToolgateMetrics } from './telemetry/metrics';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -43,6 +44,8 @@ export interface AppServices {
   realtime: Realtime;
   /** API-key checks (expiry, suspension), `lastUsedAt`, and revocations reaching open websockets. */
   keys: KeyAccess;
+  /** This app's Prometheus registry and the families its code reports to. */
+  metrics: ToolgateMetrics;
 }
 
 export interface ServiceOptions {
@@ -62,6 +65,7 @@ export interface ServiceOptions {
   /** In-process run signals (tokens, status), shared with the realtime relay. */
   runEvents: RunEvents;
   realtime: Realtime;
+  metrics: ToolgateMetrics;
 }
 
 export function createAppServices(
@@ -81,8 +85,9 @@ export function createAppServices(
       urlOverrides: config.vendorUrls,
       sandboxUrls: options.sandboxUrls ?? null,
       logger,
+      metrics: options.metrics,
     });
-  const { nodeId, runEvents, realtime } = options;
+  const { nodeId, runEvents, realtime, metrics } = options;
   const inFlight = new InFlightCalls();
   const failpoints = new Failpoints(config);
   const tools = new ToolRegistry();
@@ -98,6 +103,7 @@ export function createAppServices(
     tools,
     logger,
     clock: options.clock ?? systemClock,
+    metrics,
   });
   const runtime = new AgentRuntime({
     orm,
@@ -108,8 +114,9 @@ export function createAppServices(
     logger: logger.child({ component: 'runtime' }),
     failpoints,
     tools,
+    metrics,
   });
-  const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
+  const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }), metrics });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
-  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys };
+  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, metrics };
 }

@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { expireDueApprovals } from '../approvals/approval.service';
 import type { AgentRuntime } from '../runs/agent-runtime';
 import { RUN_AGENT_TASK } from '../runs/run-jobs';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
@@ -14,7 +15,7 @@ export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
  * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
  * scheduled: approval expiry, every minute.
  */
-export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime): TaskList {
+export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, metrics?: ToolgateMetrics): TaskList {
   return {
     ...(runtime
       ? {
@@ -29,6 +30,7 @@ export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime):
       for (;;) {
         const expired = await expireDueApprovals(orm.em.fork());
         if (expired.length > 0) logger.info({ count: expired.length }, 'approval requests expired');
+        for (const approval of expired) metrics?.approvalResolved(approval);
         if (expired.length < 100) return;
       }
     },
@@ -52,6 +54,7 @@ export async function startWorker(options: {
   logger: Logger;
   /** Jobs (run steps) this node runs at once. */
   concurrency?: number;
+  metrics?: ToolgateMetrics;
   /**
    * Told the id graphile-worker locks this node's jobs with (its worker pool's), as soon as
    * the pool exists: node liveness records it, so that when the node dies a live node
@@ -75,7 +78,7 @@ export async function startWorker(options: {
     concurrency,
     noHandleSignals: true,
     pollInterval: 2000,
-    taskList: jobTasks(options.orm, log, options.runtime),
+    taskList: jobTasks(options.orm, log, options.runtime, options.metrics),
     crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
     events,
     logger: new WorkerLogger((scope) => (level, message, meta) => {
