@@ -96,7 +96,7 @@ export async function startHttpServer(
 
   app.use(correlationIdMiddleware);
   // On this port only with METRICS_TOKEN (else refused); METRICS_PORT serves it apart instead.
-  if (config.metrics.port === undefined) app.get(METRICS_PATH, apiPortMetricsHandler(services.metrics, config.metrics, logger));
+  if (config.metrics.port === undefined) app.all(METRICS_PATH, apiPortMetricsHandler(services.metrics, config.metrics, logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
