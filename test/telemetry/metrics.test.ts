@@ -1,9 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { RunClient, until } from '../runs/run-helpers';
 import { approvals, closeSockets, connect } from '../realtime/realtime-helpers';
 import { SANDBOX_SECRET_DETAIL, callTool, newTenant, startRun } from '../executor/executor-helpers';
 import { parseExposition, scrape, type Exposition } from '../support/metrics-text';
+import { ToolGateway } from '../../src/gateway/gateway.service';
+import { OrgConfigCache } from '../../src/gateway/org-config-cache';
+import { ToolRegistry } from '../../src/gateway/tool-registry';
+import { InFlightCalls } from '../../src/recovery/in-flight';
+import { NO_FAILPOINTS } from '../../src/recovery/failpoints';
+import type { ExecutionOutcome } from '../../src/executor/executor.types';
+import { systemClock } from '../../src/clock';
 
 /**
  * `/metrics` after the README demo's flow on a real server (offline model, job worker,
@@ -191,4 +199,58 @@ test('a vendor failing: retries, attempt outcomes, the breaker opening, the code
   // The sandbox's error bodies carry a detail that must never reach a log line.
   expect(app.logs.join('\n')).not.toContain(SANDBOX_SECRET_DETAIL);
   expect(app.logs.join('\n')).not.toContain('sandbox fault 503');
+});
+
+test('a reconciliation: counted by how it settled, and a warning with code, vendor, tool and status', async () => {
+  const tenant = await newTenant(app, ['shopify'], {}, [LOOKUP]);
+  const runId = await startRun(app, tenant);
+  // Another node (its own gateway and node id) takes the call and dies with it in flight.
+  const nodeId = randomUUID();
+  await app
+    .em()
+    .execute(
+      `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at) values (?, ?, 'elsewhere', 1, '{}', now(), now())`,
+      [nodeId, `dying-${nodeId}`],
+    );
+  const dying = new ToolGateway({
+    orm: app.orm,
+    executor: { execute: () => new Promise<ExecutionOutcome>(() => undefined) },
+    keyring: app.masterKey,
+    settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
+    orgConfig: new OrgConfigCache(),
+    tools: new ToolRegistry(),
+    logger: app.services.logger,
+    nodeId,
+    inFlight: new InFlightCalls(),
+    failpoints: NO_FAILPOINTS,
+    clock: systemClock,
+  });
+  const toolUseId = `tu-${randomUUID()}`;
+  void dying.execute({
+    runId,
+    toolName: 'order_lookup',
+    action: 'lookup',
+    params: { orderId: '12345' },
+    correlationId: 'c',
+    toolUseId,
+    caller: { orgId: tenant.orgId, role: 'agent', keyId: null },
+  });
+  let callId: string | undefined;
+  await until(async () => {
+    const [row] = await app.em().execute<{ id: string }[]>("select id from tool_calls where tool_use_id = ? and status = 'running'", [toolUseId]);
+    callId = row?.id;
+    return callId !== undefined;
+  }, 'the call running on the other node');
+  const before = (await metrics()).value('toolgate_reconciliations_total', { outcome: 're_executed' });
+  const logsFrom = app.logs.length;
+
+  // An idempotent lookup is run again with the same idempotency key.
+  expect(await app.services.reconciler.reconcile(callId!, nodeId, 'node_dead')).toBe('re_executed');
+
+  expect((await metrics()).value('toolgate_reconciliations_total', { outcome: 're_executed' }) - before).toBe(1);
+  const line = app.logs
+    .slice(logsFrom)
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l.msg === 'interrupted tool call reconciled');
+  expect(line).toMatchObject({ level: 40, code: null, vendor: 'shopify', tool: LOOKUP, status: 200, reconciled: 're_executed', toolCallId: callId });
 });
