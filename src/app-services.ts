@@ -20,6 +20,7 @@ import { Failpoints } from './recovery/failpoints';
 import { Reconciler } from './recovery/reconciler';
 import { KeyAccess } from './auth/key-access';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer';
+import type { ToolgateMetrics } from './telemetry/metrics';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -46,6 +47,8 @@ export interface AppServices {
   keys: KeyAccess;
   /** Sends approval and run webhooks (the worker's `webhook_deliver` jobs). */
   webhooks: WebhookDeliverer;
+  /** This app's Prometheus registry and the families its code reports to. */
+  metrics: ToolgateMetrics;
 }
 
 export interface ServiceOptions {
@@ -65,6 +68,7 @@ export interface ServiceOptions {
   /** In-process run signals (tokens, status), shared with the realtime relay. */
   runEvents: RunEvents;
   realtime: Realtime;
+  metrics: ToolgateMetrics;
 }
 
 export function createAppServices(
@@ -84,8 +88,9 @@ export function createAppServices(
       urlOverrides: config.vendorUrls,
       sandboxUrls: options.sandboxUrls ?? null,
       logger,
+      metrics: options.metrics,
     });
-  const { nodeId, runEvents, realtime } = options;
+  const { nodeId, runEvents, realtime, metrics } = options;
   const inFlight = new InFlightCalls();
   const failpoints = new Failpoints(config);
   const tools = new ToolRegistry();
@@ -101,6 +106,7 @@ export function createAppServices(
     tools,
     logger,
     clock: options.clock ?? systemClock,
+    metrics,
   });
   const runtime = new AgentRuntime({
     orm,
@@ -111,8 +117,9 @@ export function createAppServices(
     logger: logger.child({ component: 'runtime' }),
     failpoints,
     tools,
+    metrics,
   });
-  const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
+  const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }), metrics });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
   const webhooks = new WebhookDeliverer({
     orm,
@@ -121,5 +128,5 @@ export function createAppServices(
     logger: logger.child({ component: 'webhooks' }),
     clock: options.clock ?? systemClock,
   });
-  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, webhooks };
+  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, webhooks, metrics };
 }

@@ -20,6 +20,9 @@ import { SandboxServer } from './vendors/sandbox/sandbox-server';
 import { VENDORS, createSandboxes, type VendorRegistration } from './vendors';
 import { OfflineModelServer } from './llm/dev-double/offline-model.server';
 import { needsOfflineModel } from './llm/model-client';
+import { ToolgateMetrics } from './telemetry/metrics';
+import { addDatabaseMetrics } from './telemetry/metrics-database';
+import { startMetricsServer } from './telemetry/metrics-endpoint';
 
 /** What the process edge may replace; each default is what `toolgate start` runs. */
 export interface ComposeOverrides {
@@ -57,6 +60,8 @@ export interface ComposedToolgate {
   sandboxes: SandboxServer | null;
   offlineModel: OfflineModelServer | null;
   liveness: NodeLiveness | null;
+  /** Where `/metrics` is served: METRICS_PORT's listener, else the API port (README, "Metrics"). */
+  metricsUrl: string;
   /** Stops everything in one order within SHUTDOWN_TIMEOUT_MS; does not close the ORM. */
   stop(): Promise<ShutdownReport>;
 }
@@ -95,8 +100,17 @@ export async function composeToolgate(
       logger.info({ url: offlineModelUrl }, 'offline model serving (set ANTHROPIC_API_KEY for Claude)');
     }
 
+    // One registry per app: tests compose several apps in one process.
+    const metrics = new ToolgateMetrics();
+    addDatabaseMetrics(metrics, orm, logger.child({ component: 'metrics' }));
     const runEvents = new RunEvents();
-    const realtime: Realtime = await startRealtime(orm, overrides.bus ?? (await createEventBus(config, base.databaseUrl, logger)), runEvents, logger);
+    const realtime: Realtime = await startRealtime(
+      orm,
+      overrides.bus ?? (await createEventBus(config, base.databaseUrl, logger)),
+      runEvents,
+      logger,
+      metrics,
+    );
     started.push(realtime);
     logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');
 
@@ -111,6 +125,7 @@ export async function composeToolgate(
       nodeId,
       runEvents,
       realtime,
+      metrics,
     });
     await services.keys.start();
     started.push(services.keys);
@@ -142,6 +157,7 @@ export async function composeToolgate(
             webhooks: services.webhooks,
             logger,
             concurrency: config.node.workerConcurrency,
+            metrics,
             onLockOwner: (lockOwner) => liveness?.addLockOwner(lockOwner),
           });
     if (worker) started.push(worker);
@@ -154,6 +170,12 @@ export async function composeToolgate(
         persistedDocuments: overrides.persistedDocuments,
       },
     );
+    // Last, and stopped last: the final scrape of a draining node still answers.
+    const metricsServer =
+      config.metrics.port === undefined ? null : await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port }, logger);
+    if (metricsServer) started.push(metricsServer);
+    const metricsUrl = metricsServer?.url ?? server.url.replace(/\/graphql$/, '/metrics');
+    logger.info({ url: metricsUrl, protected: config.metrics.token !== undefined }, 'Prometheus metrics served');
 
     let stopping: Promise<ShutdownReport> | null = null;
     return {
@@ -163,7 +185,18 @@ export async function composeToolgate(
       sandboxes: sandboxes.server,
       offlineModel,
       liveness,
-      stop: () => (stopping ??= shutdown({ config, logger, services, server, worker, liveness, realtime, edges: [sandboxes.server, offlineModel] })),
+      metricsUrl,
+      stop: () =>
+        (stopping ??= shutdown({
+          config,
+          logger,
+          services,
+          server,
+          worker,
+          liveness,
+          realtime,
+          edges: [sandboxes.server, offlineModel, metricsServer],
+        })),
     };
   } catch (error) {
     await undo();

@@ -90,6 +90,8 @@ export interface Config {
   };
   /** The GraphQL API's protections (README, "API limits and persisted operations"). */
   api: ApiConfig;
+  /** Prometheus `/metrics` (README, "Metrics"). */
+  metrics: MetricsConfig;
   vendor: {
     /** Per attempt; a tool's own timeoutMs wins. */
     timeoutMs: number;
@@ -136,6 +138,17 @@ export interface ApiConfig {
   rateLimit: { enabled: boolean; points: number; pointsPerSecond: number; anonymousPerMinute: number };
   /** Browser origins /mcp accepts besides loopback ones (MCP_ALLOWED_ORIGINS): DNS-rebinding protection. */
   mcpAllowedOrigins: string[];
+}
+
+/**
+ * Where `/metrics` is served: with `port` on a listener of its own (`host`, loopback by
+ * default), else on the API port; there only to `Authorization: Bearer <token>`, and to
+ * nobody while no token is set.
+ */
+export interface MetricsConfig {
+  port: number | undefined;
+  host: string;
+  token: string | undefined;
 }
 
 /**
@@ -193,6 +206,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       outputPricePerMTok: integer(env, 'MODEL_OUTPUT_PRICE_PER_MTOK', 15, 0, 1000),
     },
     api: apiConfig(env, nodeEnv),
+    metrics: metricsConfig(env),
     vendor: {
       timeoutMs: integer(env, 'VENDOR_TIMEOUT_MS', 10_000, 1, 600_000),
       maxRetries: integer(env, 'VENDOR_MAX_RETRIES', 3, 0, 10),
@@ -239,6 +253,20 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
     );
   }
   return api;
+}
+
+const MIN_METRICS_TOKEN_LENGTH = 16;
+
+function metricsConfig(env: Env): MetricsConfig {
+  const token = nonEmpty(env.METRICS_TOKEN);
+  if (token !== undefined && (token.length < MIN_METRICS_TOKEN_LENGTH || /\s/.test(token))) {
+    throw new ConfigError(`METRICS_TOKEN must be at least ${MIN_METRICS_TOKEN_LENGTH} characters without spaces (e.g. openssl rand -hex 24)`);
+  }
+  return {
+    port: nonEmpty(env.METRICS_PORT) === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535),
+    host: nonEmpty(env.METRICS_HOST) ?? '127.0.0.1',
+    token,
+  };
 }
 
 /** A comma-separated list of origins (`https://app.example.com`), each checked and normalized. */

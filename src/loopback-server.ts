@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A small HTTP server for the development doubles (the offline model, the vendor
- * sandboxes): listens on a port (0: any free one) and, on stop, ends its open connections
+ * sandboxes) and METRICS_PORT's listener: listens on a port (0: any free one) and, on stop, ends its open connections
  * at once instead of waiting for keep-alive sockets to idle out.
  */
 export class LoopbackServer {

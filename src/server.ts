@@ -20,6 +20,7 @@ import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 import { MAX_VALIDATION_ERRORS } from './api/limits';
 import { LazyRequestContext } from './api/request-context';
+import { METRICS_PATH, apiPortMetricsHandler } from './telemetry/metrics-endpoint';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -58,7 +59,16 @@ export async function startHttpServer(
   const contextFor = (caller: Caller | null, correlationId: string): RequestContext =>
     new LazyRequestContext(orm, logger, services, caller, correlationId);
 
-  const wsCleanup = startGraphQLWebSocket({ httpServer, schema, keys: services.keys, guard, api: config.api, format, contextFor });
+  const wsCleanup = startGraphQLWebSocket({
+    httpServer,
+    schema,
+    keys: services.keys,
+    guard,
+    api: config.api,
+    format,
+    contextFor,
+    metrics: services.metrics,
+  });
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -85,6 +95,8 @@ export async function startHttpServer(
   await apollo.start();
 
   app.use(correlationIdMiddleware);
+  // On this port only with METRICS_TOKEN (else refused); METRICS_PORT serves it apart instead.
+  if (config.metrics.port === undefined) app.all(METRICS_PATH, apiPortMetricsHandler(services.metrics, config.metrics, logger));
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { buildSchema, parse, validate } from 'graphql';
 import { createTestDatabase, type TestDatabase } from './support/database';
 import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type Running } from './support/processes';
+import { scrape } from './support/metrics-text';
 
 /**
  * The README's demo, extracted from the README itself and run as pasted against a fresh
@@ -13,6 +14,8 @@ import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type 
  */
 const ROOT = path.join(__dirname, '..');
 const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const OPERATIONS = fs.readFileSync(path.join(ROOT, 'docs', 'operations.md'), 'utf8');
+const METRICS_TOKEN = 'readme-demo-metrics-token-0123';
 
 function block(marker: string): string {
   const found = new RegExp(`<!-- ${marker} -->\\n\`\`\`\\w+\\n([\\s\\S]*?)\`\`\``).exec(README);
@@ -58,6 +61,7 @@ beforeAll(async () => {
     // The embedded default serves the sandboxes; on DATABASE_URL they are asked for.
     TOOLGATE_VENDOR_SANDBOXES: 'true',
     TOOLGATE_URL: `http://127.0.0.1:${port}/graphql`,
+    METRICS_TOKEN,
   });
   server = spawnCli(['start'], env);
   await waitFor('GET /readyz', async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.ok || undefined, 60_000, server);
@@ -81,6 +85,32 @@ test('the shell demo runs as pasted: the order answer, then the invoice approved
   expect(lines[1]).toBe('approved');
   expect(lines[2]).toMatch(/^Invoice \S+ for 120\.50( USD)? was sent to Birds@Intuit\.com\.$/);
 }, 150_000);
+
+test('after the demo, /metrics shows every family the README documents, with what the demo did', async () => {
+  const { status, metrics } = await scrape(env.TOOLGATE_URL!.replace(/\/graphql$/, '/metrics'), METRICS_TOKEN);
+  expect(status).toBe(200);
+  const families = [...metrics.types.keys()].filter((name) => name.startsWith('toolgate_'));
+  // Every family is documented in the README's table and has an example alert in docs/operations.md, and vice versa.
+  const documented = [...README.matchAll(/^\| `(toolgate_[a-z_]+)` \|/gm)].map((m) => m[1]);
+  expect(families.sort()).toEqual([...documented].sort());
+  for (const family of families) expect([family, OPERATIONS.includes(family)]).toEqual([family, true]);
+  // What the demo did: the order lookup, the invoice waiting for the expert and then sent, the model turns.
+  const calls = (tool: string, decision: string, callStatus: string) =>
+    metrics.value('toolgate_tool_calls_total', { tool, decision, status: callStatus, code: 'none' });
+  expect(calls('order_lookup.lookup', 'allow', 'succeeded')).toBe(1);
+  expect(calls('invoice.send', 'require_expert_approval', 'waiting_approval')).toBe(1);
+  expect(calls('invoice.send', 'require_expert_approval', 'succeeded')).toBe(1);
+  expect(metrics.value('toolgate_approval_resolution_seconds_count', { kind: 'expert', outcome: 'approved' })).toBe(1);
+  expect(metrics.value('toolgate_approvals_pending', { kind: 'expert' })).toBe(0);
+  expect(metrics.value('toolgate_vendor_request_duration_seconds_count', { vendor: 'shopify', outcome: 'success' })).toBe(1);
+  expect(metrics.value('toolgate_vendor_breaker_state')).toBe(0);
+  expect(metrics.value('toolgate_model_time_to_first_token_seconds_count')).toBeGreaterThanOrEqual(4);
+  expect(metrics.value('toolgate_model_tokens_total', { direction: 'output' })).toBeGreaterThan(0);
+  expect(metrics.find('toolgate_job_queue_depth', { task: 'run_agent' })).toHaveLength(4);
+  expect(metrics.find('process_cpu_seconds_total')).toHaveLength(1);
+  // Without the token: refused.
+  expect((await scrape(env.TOOLGATE_URL!.replace(/\/graphql$/, '/metrics'), null)).status).toBe(401);
+});
 
 test('the subscription snippet replays the approval queue and stays live', async () => {
   const seed = runChild(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli.js'), 'seed', '--json'], env, 60_000);

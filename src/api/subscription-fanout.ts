@@ -1,5 +1,6 @@
 import { Kind, createSourceEventStream, execute, getOperationAST, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { RequestContext } from '../graphql/context';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 /**
  * Subscription fan-out by group. Subscriptions of one org and role running the same
@@ -32,10 +33,11 @@ export function fanoutCounters(): Readonly<typeof counters> {
   return { ...counters };
 }
 
-export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => RequestContext) {
+export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => RequestContext, metrics?: ToolgateMetrics) {
   return async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source;
+    const closed = metrics?.subscriptionOpened(rootField(args));
     // Interned: the per-event key of every member is then short to build and to hash.
     const described = groupKey(args);
     let group = groupIds.get(described);
@@ -44,7 +46,7 @@ export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => Re
       remember(groupIds, described, group);
     }
     const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
-    return mapStream(source, (payload) => {
+    return mapStream(source, closed, (payload) => {
       const identity = eventIdentity(payload);
       if (identity === null) return run(payload);
       const key = `${group}#${identity}`;
@@ -112,6 +114,12 @@ function groupKey(args: ExecutionArgs): string {
   return JSON.stringify([caller?.orgId ?? null, caller?.role ?? null, args.operationName ?? null, variables, print(operation ?? args.document)]);
 }
 
+/** The subscription's root field (validation allows exactly one), a low-cardinality label. */
+function rootField(args: ExecutionArgs): string {
+  const first = getOperationAST(args.document, args.operationName)?.selectionSet.selections[0];
+  return first?.kind === Kind.FIELD ? first.name.value : 'unknown';
+}
+
 function eventIdentity(payload: unknown): string | null {
   if (!payload || typeof payload !== 'object') return null;
   const event = payload as { sequence?: unknown; runId?: unknown; offset?: unknown; text?: unknown };
@@ -129,21 +137,39 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof (value as AsyncIterable<unknown> | null)?.[Symbol.asyncIterator] === 'function';
 }
 
-/** Maps a source stream, passing return() through so the source releases its listener at once. */
-function mapStream<T>(source: AsyncIterable<unknown>, map: (value: unknown) => T | Promise<T>): AsyncIterableIterator<T> {
+/**
+ * Maps a source stream, passing return() through so the source releases its listener at
+ * once; `closed` is told when the stream ends either way (it may be told twice).
+ */
+function mapStream<T>(
+  source: AsyncIterable<unknown>,
+  closed: (() => void) | undefined,
+  map: (value: unknown) => T | Promise<T>,
+): AsyncIterableIterator<T> {
   const iterator = source[Symbol.asyncIterator]();
   return {
     next: async () => {
-      const item = await iterator.next();
-      if (item.done) return { value: undefined as T, done: true };
+      let item: IteratorResult<unknown>;
+      try {
+        item = await iterator.next();
+      } catch (error) {
+        closed?.();
+        throw error;
+      }
+      if (item.done) {
+        closed?.();
+        return { value: undefined as T, done: true };
+      }
       const mapped = map(item.value);
       return { value: mapped instanceof Promise ? await mapped : mapped, done: false };
     },
     return: async () => {
+      closed?.();
       await iterator.return?.();
       return { value: undefined as T, done: true };
     },
     throw: async (error?: unknown) => {
+      closed?.();
       await iterator.return?.();
       throw error;
     },

@@ -28,6 +28,7 @@ import { createGroupedSubscribe, expandShared, sharedPayload } from './subscript
 import { MAX_VALIDATION_ERRORS } from './limits';
 import { isRateLimited } from './rate-limits';
 import { CLOSE_REASONS, OpenSockets } from './socket-access';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
@@ -37,6 +38,7 @@ export interface GraphQLWebSocketOptions {
   api: ApiConfig;
   format: ClientErrorFormatter;
   contextFor(caller: Caller, correlationId: string): RequestContext;
+  metrics?: ToolgateMetrics;
 }
 
 type Extra = { caller?: Caller };
@@ -174,7 +176,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         return prepared;
       },
       context: (ctx) => options.contextFor(ctx.extra.caller!, randomUUID()),
-      subscribe: createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId)),
+      subscribe: createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), options.metrics),
       onNext: (_ctx, _id, _payload, _args, result) => {
         if (!result.errors) return sharedPayload(result);
         return {

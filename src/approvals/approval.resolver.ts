@@ -31,6 +31,7 @@ export class ApprovalResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<ApprovalRequestType> {
     const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null);
+    ctx.services.metrics.approvalResolved(approval);
     // Chaos harness: a node killed right after the approval committed (its run step is queued).
     ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { LedgerEvent } from '../ledger/ledger-event.entity';
 import type { Logger } from '../logger';
 import type { EventBus } from './event-bus';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 type Listener = (events: LedgerEvent[]) => void;
 
@@ -34,6 +35,7 @@ export class LedgerTail {
     private readonly orm: MikroORM,
     private readonly bus: EventBus,
     private readonly logger: Logger,
+    private readonly metrics?: ToolgateMetrics,
   ) {}
 
   /**
@@ -130,6 +132,7 @@ export class LedgerTail {
         if (events.length === 0) break;
         tail.delivered = BigInt(events[events.length - 1].sequence);
         for (const listener of tail.listeners) listener(events);
+        this.metrics?.eventsDelivered(events, Date.now());
       }
     } catch (error) {
       this.logger.warn({ err: error, orgId }, 'could not read new ledger events; the next notice retries');

@@ -9,6 +9,7 @@ import { RedisBus } from './redis-bus';
 import { LedgerTail } from './ledger-tail';
 import { TokenRelay } from './token-relay';
 import { publishLedgerCommits } from './ledger-notifier';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 export interface Realtime {
   bus: EventBus;
@@ -28,14 +29,20 @@ export async function createEventBus(config: Config, databaseUrl: string, logger
   return new InProcessBus();
 }
 
-export async function startRealtime(orm: MikroORM, bus: EventBus, runEvents: RunEvents, logger: Logger): Promise<Realtime> {
+export async function startRealtime(
+  orm: MikroORM,
+  bus: EventBus,
+  runEvents: RunEvents,
+  logger: Logger,
+  metrics?: ToolgateMetrics,
+): Promise<Realtime> {
   const log = logger.child({ component: 'realtime' });
   publishLedgerCommits(orm, bus, log);
   const tokens = new TokenRelay(bus, runEvents, log);
   await tokens.start();
   return {
     bus,
-    ledger: new LedgerTail(orm, bus, log),
+    ledger: new LedgerTail(orm, bus, log, metrics),
     tokens,
     stop: async () => {
       tokens.stop();

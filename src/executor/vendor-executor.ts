@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { ConsecutiveBreaker, circuitBreaker, handleWhen, retry, type CircuitBreakerPolicy } from 'cockatiel';
+import { CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, retry, type CircuitBreakerPolicy } from 'cockatiel';
 import { readCredential } from '../credentials/credential.service';
 import { AppError } from '../errors/app-error';
 import type { Logger } from '../logger';
@@ -12,6 +12,7 @@ import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-c
 import { ClockHalfOpen, NO_WAIT, retryDelayMs } from './backoff';
 import { toolKey } from '../catalog/tool-key';
 import { systemClock, type Clock } from '../clock';
+import type { BreakerState, ToolgateMetrics } from '../telemetry/metrics';
 
 export interface VendorExecutorDeps {
   orm: MikroORM;
@@ -27,6 +28,8 @@ export interface VendorExecutorDeps {
   logger: Logger;
   /** The time of token caches and the breaker's half-open delay (default: the system clock). */
   clock?: Clock;
+  /** Attempt durations, retries and breaker states (src/telemetry/metrics.ts). */
+  metrics?: ToolgateMetrics;
 }
 
 /** A call ready for its attempts, or why it cannot be made. */
@@ -57,6 +60,7 @@ export class VendorExecutor implements ToolExecutor {
 
   constructor(private readonly deps: VendorExecutorDeps) {
     this.clock = deps.clock ?? systemClock;
+    deps.metrics?.knownVendors(deps.registry.handlers.keys());
   }
 
   async execute(request: ExecutionRequest): Promise<ExecutionOutcome> {
@@ -80,12 +84,26 @@ export class VendorExecutor implements ToolExecutor {
 
     try {
       // The action's own flag: the catalog's `idempotent` is derived from it, not a second opinion.
-      const data = action.idempotent ? await this.withRetries(attempt, retries) : await attempt();
+      const data = action.idempotent ? await this.withRetries(attempt, retries, prepared.handler.vendor, tool) : await attempt();
       return { ok: true, data, vendorStatusCode: 200, retries };
     } catch (error) {
       const failure = classifyFailure(error);
       if (failure.reason === 'handler_error') {
         this.deps.logger.error({ err: error, tool }, 'vendor handler failed');
+      } else {
+        // Operators' line: the stable code and the vendor's status, never its text (the error is not logged).
+        this.deps.logger.warn(
+          {
+            code: failure.code,
+            reason: failure.reason,
+            vendor: prepared.handler.vendor,
+            tool,
+            status: failure.vendorStatusCode,
+            retries: retries.length,
+            toolCallId: request.toolCallId,
+          },
+          'vendor call failed',
+        );
       }
       return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
     }
@@ -107,7 +125,7 @@ export class VendorExecutor implements ToolExecutor {
       if (!prepared.ok) return { kind: 'unknown', reason: prepared.reason };
       const retries: RetryRecord[] = [];
       const attempt = this.attempt(request, prepared, (ctx) => lookup.call(registered.action, request.params, ctx));
-      const answer: unknown = await this.withRetries(attempt, retries);
+      const answer: unknown = await this.withRetries(attempt, retries, prepared.handler.vendor, tool);
       if (retries.length > 0) this.deps.logger.info({ tool, toolCallId: request.toolCallId, retries }, 'vendor lookup retried');
       if (typeof answer === 'object' && answer !== null && 'performed' in answer) {
         if (answer.performed === true && 'result' in answer) return { kind: 'performed', data: answer.result, vendorStatusCode: 200 };
@@ -170,10 +188,12 @@ export class VendorExecutor implements ToolExecutor {
   ): () => Promise<T> {
     const { handler, credentials, urls, timeoutMs } = prepared;
     const breaker = this.breakerFor(request.orgId, handler.vendor);
+    const tool = toolKey(request.tool.toolName, request.tool.action);
     return async () => {
       const result = await breaker.execute(async () => {
+        const begun = this.clock.now();
         try {
-          return {
+          const answer = {
             ok: true as const,
             value: await withTimeout(this.clock, timeoutMs, (signal) =>
               call({
@@ -186,8 +206,12 @@ export class VendorExecutor implements ToolExecutor {
               }),
             ),
           };
+          this.deps.metrics?.vendorAttempt(handler.vendor, tool, 'success', this.clock.now() - begun);
+          return answer;
         } catch (error) {
-          if (classifyFailure(error).vendorUnhealthy) throw error;
+          const failure = classifyFailure(error);
+          this.deps.metrics?.vendorAttempt(handler.vendor, tool, failure.cause, this.clock.now() - begun);
+          if (failure.vendorUnhealthy) throw error;
           return { ok: false as const, error };
         }
       });
@@ -196,7 +220,7 @@ export class VendorExecutor implements ToolExecutor {
     };
   }
 
-  private withRetries<T>(attempt: () => Promise<T>, retries: RetryRecord[]): Promise<T> {
+  private withRetries<T>(attempt: () => Promise<T>, retries: RetryRecord[], vendor: string, tool: string): Promise<T> {
     const settings = this.deps.settings;
     const policy = retry(
       handleWhen((error) => {
@@ -211,6 +235,7 @@ export class VendorExecutor implements ToolExecutor {
       const failure = 'error' in event ? classifyFailure(event.error) : null;
       wait = retryDelayMs(failure?.retryAfterMs ?? null, event.attempt, settings.retryBaseMs, settings.retryMaxDelayMs);
       retries.push({ attempt: event.attempt, cause: failure?.cause ?? 'unknown', delayMs: Math.round(wait) });
+      this.deps.metrics?.vendorRetry(vendor, tool, failure?.cause ?? 'unknown');
     });
     // The wait before a retry is on the executor's clock (a test's manual clock passes it at once).
     return policy.execute(async ({ attempt: n }) => {
@@ -230,9 +255,20 @@ export class VendorExecutor implements ToolExecutor {
           breaker: new ConsecutiveBreaker(this.deps.settings.breakerThreshold),
         },
       );
+      breaker.onStateChange((state) => this.breakerChanged(orgId, vendor, state));
       this.breakers.set(key, breaker);
     }
     return breaker;
+  }
+
+  /** Every change is an operator's event: a warning (an org id, no vendor text) and the breaker metrics. */
+  private breakerChanged(orgId: string, vendor: string, state: CircuitState): void {
+    const named: BreakerState = state === CircuitState.Closed ? 'closed' : state === CircuitState.HalfOpen ? 'half_open' : 'open';
+    this.deps.metrics?.breakerChanged(vendor, `${orgId}:${vendor}`, named);
+    const log = { code: named === 'closed' ? null : 'CIRCUIT_OPEN', vendor, orgId, state: named };
+    if (named === 'open')
+      this.deps.logger.warn(log, `circuit breaker opened after ${this.deps.settings.breakerThreshold} consecutive vendor failures`);
+    else this.deps.logger.warn(log, named === 'closed' ? 'circuit breaker closed' : 'circuit breaker half-open: one probe goes through');
   }
 
   private cacheFor(vendor: string): Map<string, unknown> {

@@ -27,6 +27,7 @@ import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
 import { rawTransaction, type SqlTransaction } from '../db/raw-transaction';
 import type { Clock } from '../clock';
+import { UNKNOWN_TOOL, type ToolgateMetrics } from '../telemetry/metrics';
 
 export interface GatewayDeps {
   orm: MikroORM;
@@ -42,6 +43,8 @@ export interface GatewayDeps {
   failpoints: Failpoints;
   /** What a call's recorded duration is measured on (a test's manual clock: its simulated waits). */
   clock: Clock;
+  /** Counts each answer (src/telemetry/metrics.ts). */
+  metrics?: ToolgateMetrics;
 }
 
 const orgSuspended = () => new AppError('ORG_SUSPENDED', 'The organization is suspended; no tool call runs');
@@ -97,8 +100,16 @@ export class ToolGateway {
       throw error;
     }
     if ('replayOf' in decided) return replay(reads(), await reads().findOneOrFail(ToolCall, { id: decided.replayOf }));
-    if (!('call' in decided)) return decided;
-    return this.run(decided, request.params as Record<string, unknown>, started);
+    const tool = registered ? toolKey(registered.definition.toolName, registered.definition.action) : UNKNOWN_TOOL;
+    if (!('call' in decided)) return this.counted(tool, 'none', decided);
+    if (decided.call.status !== 'running') return this.counted(tool, decided.decision, outcomeOf(decided.call, null, decided.approvalRequestId));
+    return this.counted(tool, decided.decision, await this.run(decided, request.params as Record<string, unknown>, started));
+  }
+
+  /** The answer, counted by tool, policy decision, status and code (replays are not counted again). */
+  private counted(tool: string, decision: string, outcome: ToolCallOutcome): ToolCallOutcome {
+    this.deps.metrics?.toolCall(tool, decision, outcome.status, outcome.error?.code ?? null);
+    return outcome;
   }
 
   /**
@@ -154,7 +165,8 @@ export class ToolGateway {
     );
     if (claimed.kind === 'replay') return replay(em, claimed.call);
     if (claimed.kind === 'refused') throw claimed.error;
-    return this.run({ call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
+    const outcome = await this.run({ call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
+    return this.counted(toolKey(claimed.call.toolName, claimed.call.action), `require_${claimed.approval.kind}_approval`, outcome);
   }
 
   /**
@@ -236,11 +248,9 @@ export class ToolGateway {
       params,
       nodeId: this.deps.nodeId,
     });
-    if (call.call.status === 'running') {
-      claim(call.call.id);
-      return call;
-    }
-    return outcomeOf(call.call, null, call.approvalRequestId);
+    // Its outcome comes from the executor (execute): the call joins this node's in-flight set first.
+    if (call.call.status === 'running') claim(call.call.id);
+    return call;
   }
 
   /** Executor, then transaction 2. A vendor failure is an outcome, never an exception. */

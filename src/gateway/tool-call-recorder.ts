@@ -10,6 +10,7 @@ import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import { redactOutput } from '../redaction/redact';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { PolicyVerdict } from '../policy/policy-evaluator';
+import type { PolicyOutcome } from '../policy/policy-decision-outcome';
 import type { ExecutionOutcome } from '../executor/executor.types';
 import type { RegisteredTool } from './tool-registry';
 import type { RunStatus } from '../runs/agent-run.entity';
@@ -41,6 +42,8 @@ export interface DecidedCall {
   call: ToolCall;
   tool: RegisteredTool;
   approvalRequestId: string | null;
+  /** The policy's enforced outcome (allow, observe, block, require_*_approval). */
+  decision: PolicyOutcome;
 }
 
 function newCall(base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'status'>): ToolCall {
@@ -180,7 +183,7 @@ export async function recordDecidedCall(
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
   await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input) });
-  return { call, tool, approvalRequestId: approval?.id ?? null };
+  return { call, tool, approvalRequestId: approval?.id ?? null, decision: verdict.outcome };
 }
 
 /**

@@ -8,6 +8,7 @@ import type { AgentRuntime } from '../runs/agent-runtime';
 import { RUN_AGENT_TASK } from '../runs/run-jobs';
 import type { WebhookDeliverer } from '../webhooks/webhook-deliverer';
 import { WEBHOOK_DELIVER_TASK } from '../webhooks/webhook-jobs';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
@@ -16,7 +17,7 @@ export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
  * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
  * webhook attempts (one queue per endpoint); scheduled: approval expiry, every minute.
  */
-export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, webhooks?: WebhookDeliverer): TaskList {
+export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, webhooks?: WebhookDeliverer, metrics?: ToolgateMetrics): TaskList {
   return {
     ...(webhooks
       ? {
@@ -39,6 +40,7 @@ export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, 
       for (;;) {
         const expired = await expireDueApprovals(orm.em.fork());
         if (expired.length > 0) logger.info({ count: expired.length }, 'approval requests expired');
+        for (const approval of expired) metrics?.approvalResolved(approval);
         if (expired.length < 100) return;
       }
     },
@@ -64,6 +66,7 @@ export async function startWorker(options: {
   logger: Logger;
   /** Jobs (run steps) this node runs at once. */
   concurrency?: number;
+  metrics?: ToolgateMetrics;
   /**
    * Told the id graphile-worker locks this node's jobs with (its worker pool's), as soon as
    * the pool exists: node liveness records it, so that when the node dies a live node
@@ -87,7 +90,7 @@ export async function startWorker(options: {
     concurrency,
     noHandleSignals: true,
     pollInterval: 2000,
-    taskList: jobTasks(options.orm, log, options.runtime, options.webhooks),
+    taskList: jobTasks(options.orm, log, options.runtime, options.webhooks, options.metrics),
     crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
     events,
     logger: new WorkerLogger((scope) => (level, message, meta) => {

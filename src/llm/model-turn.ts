@@ -22,6 +22,8 @@ export interface TurnReply {
   content: ReplyBlock[];
   stopReason: string | null;
   usage: { input_tokens: number; output_tokens: number };
+  /** From the request to the first streamed content (text or tool input); null when none came. */
+  firstTokenMs: number | null;
 }
 
 /**
@@ -39,6 +41,11 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
     },
     { signal: turn.signal },
   );
+  const begun = performance.now();
+  let firstTokenMs: number | null = null;
+  stream.on('streamEvent', (event) => {
+    if (firstTokenMs === null && event.type === 'content_block_delta') firstTokenMs = performance.now() - begun;
+  });
   stream.on('text', (delta) => turn.onText(delta));
   const reply = await stream.finalMessage();
   return {
@@ -49,6 +56,7 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
     }),
     stopReason: reply.stop_reason,
     usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
+    firstTokenMs,
   };
 }
 

@@ -11,6 +11,7 @@ import type { McpBinding } from './mcp-binding';
 import { type ApprovalRef, type ClientApprovalChannel, callOutcome, findApproval, findBoundCall } from './mcp-approval';
 import { META, toolResult } from './mcp-result';
 import { parseMcpToolName } from './mcp-tools';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 /** One `tools/call` as the MCP server hands it over, whatever the era. */
 export interface McpCall {
@@ -33,6 +34,7 @@ export interface McpCallDeps {
   orm: MikroORM;
   gateway: ToolGateway;
   logger: Logger;
+  metrics?: ToolgateMetrics;
 }
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
@@ -83,7 +85,7 @@ async function followApproval(
     if ('deferred' in answer) return answer.deferred;
     if (answer.decision === null) return toolResult(outcome, 'client');
     const em = deps.orm.em.fork();
-    await resolveApprovalByElicitation(em, caller, { ...approval, runId, decision: answer.decision });
+    deps.metrics?.approvalResolved(await resolveApprovalByElicitation(em, caller, { ...approval, runId, decision: answer.decision }));
     outcome = await callOutcome(em, caller.orgId, outcome.toolCallId);
   }
   if (outcome.status === 'approved') {

@@ -30,6 +30,7 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
     orm: services.orm,
     gateway: services.gateway,
     tools: services.tools,
+    metrics: services.metrics,
     logger: services.logger.child({ component: 'mcp' }),
   };
   const sessions = new McpSessions();

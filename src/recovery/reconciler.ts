@@ -7,12 +7,13 @@ import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import { redactOutput } from '../redaction/redact';
 import type { LookupOutcome, ToolExecutor } from '../executor/executor.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
-import { executionRequest, type ToolRegistry } from '../gateway/tool-registry';
+import { executionRequest, type RegisteredTool, type ToolRegistry } from '../gateway/tool-registry';
 import { failureSettlement, settleCall, takeOverCall, type Settlement } from '../gateway/tool-call-state';
 import { afterSettled } from '../gateway/tool-call-recorder';
 import { enqueueRunStep } from '../runs/run-jobs';
 import type { InFlightCalls } from './in-flight';
 import { toolKey } from '../catalog/tool-key';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 export interface ReconcilerDeps {
   orm: MikroORM;
@@ -22,6 +23,7 @@ export interface ReconcilerDeps {
   nodeId: string;
   inFlight: InFlightCalls;
   logger: Logger;
+  metrics?: ToolgateMetrics;
 }
 
 /** How an interrupted call was settled (ledger metadata `reconciled`, docs/reliability.md). */
@@ -63,7 +65,7 @@ export class Reconciler {
     if (!call) return null;
     const started = performance.now();
     try {
-      const { settlement, how } = await this.settle(call, options.deadline ?? null, options.inFlight ?? false);
+      const { settlement, how, vendor } = await this.settle(call, options.deadline ?? null, options.inFlight ?? false);
       settlement.durationMs = Math.round(performance.now() - started);
       const settled = await this.deps.orm.em.fork().transactional(async (tx) => {
         const events = await settleCall(tx, call, nodeId, settlement);
@@ -76,9 +78,19 @@ export class Reconciler {
         return true;
       });
       if (!settled) return null;
-      const log = how === 'vendor_outcome_unknown' || how === 'input_lost' ? 'warn' : 'info';
-      this.deps.logger[log](
-        { toolCallId: call.id, runId: call.runId, tool: toolKey(call.toolName, call.action), reconciled: how, reason },
+      this.deps.metrics?.reconciled(how);
+      // Every reconciliation is an operator's event: the code and vendor status, never the vendor's text.
+      this.deps.logger.warn(
+        {
+          code: settlement.errorCode,
+          vendor,
+          tool: toolKey(call.toolName, call.action),
+          status: settlement.vendorStatusCode,
+          reconciled: how,
+          reason,
+          toolCallId: call.id,
+          runId: call.runId,
+        },
         'interrupted tool call reconciled',
       );
       return how;
@@ -87,8 +99,22 @@ export class Reconciler {
     }
   }
 
-  private async settle(call: ToolCall, deadline: number | null, inFlight: boolean): Promise<{ settlement: Settlement; how: Reconciliation }> {
+  private async settle(
+    call: ToolCall,
+    deadline: number | null,
+    inFlight: boolean,
+  ): Promise<{ settlement: Settlement; how: Reconciliation; vendor?: string }> {
     const tool = await this.deps.tools.find(this.deps.orm.em.fork(), call.orgId, call.toolName, call.action);
+    const settled = await this.settleWith(call, tool, deadline, inFlight);
+    return { ...settled, vendor: tool?.definition.vendor };
+  }
+
+  private async settleWith(
+    call: ToolCall,
+    tool: RegisteredTool | undefined,
+    deadline: number | null,
+    inFlight: boolean,
+  ): Promise<{ settlement: Settlement; how: Reconciliation }> {
     const params = this.openInput(call);
     if (!tool || !params) {
       // Nothing to repeat or to ask with (a call from before inputs were sealed).

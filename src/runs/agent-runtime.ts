@@ -23,6 +23,7 @@ import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
 import { appendMessage, assistantTextLength, isPending, loadMessages, type StoredBlock } from './run-messages';
 import { resultBlock, storedOutcome } from './tool-results';
+import type { ToolgateMetrics } from '../telemetry/metrics';
 
 export interface AgentRuntimeDeps {
   orm: MikroORM;
@@ -34,6 +35,8 @@ export interface AgentRuntimeDeps {
   failpoints: Failpoints;
   /** The gateway's catalog: the model is offered exactly the tools the gateway validates against. */
   tools: ToolRegistry;
+  /** Time to first token and tokens per model (src/telemetry/metrics.ts). */
+  metrics?: ToolgateMetrics;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -154,6 +157,7 @@ export class AgentRuntime {
     } finally {
       this.active.delete(run.id);
     }
+    this.deps.metrics?.modelTurn(this.deps.settings.name, answer);
     const content = answer.content;
     if (!(await started())) return false;
     try {

@@ -56,6 +56,8 @@ export interface TestApp {
   liveness: NodeLiveness | null;
   /** Node ids told they were declared dead while alive (onFenced). */
   fenced: string[];
+  /** Where `/metrics` is served (the API port unless METRICS_PORT is set). */
+  metricsUrl: string;
   statements: string[];
   /** JSON log lines, when started with `captureLogs`. */
   logs: string[];
@@ -165,6 +167,7 @@ export async function startTestApp(
     model: composed.offlineModel,
     liveness,
     fenced,
+    metricsUrl: composed.metricsUrl,
     statements,
     logs,
     em: () => orm.em.fork(),

@@ -1,3 +1,5 @@
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/logger';
 
@@ -36,5 +38,48 @@ describe('logged errors', () => {
       expect(err.stack.split('\n').length).toBeGreaterThan(2);
       expect(err.stack).toContain(process.cwd());
     }
+  });
+});
+
+/**
+ * The output format follows the terminal: pino-pretty on an interactive terminal in
+ * development, JSON lines otherwise. The compiled logger runs in a child process, once on a
+ * real pseudo-terminal (util-linux `script`) and once on a pipe.
+ */
+describe('log format', () => {
+  const ESC = String.fromCharCode(27);
+  const logger = path.join(__dirname, '..', '..', 'dist', 'src', 'logger.js');
+  const probe = `require(${JSON.stringify(logger)}).createLogger({ logLevel: "info", nodeEnv: process.env.NODE_ENV, logFormat: process.env.LOG_FORMAT || undefined }, 1).warn({ code: "VENDOR_ERROR", vendor: "shopify", status: 503 }, "vendor call failed")`;
+  const run = (onTerminal: boolean, env: Record<string, string>): string => {
+    const options = { env: { ...process.env, LOG_FORMAT: '', ...env }, encoding: 'utf8' as const, timeout: 20_000 };
+    return onTerminal
+      ? execFileSync('script', ['-qec', `${process.execPath} -e '${probe}'`, '/dev/null'], { ...options, stdio: ['ignore', 'pipe', 'pipe'] })
+      : execFileSync(process.execPath, ['-e', probe], options);
+  };
+
+  test('pretty (pino-pretty, coloured) on an interactive terminal in development', () => {
+    const out = run(true, { NODE_ENV: 'development' });
+    // pino-pretty's colours: the level in yellow, field names in magenta.
+    expect(out).toContain(`${ESC}[33mWARN${ESC}[39m`);
+    expect(out).toContain('vendor call failed');
+    expect(out).toContain(`${ESC}[35mcode${ESC}[39m: "VENDOR_ERROR"`);
+    expect(out.trim().startsWith('{')).toBe(false);
+  });
+
+  test('JSON on a pipe, in production even on a terminal, and whenever LOG_FORMAT=json', () => {
+    for (const [onTerminal, env] of [
+      [false, { NODE_ENV: 'development' }],
+      [true, { NODE_ENV: 'production', MASTER_ENCRYPTION_KEY: 'ab'.repeat(32) }],
+      [true, { NODE_ENV: 'development', LOG_FORMAT: 'json' }],
+    ] as const) {
+      const line = JSON.parse(run(onTerminal, env).trim());
+      expect(line).toMatchObject({ level: 40, code: 'VENDOR_ERROR', vendor: 'shopify', status: 503, msg: 'vendor call failed' });
+    }
+  });
+
+  test('LOG_FORMAT=pretty on a pipe: pretty, without colours', () => {
+    const out = run(false, { NODE_ENV: 'production', LOG_FORMAT: 'pretty' });
+    expect(out).toMatch(/WARN.*vendor call failed/);
+    expect(out).not.toContain(ESC);
   });
 });
