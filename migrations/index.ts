@@ -12,6 +12,7 @@ import { Migration20261201174503_ledger_tamper } from './Migration20261201174503
 import { Migration20261201180000_upstream_mcp } from './Migration20261201180000_upstream_mcp';
 import { Migration20261201190000_rate_limits } from './Migration20261201190000_rate_limits';
 import { Migration20261201191500_upstream_cost } from './Migration20261201191500_upstream_cost';
+import { Migration20261202090000_approval_edits } from './Migration20261202090000_approval_edits';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -25,4 +26,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261201180000_upstream_mcp', class: Migration20261201180000_upstream_mcp },
   { name: 'Migration20261201190000_rate_limits', class: Migration20261201190000_rate_limits },
   { name: 'Migration20261201191500_upstream_cost', class: Migration20261201191500_upstream_cost },
+  { name: 'Migration20261202090000_approval_edits', class: Migration20261202090000_approval_edits },
 ];

@@ -30,6 +30,8 @@ export interface AppServices {
   gateway: ToolGateway;
   /** The catalog in memory (input schemas compiled once), shared by the gateway, runtime and MCP. */
   tools: ToolRegistry;
+  /** An org's flags and policy rules in memory: the gateway's, and approval edits' re-evaluation. */
+  orgConfig: OrgConfigCache;
   runEvents: RunEvents;
   runtime: AgentRuntime;
   /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
@@ -86,6 +88,7 @@ export function createAppServices(
   const inFlight = new InFlightCalls();
   const failpoints = new Failpoints(config);
   const tools = new ToolRegistry();
+  const orgConfig = new OrgConfigCache();
   const gateway = new ToolGateway({
     nodeId,
     inFlight,
@@ -94,7 +97,7 @@ export function createAppServices(
     executor,
     keyring,
     settings: { toolCallingKillSwitch: config.toolCallingKillSwitch, approvalTtlMs: config.approvalTtlMs },
-    orgConfig: new OrgConfigCache(),
+    orgConfig,
     tools,
     logger,
     clock: options.clock ?? systemClock,
@@ -111,5 +114,5 @@ export function createAppServices(
   });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }) });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
-  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys };
+  return { ...base, executor, gateway, tools, orgConfig, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys };
 }
