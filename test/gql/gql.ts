@@ -42,6 +42,9 @@ type Documents = {
     "\n  query NestedRuns {\n    runs(first: 50) { edges { node { ...RunRelations } } }\n  }\n": typeof types.NestedRunsDocument,
     "\n  query NestedRunsPage($after: String) {\n    runs(first: 5, after: $after) { pageInfo { endCursor } edges { node { ...RunRelations } } }\n  }\n": typeof types.NestedRunsPageDocument,
     "\n  query SocketViewer {\n    viewer { org { id } role }\n  }\n": typeof types.SocketViewerDocument,
+    "\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n": typeof types.ResolveWithEditsDocument,
+    "\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n": typeof types.ExecuteApprovedEditedDocument,
+    "\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n": typeof types.EditedCallDocument,
     "\n  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }\n  }\n": typeof types.DecideApprovalDocument,
     "\n  query ApprovalCount {\n    approvalRequests { totalCount }\n  }\n": typeof types.ApprovalCountDocument,
     "\n  query RunApprovals($id: ID!) {\n    run(id: $id) { status pendingApprovalCount }\n  }\n": typeof types.RunApprovalsDocument,
@@ -120,6 +123,9 @@ const documents: Documents = {
     "\n  query NestedRuns {\n    runs(first: 50) { edges { node { ...RunRelations } } }\n  }\n": types.NestedRunsDocument,
     "\n  query NestedRunsPage($after: String) {\n    runs(first: 5, after: $after) { pageInfo { endCursor } edges { node { ...RunRelations } } }\n  }\n": types.NestedRunsPageDocument,
     "\n  query SocketViewer {\n    viewer { org { id } role }\n  }\n": types.SocketViewerDocument,
+    "\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n": types.ResolveWithEditsDocument,
+    "\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n": types.ExecuteApprovedEditedDocument,
+    "\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n": types.EditedCallDocument,
     "\n  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }\n  }\n": types.DecideApprovalDocument,
     "\n  query ApprovalCount {\n    approvalRequests { totalCount }\n  }\n": types.ApprovalCountDocument,
     "\n  query RunApprovals($id: ID!) {\n    run(id: $id) { status pendingApprovalCount }\n  }\n": types.RunApprovalsDocument,
@@ -296,6 +302,18 @@ export function graphql(source: "\n  query NestedRunsPage($after: String) {\n   
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query SocketViewer {\n    viewer { org { id } role }\n  }\n"): (typeof documents)["\n  query SocketViewer {\n    viewer { org { id } role }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n"): (typeof documents)["\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n"): (typeof documents)["\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n"): (typeof documents)["\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
