@@ -52,7 +52,10 @@ export async function resolveApprovalRow(
       : edit
         ? ', requested_binding_hash = binding_hash, binding_hash = ?, sealed_params = ?, edited_params_redacted = ?, edited_by = ?'
         : '';
-  const editParams = decision === 'approve' && edit ? [edit.bindingHash, JSON.stringify(edit.sealedParams), JSON.stringify(edit.editedParamsRedacted), resolvedBy] : [];
+  const editParams =
+    decision === 'approve' && edit
+      ? [edit.bindingHash, JSON.stringify(edit.sealedParams), JSON.stringify(edit.editedParamsRedacted), resolvedBy]
+      : [];
   const won = await tx.execute<{ id: string }[]>(
     `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()${extra}
       where id = ? and org_id = ? and status in (${sqlList(transition.from)}) and expires_at > now() returning id`,

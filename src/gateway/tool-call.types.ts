@@ -33,7 +33,8 @@ export class ToolCallType {
 
   @Field(() => GraphQLJSON, {
     nullable: true,
-    description: 'Set when a reviewer changed the params before approving: the input the call ran with, secrets redacted (`input` stays as requested)',
+    description:
+      'Set when a reviewer changed the params before approving: the input the call ran with, secrets redacted (`input` stays as requested)',
   })
   editedInput!: unknown;
 

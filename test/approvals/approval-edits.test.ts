@@ -269,7 +269,11 @@ describe('an accepted edit', () => {
     expect(call.editedInputRedacted).toBeNull();
     expect(await policyDecisionCount(runId)).toBe(1);
     const exec = await flow.app.gql(EXECUTE_APPROVED_EDITED, { key: flow.keys.agent, variables: { id: toolCallId } });
-    expect(exec.body.data!.executeApprovedToolCall).toMatchObject({ status: 'succeeded', editedParams: null, result: { totalAmount: EXPERT_AMOUNT } });
+    expect(exec.body.data!.executeApprovedToolCall).toMatchObject({
+      status: 'succeeded',
+      editedParams: null,
+      result: { totalAmount: EXPERT_AMOUNT },
+    });
   });
 });
 

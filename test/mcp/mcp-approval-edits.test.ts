@@ -28,9 +28,11 @@ afterAll(async () => {
 
 const invoice = { name: 'invoice.send', arguments: { customerId: QBO_DEMO_CUSTOMERS.amys, amount: EXPERT_AMOUNT } };
 const lastInvoiceAmount = () =>
-  (flow.app.sandbox!.requests.filter((r) => r.vendor === 'nango' && r.method === 'POST' && r.path.endsWith('/invoice')).at(-1)!.body as {
-    Line: { Amount: number }[];
-  }).Line[0].Amount;
+  (
+    flow.app.sandbox!.requests.filter((r) => r.vendor === 'nango' && r.method === 'POST' && r.path.endsWith('/invoice')).at(-1)!.body as {
+      Line: { Amount: number }[];
+    }
+  ).Line[0].Amount;
 
 describe.each<Era>(['legacy', 'modern'])('approve with edits over MCP (%s era)', (era) => {
   test('the repeated call answers the edited call, saying so first; it ran once with the edited amount', async () => {
@@ -50,9 +52,10 @@ describe.each<Era>(['legacy', 'modern'])('approve with edits over MCP (%s era)',
     expect(callState(done)).toMatchObject({ status: 'succeeded', toolCallId, editedParams: edited });
     expect(done.structuredContent).toMatchObject({ totalAmount: 99 });
     const [notice, result] = done.content as { type: string; text: string }[];
-    const told = /^A reviewer changed the parameters of this tool call before approving it; it ran with (\{.*\}), not with the parameters you requested\.$/.exec(
-      notice.text,
-    );
+    const told =
+      /^A reviewer changed the parameters of this tool call before approving it; it ran with (\{.*\}), not with the parameters you requested\.$/.exec(
+        notice.text,
+      );
     expect(JSON.parse(told![1])).toEqual(edited);
     expect(JSON.parse(result.text)).toMatchObject({ totalAmount: 99 });
     expect(invoicePosts(flow.app) - posts).toBe(1);
