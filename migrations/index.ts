@@ -14,6 +14,7 @@ import { Migration20261201190000_rate_limits } from './Migration20261201190000_r
 import { Migration20261201191500_upstream_cost } from './Migration20261201191500_upstream_cost';
 import { Migration20261201202801_webhooks } from './Migration20261201202801_webhooks';
 import { Migration20261201203000_append_point_tool_use } from './Migration20261201203000_append_point_tool_use';
+import { Migration20261202090000_approval_edits } from './Migration20261202090000_approval_edits';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -29,4 +30,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261201191500_upstream_cost', class: Migration20261201191500_upstream_cost },
   { name: 'Migration20261201202801_webhooks', class: Migration20261201202801_webhooks },
   { name: 'Migration20261201203000_append_point_tool_use', class: Migration20261201203000_append_point_tool_use },
+  { name: 'Migration20261202090000_approval_edits', class: Migration20261202090000_approval_edits },
 ];

@@ -32,6 +32,8 @@ export interface AppServices {
   gateway: ToolGateway;
   /** The catalog in memory (input schemas compiled once), shared by the gateway, runtime and MCP. */
   tools: ToolRegistry;
+  /** An org's flags and policy rules in memory: the gateway's, and approval edits' re-evaluation. */
+  orgConfig: OrgConfigCache;
   runEvents: RunEvents;
   runtime: AgentRuntime;
   /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
@@ -94,6 +96,7 @@ export function createAppServices(
   const inFlight = new InFlightCalls();
   const failpoints = new Failpoints(config);
   const tools = new ToolRegistry();
+  const orgConfig = new OrgConfigCache();
   const gateway = new ToolGateway({
     nodeId,
     inFlight,
@@ -102,7 +105,7 @@ export function createAppServices(
     executor,
     keyring,
     settings: { toolCallingKillSwitch: config.toolCallingKillSwitch, approvalTtlMs: config.approvalTtlMs },
-    orgConfig: new OrgConfigCache(),
+    orgConfig,
     tools,
     logger,
     clock: options.clock ?? systemClock,
@@ -128,5 +131,5 @@ export function createAppServices(
     logger: logger.child({ component: 'webhooks' }),
     clock: options.clock ?? systemClock,
   });
-  return { ...base, executor, gateway, tools, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, webhooks, metrics };
+  return { ...base, executor, gateway, tools, orgConfig, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, webhooks, metrics };
 }

@@ -45,6 +45,18 @@ export class ApprovalRequest {
   @Property({ type: 'json', nullable: true })
   sealedParams: SealedJson | null = null;
 
+  /** Set when a reviewer edited the params: the binding of the call as it was requested. */
+  @Property({ type: 'text', nullable: true })
+  requestedBindingHash: string | null = null;
+
+  /** The params a reviewer approved instead of the requested ones, redacted (null: not edited). */
+  @Property({ type: 'json', nullable: true })
+  editedParamsRedacted: unknown = null;
+
+  /** The key that edited the params (the resolver's). */
+  @Property({ type: 'text', nullable: true })
+  editedBy: string | null = null;
+
   @Property({ type: 'text', nullable: true })
   requestedBy: string | null = null;
 

@@ -3,6 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
 import { ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
 import { sqlList } from '../db/sql-list';
+import type { SealedJson } from '../credentials/sealed-json';
 
 /**
  * The ApprovalRequest state machine and its only writer. Each transition is one
@@ -11,7 +12,7 @@ import { sqlList } from '../db/sql-list';
  * blocked run_cancelled), appended by the caller in the same transaction.
  *
  *   (new) → pending
- *   pending → approved | rejected    resolveApprovalRow (only before it expires)
+ *   pending → approved | rejected    resolveApprovalRow (only before it expires; approve may carry an edit)
  *   pending → expired                expireApprovalRow
  *   pending → cancelled              cancelRunApprovals (its run was cancelled)
  */
@@ -22,21 +23,43 @@ export const APPROVAL_TRANSITIONS = {
   cancel: { from: ['pending'], to: 'cancelled' },
 } as const satisfies Record<string, { from: readonly ApprovalStatus[]; to: ApprovalStatus }>;
 
-/** pending → approved | rejected, by one of any number of concurrent resolutions. */
+/**
+ * What an approval with edits writes with its resolution: the edited params sealed in place
+ * of the requested ones, bound by their own hash; the requested binding is kept, so a
+ * repeated MCP call of the requested params still finds this approval.
+ */
+export interface ApprovalEditWrite {
+  bindingHash: string;
+  sealedParams: SealedJson;
+  editedParamsRedacted: unknown;
+}
+
+/** pending → approved | rejected, by one of any number of concurrent resolutions (an approval may carry an edit). */
 export async function resolveApprovalRow(
   tx: EntityManager,
   approval: { id: string; orgId: string },
   decision: 'approve' | 'reject',
   resolvedBy: string | null,
   reason: string | null,
+  edit: ApprovalEditWrite | null = null,
 ): Promise<boolean> {
   const transition = decision === 'approve' ? APPROVAL_TRANSITIONS.approve : APPROVAL_TRANSITIONS.reject;
-  // A rejected call never runs: its sealed params go at once.
+  // A rejected call never runs: its sealed params go at once. SET reads the row as it was:
+  // requested_binding_hash takes the binding the call was requested with.
+  const extra =
+    decision === 'reject'
+      ? ', sealed_params = null'
+      : edit
+        ? ', requested_binding_hash = binding_hash, binding_hash = ?, sealed_params = ?, edited_params_redacted = ?, edited_by = ?'
+        : '';
+  const editParams =
+    decision === 'approve' && edit
+      ? [edit.bindingHash, JSON.stringify(edit.sealedParams), JSON.stringify(edit.editedParamsRedacted), resolvedBy]
+      : [];
   const won = await tx.execute<{ id: string }[]>(
-    `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()
-            ${decision === 'reject' ? ', sealed_params = null' : ''}
+    `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()${extra}
       where id = ? and org_id = ? and status in (${sqlList(transition.from)}) and expires_at > now() returning id`,
-    [transition.to, resolvedBy, reason, approval.id, approval.orgId],
+    [transition.to, resolvedBy, reason, ...editParams, approval.id, approval.orgId],
   );
   return won.length > 0;
 }

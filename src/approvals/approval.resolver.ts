@@ -1,4 +1,5 @@
 import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { ApprovalRequestConnection, ApprovalRequestType, ApprovalRequestsArgs, toApprovalRequestType } from './approval.types';
@@ -22,15 +23,24 @@ export class ApprovalResolver {
 
   @Authorized()
   @Mutation(() => ApprovalRequestType, {
-    description: 'Approve or reject a pending request (experts: expert requests; clients: client requests). Single use.',
+    description:
+      'Approve (optionally with edited params) or reject a pending request (experts: expert requests; clients: client requests). Single use.',
   })
   async resolveApproval(
     @Arg('id', () => ID) id: string,
     @Arg('decision', () => ApprovalDecisionInput) decision: ApprovalDecisionInput,
     @Arg('reason', () => String, { nullable: true }) reason: string | null,
+    @Arg('editedParams', () => GraphQLJSONObject, {
+      nullable: true,
+      description:
+        "APPROVE only: the params the call runs with instead of the requested ones. Checked against the tool's input schema (INVALID_TOOL_INPUT) and policy again: refused with APPROVAL_EDIT_ESCALATES when they would need another approver, a higher risk, or are blocked",
+    })
+    editedParams: Record<string, unknown> | null | undefined,
     @Ctx() ctx: RequestContext,
   ): Promise<ApprovalRequestType> {
-    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null);
+    const { tools, orgConfig, keyring } = ctx.services;
+    const edit = editedParams === null || editedParams === undefined ? null : { params: editedParams, deps: { tools, orgConfig, keyring } };
+    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, edit);
     ctx.services.metrics.approvalResolved(approval);
     // Chaos harness: a node killed right after the approval committed (its run step is queued).
     ctx.services.failpoints.hit('after_approval');

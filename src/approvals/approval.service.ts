@@ -1,21 +1,31 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApprovalRequest } from './approval-request.entity';
 import { appendLedgerEvents } from '../ledger/ledger.service';
-import { AppError, notFound } from '../errors/app-error';
+import { AppError, badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { approveCall, expireCall, rejectCall } from '../gateway/tool-call-state';
 import { releaseApproval } from '../runs/run-state';
 import { expireApprovalRow, lockDueApprovals, resolveApprovalRow } from './approval-state';
 import type { Caller } from '../auth/caller';
+import { checkApprovalEdit, type ApprovalEditDeps } from './approval-edit';
 import { APPROVAL_RESOLVER } from '../auth/access';
 
 export type ApprovalDecision = 'approve' | 'reject';
+
+/** Approve with edits: the params the call runs with instead of the requested ones. */
+export interface ApprovalEdit {
+  params: unknown;
+  deps: ApprovalEditDeps;
+}
 
 /**
  * Resolves a pending approval exactly once: the conditional UPDATE lets one of any number
  * of concurrent or repeated resolutions win; the others get APPROVAL_ALREADY_RESOLVED (or
  * APPROVAL_EXPIRED once its time is up). Approve leaves the call `approved` for the agent
- * runtime to execute; reject blocks it.
+ * runtime to execute; reject blocks it. Approve with edits checks the edited params first
+ * (approval-edit.ts) — a refused edit changes nothing — and then commits them with the
+ * resolution in the same transaction: whoever executes the approved call, on any node and
+ * after any crash, opens the edited params.
  */
 export async function resolveApproval(
   em: EntityManager,
@@ -23,16 +33,18 @@ export async function resolveApproval(
   approvalId: string,
   decision: ApprovalDecision,
   reason: string | null,
+  edit: ApprovalEdit | null = null,
 ): Promise<ApprovalRequest> {
   if (reason !== null && (reason.length > 2000 || reason.includes('\u0000'))) {
     throw new AppError('BAD_USER_INPUT', 'reason must be at most 2000 characters', { field: 'reason' });
   }
+  if (edit && decision !== 'approve') throw badInput('editedParams are only given with APPROVE', { field: 'editedParams' });
   const approval = isUuid(approvalId) ? await em.findOne(ApprovalRequest, { id: approvalId, orgId: caller.orgId }) : null;
   if (!approval) throw notFound('Approval request');
   if (APPROVAL_RESOLVER[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${APPROVAL_RESOLVER[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
-  return settle(em, caller, approval, decision, reason, {});
+  return settle(em, caller, approval, decision, reason, {}, edit);
 }
 
 /**
@@ -59,9 +71,12 @@ async function settle(
   decision: ApprovalDecision,
   reason: string | null,
   extra: Record<string, unknown>,
+  edit: ApprovalEdit | null = null,
 ): Promise<ApprovalRequest> {
   const outcome = await em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
-    if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason))) {
+    // Checked only while pending (a resolved one answers APPROVAL_ALREADY_RESOLVED below); a refusal throws: nothing written.
+    const checked = edit && approval.status === 'pending' ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
+    if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason, checked?.write ?? null))) {
       const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
       if (current.status === 'pending') {
         // Its time ran out before the expiry job came by: expire it now (committed), as the job would.
@@ -77,7 +92,7 @@ async function settle(
     const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
     const event =
       decision === 'approve'
-        ? await approveCall(tx, resolved.toolCallId, caller, { ...metadata, reason })
+        ? await approveCall(tx, resolved.toolCallId, caller, { ...metadata, reason, ...checked?.ledger }, checked?.editedInputRedacted ?? null)
         : await rejectCall(tx, resolved.toolCallId, code, caller, {
             ...metadata,
             reason: resolved.kind === 'expert' ? 'expert_rejected' : 'client_rejected',
@@ -86,7 +101,7 @@ async function settle(
     // The approval was pending, so its call waited: anything else is a broken invariant.
     if (!event) throw new AppError('CONFLICT', "The approval's tool call is no longer waiting for it");
     const run = { id: resolved.runId, orgId: resolved.orgId };
-    await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller))]);
+    await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller))], checked ? [checked.decisionRow] : []);
     return resolved;
   });
   if ('expired' in outcome) {

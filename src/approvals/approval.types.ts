@@ -1,4 +1,5 @@
 import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { APPROVAL_KINDS, APPROVAL_STATUSES, type ApprovalKind, type ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
 import { graphqlEnum } from '../graphql/enums';
@@ -31,6 +32,15 @@ export class ApprovalRequestType {
 
   @Field(() => String, { nullable: true })
   reason!: string | null;
+
+  @Field({ description: 'Approved with params a reviewer changed: the call ran (or runs) with editedParams' })
+  edited!: boolean;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The params the reviewer approved instead of the requested ones, redacted' })
+  editedParams!: Record<string, unknown> | null;
+
+  @Field(() => String, { nullable: true, description: 'The key that edited the params' })
+  editedBy!: string | null;
 
   @Field()
   expiresAt!: Date;
@@ -71,6 +81,9 @@ export const toApprovalRequestType = (a: ApprovalRequest): ApprovalRequestType =
   requestedBy: a.requestedBy,
   resolvedBy: a.resolvedBy,
   reason: a.reason,
+  edited: a.editedParamsRedacted !== null,
+  editedParams: a.editedParamsRedacted as Record<string, unknown> | null,
+  editedBy: a.editedBy,
   expiresAt: a.expiresAt,
   resolvedAt: a.resolvedAt,
   createdAt: a.createdAt,

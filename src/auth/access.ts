@@ -34,7 +34,7 @@ export const ACCESS_MATRIX = {
   'Subscription.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue live' },
   'Mutation.resolveApproval': {
     roles: ['expert', 'client'],
-    what: 'approve or reject: experts the expert queue, clients client approvals (admins do not approve)',
+    what: 'approve (optionally with edited params) or reject: experts the expert queue, clients client approvals (admins do not approve)',
   },
   'Query.ledgerEvents': { roles: AUDIT, what: 'the audit ledger' },
   'Query.verifyLedger': { roles: AUDIT, what: "verify the org's ledger chain" },

@@ -30,6 +30,7 @@ export const ERROR_CODES = [
   'RUN_NOT_ACTIVE',
   'APPROVALS_PENDING',
   'APPROVAL_ALREADY_RESOLVED',
+  'APPROVAL_EDIT_ESCALATES',
   'RUN_CANCELLED',
   'RUN_BUSY',
   'SUBSCRIBER_TOO_SLOW',
@@ -99,6 +100,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   RUN_NOT_ACTIVE: { httpStatus: 409 },
   APPROVALS_PENDING: { httpStatus: 409 },
   APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
+  // An approval's edited params would need another approver, a higher risk, or are blocked: nothing changed.
+  APPROVAL_EDIT_ESCALATES: { httpStatus: 409 },
   RUN_BUSY: { httpStatus: 409 },
   SUBSCRIBER_TOO_SLOW: { httpStatus: 429 },
   MCP_SERVER_NAME_TAKEN: { httpStatus: 409 },

@@ -8,7 +8,15 @@ import type { ToolCall } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 
 export function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
-  return { status: 'blocked', toolCallId: call.id, result: null, error: errorFor(code), approvalRequestId: null, replayed: false };
+  return {
+    status: 'blocked',
+    toolCallId: call.id,
+    result: null,
+    error: errorFor(code),
+    approvalRequestId: null,
+    replayed: false,
+    editedParams: null,
+  };
 }
 
 /**
@@ -48,6 +56,7 @@ export function outcomeOf(call: ToolCall, result: unknown, approvalRequestId: st
     error: code ? errorFor(code) : null,
     approvalRequestId,
     replayed: false,
+    editedParams: call.editedInputRedacted ?? null,
   };
 }
 

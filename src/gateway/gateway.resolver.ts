@@ -58,6 +58,12 @@ export class ToolCallResultType {
 
   @Field({ description: 'True when this answers a call made before (same toolUseId, or already executed)' })
   replayed!: boolean;
+
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description: 'Set when a reviewer changed the params before approving: the params the call ran with (redacted)',
+  })
+  editedParams!: unknown;
 }
 
 const toResult = (outcome: ToolCallOutcome): ToolCallResultType => ({ ...outcome, error: outcome.error });

@@ -24,6 +24,11 @@ export interface ToolCallOutcome {
   approvalRequestId: string | null;
   /** True when this answers a request already made (same toolUseId, or an executed approval). */
   replayed: boolean;
+  /**
+   * Set when a reviewer changed the params before approving: the params the call ran (or
+   * runs) with, redacted. The model is told, so it never claims the requested ones.
+   */
+  editedParams: unknown;
 }
 
 /** Ledger reasons for blocked and failed calls, stable like the codes. */

@@ -76,11 +76,21 @@ export function initialCallStatus(outcome: PolicyOutcome | 'refused'): ToolCallS
   return 'running';
 }
 
-/** waiting_approval → approved. The ledger event is returned for the caller's batch. */
-export async function approveCall(tx: EntityManager, callId: string, actor: Actor, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
+/**
+ * waiting_approval → approved. The ledger event is returned for the caller's batch. An
+ * approval with edits records the edited input (redacted) beside the requested one.
+ */
+export async function approveCall(
+  tx: EntityManager,
+  callId: string,
+  actor: Actor,
+  metadata: Record<string, unknown>,
+  editedInputRedacted: unknown = null,
+): Promise<LedgerEntry | null> {
+  const edited = editedInputRedacted === null ? '' : ', edited_input_redacted = ?';
   const [row] = await tx.execute<CallRow[]>(
-    `update tool_calls set status = '${T.approve.to}', updated_at = now() where id = ? and status in (${sqlList(T.approve.from)}) ${RETURNING}`,
-    [callId],
+    `update tool_calls set status = '${T.approve.to}'${edited}, updated_at = now() where id = ? and status in (${sqlList(T.approve.from)}) ${RETURNING}`,
+    [...(editedInputRedacted === null ? [] : [JSON.stringify(editedInputRedacted)]), callId],
   );
   return row ? callEvent(refOf(row), 'tool_call.approved', metadata, actor) : null;
 }

@@ -54,6 +54,10 @@ export class ToolCall {
   @Property({ type: 'json', nullable: true })
   inputRedacted: unknown = null;
 
+  /** The input a reviewer changed it to before approving (redacted): what ran. Null: ran as requested. */
+  @Property({ type: 'json', nullable: true })
+  editedInputRedacted: unknown = null;
+
   @Property({ type: 'json', nullable: true })
   outputRedacted: unknown = null;
 

@@ -31,6 +31,13 @@ export class ToolCallType {
   @Field(() => GraphQLJSON, { nullable: true, description: 'The input, with secrets redacted' })
   input!: unknown;
 
+  @Field(() => GraphQLJSON, {
+    nullable: true,
+    description:
+      'Set when a reviewer changed the params before approving: the input the call ran with, secrets redacted (`input` stays as requested)',
+  })
+  editedInput!: unknown;
+
   @Field(() => GraphQLJSON, { nullable: true, description: 'The normalized output, with personal data redacted' })
   output!: unknown;
 
@@ -103,6 +110,7 @@ export const toToolCallType = (c: ToolCall): ToolCallType => ({
   correlationId: c.correlationId,
   status: c.status,
   input: c.inputRedacted,
+  editedInput: c.editedInputRedacted ?? null,
   output: c.outputRedacted,
   riskLevel: c.riskLevel,
   reviewRequired: c.reviewRequired,

@@ -23,15 +23,19 @@ export interface ApprovalRef {
  * In a run, a call that needed approval is identified by its binding — org, run, tool,
  * action, canonical params, policy version — so repeating it (a new MCP request, a new
  * session on the same run) answers with that call's state instead of asking again: still
- * waiting, its result once approved (it runs once), or its rejection. Read only.
+ * waiting, its result once approved (it runs once, with a reviewer's edits if any), or its
+ * rejection. Read only.
  */
 export async function findBoundCall(
   em: EntityManager,
   call: { orgId: string; runId: string; toolName: string; action: string; params: unknown; policyVersion: number },
 ): Promise<{ approval: ApprovalRef; outcome: ToolCallOutcome } | null> {
+  // A reviewer's edit rebinds the approval to the edited params; the requested binding still finds it.
+  const hash = approvalBindingHash(call);
   const [row] = await em.execute<ApprovalRow[]>(
-    'select id, tool_call_id, kind, binding_hash from approval_requests where org_id = ? and run_id = ? and binding_hash = ? order by created_at desc limit 1',
-    [call.orgId, call.runId, approvalBindingHash(call)],
+    `select id, tool_call_id, kind, binding_hash from approval_requests
+      where org_id = ? and run_id = ? and (binding_hash = ? or requested_binding_hash = ?) order by created_at desc limit 1`,
+    [call.orgId, call.runId, hash, hash],
   );
   return row ? { approval: refOf(row), outcome: await callOutcome(em, call.orgId, row.tool_call_id) } : null;
 }

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
+import { editedSentence } from '../gateway/edited-notice';
 
 /** `_meta` keys Toolgate reads and writes on MCP messages (reverse-DNS prefixed, as MCP asks). */
 export const META = {
@@ -11,7 +12,7 @@ export const META = {
  * A gateway outcome as an MCP tool result. Succeeded: the result as structuredContent and
  * as JSON text. Blocked or failed: isError with the fixed model sentence and the stable
  * code, never vendor text. Waiting: a plain result saying so — the same call, repeated,
- * answers with the outcome.
+ * answers with the outcome. A call a reviewer approved with edited params says so first.
  */
 export function toolResult(outcome: ToolCallOutcome, approvalKind: 'expert' | 'client' | null = null): CallToolResult {
   const state = {
@@ -20,16 +21,19 @@ export function toolResult(outcome: ToolCallOutcome, approvalKind: 'expert' | 'c
     approvalRequestId: outcome.approvalRequestId,
     replayed: outcome.replayed,
   };
-  const _meta = { [META.toolCall]: state };
+  const edited = outcome.editedParams ?? null;
+  const _meta = { [META.toolCall]: edited === null ? state : { ...state, editedParams: edited } };
+  // A reviewer changed the params before approving: the model is told first, with the params that ran.
+  const notice = edited === null ? [] : [{ type: 'text' as const, text: editedSentence(edited) }];
   if (outcome.status === 'succeeded') {
     const result = outcome.result;
     const structured = result !== null && typeof result === 'object' && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
-    return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: structured, _meta };
+    return { content: [...notice, { type: 'text', text: JSON.stringify(result) }], structuredContent: structured, _meta };
   }
   if (outcome.error) {
     const { code, message } = outcome.error;
     return {
-      content: [{ type: 'text', text: `${message} (${code})` }],
+      content: [{ type: 'text', text: `${message} (${code})` }, ...notice],
       structuredContent: { ...state, error: { code, message } },
       isError: true,
       _meta,

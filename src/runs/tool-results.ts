@@ -1,4 +1,5 @@
 import { errorFor } from '../gateway/call-outcome';
+import { EDITED_NOTICE, editedSentence } from '../gateway/edited-notice';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
 import type { StoredBlock } from './run-messages';
@@ -7,14 +8,20 @@ import type { StoredBlock } from './run-messages';
  * What the model is told for one tool_use (ADR-029 step 13), or a pending note: a call
  * waiting for a human, or still `running` where a crash left it (reconciliation settles it
  * and queues the run's next step). A replayed success carries the stored (redacted) result.
+ * A call whose params a reviewer edited says so, with the params it ran with (redacted).
  */
 export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): StoredBlock {
   const base = { type: 'tool_result', tool_use_id: toolUseId };
   if (outcome.status === 'waiting_approval' || outcome.status === 'approved' || outcome.status === 'running') {
     return { ...base, content: '', toolgate: { pending: true, toolCallId: outcome.toolCallId } };
   }
-  if (outcome.status === 'succeeded') return { ...base, content: JSON.stringify(outcome.result ?? null) };
-  return { ...base, is_error: true, content: outcome.error?.message ?? 'Tool execution failed' };
+  const edited = outcome.editedParams ?? null;
+  if (outcome.status === 'succeeded') {
+    const result = outcome.result ?? null;
+    return { ...base, content: JSON.stringify(edited === null ? result : { notice: EDITED_NOTICE, editedParams: edited, result }) };
+  }
+  const message = outcome.error?.message ?? 'Tool execution failed';
+  return { ...base, is_error: true, content: edited === null ? message : `${message}. ${editedSentence(edited)}` };
 }
 
 /** A call's outcome as stored: a succeeded call carries its stored (redacted) result, never an error. */
@@ -26,5 +33,6 @@ export function storedOutcome(call: ToolCall): ToolCallOutcome {
     error: call.status === 'succeeded' ? null : errorFor(call.errorCode),
     approvalRequestId: null,
     replayed: true,
+    editedParams: call.editedInputRedacted ?? null,
   };
 }

@@ -42,6 +42,9 @@ type Documents = {
     "\n  query NestedRuns {\n    runs(first: 50) { edges { node { ...RunRelations } } }\n  }\n": typeof types.NestedRunsDocument,
     "\n  query NestedRunsPage($after: String) {\n    runs(first: 5, after: $after) { pageInfo { endCursor } edges { node { ...RunRelations } } }\n  }\n": typeof types.NestedRunsPageDocument,
     "\n  query SocketViewer {\n    viewer { org { id } role }\n  }\n": typeof types.SocketViewerDocument,
+    "\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n": typeof types.ResolveWithEditsDocument,
+    "\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n": typeof types.ExecuteApprovedEditedDocument,
+    "\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n": typeof types.EditedCallDocument,
     "\n  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }\n  }\n": typeof types.DecideApprovalDocument,
     "\n  query ApprovalCount {\n    approvalRequests { totalCount }\n  }\n": typeof types.ApprovalCountDocument,
     "\n  query RunApprovals($id: ID!) {\n    run(id: $id) { status pendingApprovalCount }\n  }\n": typeof types.RunApprovalsDocument,
@@ -56,6 +59,7 @@ type Documents = {
     "\n  query PolicyChanges {\n    ledgerEvents(first: 100, filter: {type: \"policy.changed\"}) { edges { node { type resourceId actorRole metadata } } }\n  }\n": typeof types.PolicyChangesDocument,
     "\n  query PolicyRuleOrder {\n    policyRules { id name position enabled }\n  }\n": typeof types.PolicyRuleOrderDocument,
     "\n  query VerifyLedger {\n    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }\n  }\n": typeof types.VerifyLedgerDocument,
+    "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n": typeof types.McpApproveEditedDocument,
     "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n": typeof types.RunEventsDocument,
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": typeof types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": typeof types.ApprovalChangesDocument,
@@ -64,6 +68,7 @@ type Documents = {
     "\n  query RunDetail($id: ID!) {\n    run(id: $id) {\n      id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage\n      allowedTools\n      messages {\n        position role content text\n        blocks {\n          __typename\n          ... on TextBlock { text }\n          ... on ToolUseBlock { toolUseId name tool input toolCallId status }\n          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }\n        }\n      }\n      toolCalls {\n        id toolName action status errorCode errorText vendorStatusCode input output riskLevel\n        policyDecision { id outcome risk }\n        approvalRequest { id status kind }\n      }\n      ledgerEvents { type resourceId metadata }\n    }\n  }\n": typeof types.RunDetailDocument,
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": typeof types.PostMessageDocument,
     "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n": typeof types.CancelRunDocument,
+    "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n": typeof types.RuntimeApproveEditedDocument,
     "\n  fragment CallAnswer on ToolCallResult {\n    status toolCallId result\n    error { code message }\n    approvalRequestId replayed\n  }\n": typeof types.CallAnswerFragmentDoc,
     "\n  mutation StartAgentRun($input: StartAgentRunInput!) {\n    startAgentRun(input: $input) { id status driver allowedTools policyVersion }\n  }\n": typeof types.StartAgentRunDocument,
     "\n  mutation ExecuteToolCall($input: ExecuteToolCallInput!) {\n    executeToolCall(input: $input) { ...CallAnswer }\n  }\n": typeof types.ExecuteToolCallDocument,
@@ -120,6 +125,9 @@ const documents: Documents = {
     "\n  query NestedRuns {\n    runs(first: 50) { edges { node { ...RunRelations } } }\n  }\n": types.NestedRunsDocument,
     "\n  query NestedRunsPage($after: String) {\n    runs(first: 5, after: $after) { pageInfo { endCursor } edges { node { ...RunRelations } } }\n  }\n": types.NestedRunsPageDocument,
     "\n  query SocketViewer {\n    viewer { org { id } role }\n  }\n": types.SocketViewerDocument,
+    "\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n": types.ResolveWithEditsDocument,
+    "\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n": types.ExecuteApprovedEditedDocument,
+    "\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n": types.EditedCallDocument,
     "\n  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }\n  }\n": types.DecideApprovalDocument,
     "\n  query ApprovalCount {\n    approvalRequests { totalCount }\n  }\n": types.ApprovalCountDocument,
     "\n  query RunApprovals($id: ID!) {\n    run(id: $id) { status pendingApprovalCount }\n  }\n": types.RunApprovalsDocument,
@@ -134,6 +142,7 @@ const documents: Documents = {
     "\n  query PolicyChanges {\n    ledgerEvents(first: 100, filter: {type: \"policy.changed\"}) { edges { node { type resourceId actorRole metadata } } }\n  }\n": types.PolicyChangesDocument,
     "\n  query PolicyRuleOrder {\n    policyRules { id name position enabled }\n  }\n": types.PolicyRuleOrderDocument,
     "\n  query VerifyLedger {\n    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }\n  }\n": types.VerifyLedgerDocument,
+    "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n": types.McpApproveEditedDocument,
     "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n": types.RunEventsDocument,
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": types.ApprovalChangesDocument,
@@ -142,6 +151,7 @@ const documents: Documents = {
     "\n  query RunDetail($id: ID!) {\n    run(id: $id) {\n      id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage\n      allowedTools\n      messages {\n        position role content text\n        blocks {\n          __typename\n          ... on TextBlock { text }\n          ... on ToolUseBlock { toolUseId name tool input toolCallId status }\n          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }\n        }\n      }\n      toolCalls {\n        id toolName action status errorCode errorText vendorStatusCode input output riskLevel\n        policyDecision { id outcome risk }\n        approvalRequest { id status kind }\n      }\n      ledgerEvents { type resourceId metadata }\n    }\n  }\n": types.RunDetailDocument,
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": types.PostMessageDocument,
     "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n": types.CancelRunDocument,
+    "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n": types.RuntimeApproveEditedDocument,
     "\n  fragment CallAnswer on ToolCallResult {\n    status toolCallId result\n    error { code message }\n    approvalRequestId replayed\n  }\n": types.CallAnswerFragmentDoc,
     "\n  mutation StartAgentRun($input: StartAgentRunInput!) {\n    startAgentRun(input: $input) { id status driver allowedTools policyVersion }\n  }\n": types.StartAgentRunDocument,
     "\n  mutation ExecuteToolCall($input: ExecuteToolCallInput!) {\n    executeToolCall(input: $input) { ...CallAnswer }\n  }\n": types.ExecuteToolCallDocument,
@@ -299,6 +309,18 @@ export function graphql(source: "\n  query SocketViewer {\n    viewer { org { id
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n"): (typeof documents)["\n  mutation ResolveWithEdits($id: ID!, $decision: ApprovalDecision!, $reason: String, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason, editedParams: $editedParams) {\n      id status kind resolvedBy reason edited editedParams editedBy\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n"): (typeof documents)["\n  mutation ExecuteApprovedEdited($id: ID!) {\n    executeApprovedToolCall(toolCallId: $id) { status toolCallId result error { code message } approvalRequestId replayed editedParams }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n"): (typeof documents)["\n  query EditedCall($id: ID!) {\n    toolCall(id: $id) {\n      id status input editedInput riskLevel\n      policyDecision { outcome risk }\n      approvalRequest { id status edited editedParams editedBy }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }\n  }\n"): (typeof documents)["\n  mutation DecideApproval($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) { id status kind resolvedBy reason resolvedAt }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -355,6 +377,10 @@ export function graphql(source: "\n  query VerifyLedger {\n    verifyLedger { ok
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n"): (typeof documents)["\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n"): (typeof documents)["\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -384,6 +410,10 @@ export function graphql(source: "\n  mutation PostMessage($runId: ID!, $text: St
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n"): (typeof documents)["\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n"): (typeof documents)["\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
