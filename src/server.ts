@@ -20,6 +20,9 @@ import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 import { MAX_VALIDATION_ERRORS } from './api/limits';
 import { LazyRequestContext } from './api/request-context';
+import { consoleRoute } from './api/http/console-route';
+import { ideAssetsRoute } from './api/http/graphql-ide';
+import { projectRoot } from './paths';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -76,7 +79,8 @@ export async function startHttpServer(
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: Math.max(500, config.shutdownTimeoutMs - 2000) }),
       { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
-      ...(config.api.introspection ? [] : [ApolloServerPluginLandingPageDisabled()]),
+      // Browsers get the bundled GraphiQL (graphql-route.ts), never Apollo's CDN-loaded page.
+      ApolloServerPluginLandingPageDisabled(),
       operationGuardPlugin(guard),
       mediaTypeStatusPlugin(),
       requestLoggingPlugin(),
@@ -105,6 +109,8 @@ export async function startHttpServer(
       res.status(503).json({ status: 'database_unreachable' });
     }
   });
+  app.use('/console', consoleRoute(projectRoot()));
+  if (config.api.ide) app.use(ideAssetsRoute());
   app.use(
     '/graphql',
     graphqlRoute({
@@ -114,7 +120,7 @@ export async function startHttpServer(
       logger,
       format,
       maxBodyBytes: config.api.maxBodyBytes,
-      landingPage: config.api.introspection,
+      ide: config.api.ide,
       contextFor,
     }),
   );
