@@ -63,7 +63,11 @@ export class Api {
 
   /** A live subscription; returns the function that ends it. */
   subscribe<R, V>(document: TypedDocumentNode<R, V>, variables: V, onData: (data: R) => void, onError: (error: ApiError) => void): () => void {
-    const payload = { query: '', documentId: documentId(document as TypedDocumentNode<unknown, unknown>), variables: variables as Record<string, unknown> };
+    const payload = {
+      query: '',
+      documentId: documentId(document as TypedDocumentNode<unknown, unknown>),
+      variables: variables as Record<string, unknown>,
+    };
     return this.ws().subscribe<R>(payload, {
       next: (result) => {
         if (result.errors?.length) onError(toError(result.errors));

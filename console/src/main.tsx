@@ -135,7 +135,7 @@ function App() {
             </a>
           ))}
         </nav>
-        <span class="who" aria-label="Signed in as">
+        <span class="who" role="note" aria-label="Signed in as">
           {session.viewer.org.name} · <span class="role">{session.viewer.role}</span>
         </span>
         <button type="button" class="link" onClick={signOut}>

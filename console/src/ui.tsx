@@ -39,9 +39,10 @@ export const when = (iso: unknown): string => (iso ? new Date(String(iso)).toLoc
 
 export function Json({ value, label }: { value: unknown; label: string }) {
   return (
-    <pre class="json" aria-label={label} tabIndex={0}>
-      {JSON.stringify(value, null, 2)}
-    </pre>
+    // A scrollable region, named for screen readers; its text is selectable.
+    <section class="json" aria-label={label}>
+      <pre>{JSON.stringify(value, null, 2)}</pre>
+    </section>
   );
 }
 

@@ -124,7 +124,10 @@ describeInBrowser('approval console in chromium', () => {
     await card.waitFor({ state: 'detached' });
 
     await page.goto(`${origin()}/console#/runs/${runId}`);
-    await page.getByTestId('streamed-text').getByText(/Invoice 1037 for 120\.50 USD was sent/).waitFor();
+    await page
+      .getByTestId('streamed-text')
+      .getByText(/Invoice 1037 for 120\.50 USD was sent/)
+      .waitFor();
     await page.locator('h1 .badge', { hasText: 'completed' }).waitFor();
     await page.getByLabel('Tool-call timeline').getByText('succeeded').waitFor();
     await expect(page.getByLabel('Tool-call timeline').textContent()).resolves.toContain('invoice.send');

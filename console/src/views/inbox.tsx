@@ -76,7 +76,13 @@ export function Inbox({ session }: { session: Session }) {
       {loaded && items.length === 0 && <p class="empty">Nothing waits for approval.</p>}
       <ul class="cards" aria-label="Pending approvals">
         {items.map((item) => (
-          <ApprovalCard key={item.id} item={item} session={session} whoResolves={whoResolves(item.kind)} onResolved={() => setItems((list) => list.filter((i) => i.id !== item.id))} />
+          <ApprovalCard
+            key={item.id}
+            item={item}
+            session={session}
+            whoResolves={whoResolves(item.kind)}
+            onResolved={() => setItems((list) => list.filter((i) => i.id !== item.id))}
+          />
         ))}
       </ul>
       {can.audit && (

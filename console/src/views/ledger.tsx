@@ -52,7 +52,6 @@ export function Ledger({ session }: { session: Session }) {
       setVerifying(false);
     }
   };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the first page once; the form reloads it
   useEffect(() => {
     void load(null);
   }, []);

@@ -17,12 +17,7 @@ export function Policy({ session }: { session: Session }) {
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
 
-  const load = () =>
-    api
-      .request(ConsolePolicyDocument, { admin: can.editsPolicy })
-      .then(setData)
-      .catch(setError);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: loaded once per session
+  const load = () => api.request(ConsolePolicyDocument, { admin: can.editsPolicy }).then(setData).catch(setError);
   useEffect(() => {
     void load();
   }, [api]);

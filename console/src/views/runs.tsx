@@ -34,7 +34,6 @@ export function Runs({ session }: { session: Session }) {
       setError(e);
     }
   };
-  // biome-ignore lint/correctness/useExhaustiveDependencies: the first page once; the form reloads it
   useEffect(() => {
     void load(null);
   }, []);

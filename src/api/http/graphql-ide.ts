@@ -1,5 +1,5 @@
+import path from 'node:path';
 import express, { type RequestHandler } from 'express';
-import { serveStatic } from 'ruru/static';
 
 /** Where the IDE's files are served: Ruru's bundled GraphiQL, and our page's script. */
 export const IDE_PATH = '/graphql-ide/';
@@ -74,18 +74,24 @@ export const serveIdePage: RequestHandler = (_req, res) => {
   res.type('html').send(IDE_HTML);
 };
 
+/** Ruru's built GraphiQL (scripts, workers, style, font) as the npm package ships it. */
+const RURU_STATIC = path.join(path.dirname(require.resolve('ruru')), '..', 'static');
+
 /**
- * `/graphql-ide/`: Ruru's files from the package (held in memory, brotli-compressed), the
- * page's script and style. Nothing is loaded from another origin.
+ * `/graphql-ide/`: Ruru's files from the package folder (ruru's own serveStatic loads its
+ * bundle with a dynamic import, which the test runner's VM refuses), the page's script and
+ * style. Nothing is loaded from another origin.
  */
 export function ideAssetsRoute(): express.Router {
   const router = express.Router();
-  const send = (type: string, body: string): RequestHandler => (_req, res) => {
-    res.setHeader('cache-control', 'no-cache');
-    res.type(type).send(body);
-  };
+  const send =
+    (type: string, body: string): RequestHandler =>
+    (_req, res) => {
+      res.setHeader('cache-control', 'no-cache');
+      res.type(type).send(body);
+    };
   router.get(`${IDE_PATH}init.js`, send('text/javascript', INIT_JS));
   router.get(`${IDE_PATH}page.css`, send('text/css', PAGE_CSS));
-  router.use(serveStatic(IDE_PATH));
+  router.use(IDE_PATH, express.static(RURU_STATIC, { index: false, fallthrough: false, maxAge: '1h' }));
   return router;
 }
