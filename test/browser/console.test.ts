@@ -69,7 +69,7 @@ describeInBrowser('approval console in chromium', () => {
 
     await signIn(tab, demo.seed.keys.expert);
     expect(tab.page.url()).not.toContain(demo.seed.keys.expert);
-    expect(await tab.page.evaluate(() => Object.values(sessionStorage))).toContain(demo.seed.keys.expert);
+    expect(await tab.page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(demo.seed.keys.expert);
     expect(tab.blocked).toEqual([]);
     expect(tab.failures).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
@@ -119,7 +119,7 @@ describeInBrowser('approval console in chromium', () => {
     // Keyboard: the reason, then Tab to Approve and Enter.
     await card.getByLabel('Reason').fill('checked the amount');
     await card.getByLabel('Reason').press('Tab');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Approve');
+    await expect(page.evaluate<string | undefined>('document.activeElement?.textContent')).resolves.toBe('Approve');
     await page.keyboard.press('Enter');
     await card.waitFor({ state: 'detached' });
 
@@ -159,13 +159,13 @@ describeInBrowser('approval console in chromium', () => {
     const card = tab.page.locator('li.card', { hasText: runId.slice(0, 8) });
     await card.waitFor();
     await card.getByRole('button', { name: 'Reject' }).scrollIntoViewIfNeeded();
-    expect(await tab.page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await tab.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await card.getByRole('button', { name: 'Reject' }).click();
     await card.waitFor({ state: 'detached' });
     for (const view of ['runs', 'ledger', 'policy']) {
       await tab.page.goto(`${origin()}/console#/${view}`);
       await tab.page.locator('main h1').waitFor();
-      expect(await tab.page.evaluate(() => document.body.scrollWidth)).toBeLessThanOrEqual(390);
+      expect(await tab.page.evaluate<number>('document.body.scrollWidth')).toBeLessThanOrEqual(390);
     }
   });
 
@@ -190,13 +190,14 @@ describeInBrowser('approval console in chromium', () => {
     const admin = await open();
     await signIn(admin, demo.seed.keys.admin);
     await admin.page.goto(`${origin()}/console#/policy`);
-    await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).check();
+    // The switch shows what the server holds: it flips once the mutation answered.
+    await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).click();
     await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).waitFor();
     const org = await demo.app.gql<{ viewer: { org: { policyShadowMode: boolean } } }>('{ viewer { org { policyShadowMode } } }', {
       key: demo.seed.keys.admin,
     });
     expect(org.body.data!.viewer.org.policyShadowMode).toBe(true);
-    await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).uncheck();
+    await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).click();
     await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).waitFor();
   });
 });

@@ -167,8 +167,10 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
       </details>
       {mayResolve ? (
         <div class="resolve">
-          <label for={`reason-${item.id}`}>Reason</label>
-          <input id={`reason-${item.id}`} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} maxLength={1000} />
+          <label>
+            Reason
+            <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} maxLength={1000} />
+          </label>
           <div class="buttons">
             <button type="button" class="approve" disabled={busy} onClick={() => resolve('APPROVE')}>
               Approve

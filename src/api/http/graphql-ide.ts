@@ -13,7 +13,7 @@ const IDE_HTML = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Toolgate GraphQL IDE</title>
+<title>Toolgate · GraphiQL</title>
 <link rel="modulepreload" href="${IDE_PATH}ruru.js">
 <link rel="stylesheet" href="${IDE_PATH}ruru.css">
 <link rel="stylesheet" href="${IDE_PATH}page.css">
