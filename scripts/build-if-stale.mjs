@@ -11,7 +11,7 @@ import { markBinExecutable } from './bin-executable.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // Written only after tsc succeeded: a failed build is retried by the next start.
 const stamp = path.join(root, 'dist', '.build-stamp');
-const INPUTS = ['src', 'migrations', 'gql', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
+const INPUTS = ['src', 'migrations', 'gql', 'console', 'tsconfig.json', 'tsconfig.build.json', 'package.json', 'package-lock.json'];
 
 /** The newest modification time under `file`; folders count too, so a deleted or added file shows. */
 function newest(file) {
@@ -33,6 +33,12 @@ if (changed !== undefined) {
     process.exit(1);
   }
   markBinExecutable();
+  // The console bundle (esbuild, well under a second).
+  const consoleBuild = spawnSync(process.execPath, [path.join(root, 'scripts', 'build-console.mjs')], { cwd: root, stdio: 'inherit' });
+  if (consoleBuild.status !== 0) {
+    process.stderr.write('The console build failed (see above); nothing was started.\n');
+    process.exit(1);
+  }
   fs.writeFileSync(stamp, `${new Date().toISOString()}\n`);
   process.stderr.write(`Built in ${((Date.now() - began) / 1000).toFixed(1)} s.\n`);
 }

@@ -47,6 +47,7 @@ export function describeSeed(seed: SeedResult, url = 'http://localhost:4000/grap
   const lines = [
     '',
     `Toolgate ${serving ? `is serving ${url}` : 'demo org'}`,
+    ...(serving ? [`Approval console: ${consoleUrl(url)}`] : []),
     `Demo org ${seed.orgId} with specialist ${seed.specialistId}.`,
     'API keys (shown once; keep them):',
     ...ROLES.map((role) => `  ${role.padEnd(8)} ${seed.keys[role]}`),
@@ -61,13 +62,16 @@ export function describeSeed(seed: SeedResult, url = 'http://localhost:4000/grap
   return `${lines.join('\n')}\n`;
 }
 
+/** The console is served beside /graphql (src/api/http/console-route.ts). */
+const consoleUrl = (graphqlUrl: string): string => graphqlUrl.replace(/\/graphql$/, '/console');
+
 /** The banner of every start: the URL and the demo ids; keys only on the start that issued them. */
 export function describeStart(toolgate: Toolgate): string {
   const url = toolgate.server.url;
   if (toolgate.seeded) return describeSeed(toolgate.seeded, url, true);
   const demo = toolgate.demo ? `Demo org ${toolgate.demo.orgId} with specialist ${toolgate.demo.specialistId}.\n` : '';
   return (
-    `\nToolgate is serving ${url}\n${demo}` +
+    `\nToolgate is serving ${url}\nApproval console: ${consoleUrl(url)}\n${demo}` +
     'Keys are shown only when issued: `npx toolgate seed` prints fresh demo keys, `npx toolgate keys create --org ID --role ROLE` one more.\n\n'
   );
 }

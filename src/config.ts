@@ -118,6 +118,8 @@ export interface ApiConfig {
   /** Production profile: both off when NODE_ENV=production. */
   introspection: boolean;
   fieldSuggestions: boolean;
+  /** GRAPHQL_IDE: a browser's GET of /graphql serves the bundled GraphiQL (default: not in production). */
+  ide: boolean;
   /** Largest JSON body (HTTP) or websocket message accepted. */
   maxBodyBytes: number;
   /** Lexical tokens of the query text, counted before it is parsed. */
@@ -229,6 +231,7 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
   const api: ApiConfig = {
     introspection: boolean(env, 'GRAPHQL_INTROSPECTION', !production),
     fieldSuggestions: !production,
+    ide: boolean(env, 'GRAPHQL_IDE', !production),
     maxBodyBytes: integer(env, 'GRAPHQL_MAX_BODY_BYTES', 1_048_576, 1024, 64 * 1_048_576),
     maxTokens: integer(env, 'GRAPHQL_MAX_TOKENS', 1000, 10, 1_000_000),
     maxDepth: integer(env, 'GRAPHQL_MAX_DEPTH', 8, 1, 1000),

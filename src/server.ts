@@ -21,6 +21,9 @@ import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } fro
 import { MAX_VALIDATION_ERRORS } from './api/limits';
 import { LazyRequestContext } from './api/request-context';
 import { METRICS_PATH, apiPortMetricsHandler } from './telemetry/metrics-endpoint';
+import { consoleRoute } from './api/http/console-route';
+import { ideAssetsRoute } from './api/http/graphql-ide';
+import { projectRoot } from './paths';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -86,7 +89,8 @@ export async function startHttpServer(
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: Math.max(500, config.shutdownTimeoutMs - 2000) }),
       { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
-      ...(config.api.introspection ? [] : [ApolloServerPluginLandingPageDisabled()]),
+      // Browsers get the bundled GraphiQL (graphql-route.ts), never Apollo's CDN-loaded page.
+      ApolloServerPluginLandingPageDisabled(),
       operationGuardPlugin(guard),
       mediaTypeStatusPlugin(),
       requestLoggingPlugin(),
@@ -117,6 +121,8 @@ export async function startHttpServer(
       res.status(503).json({ status: 'database_unreachable' });
     }
   });
+  app.use('/console', consoleRoute(projectRoot()));
+  if (config.api.ide) app.use(ideAssetsRoute());
   app.use(
     '/graphql',
     graphqlRoute({
@@ -126,7 +132,7 @@ export async function startHttpServer(
       logger,
       format,
       maxBodyBytes: config.api.maxBodyBytes,
-      landingPage: config.api.introspection,
+      ide: config.api.ide,
       contextFor,
     }),
   );

@@ -133,7 +133,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           }
           return false; // graphql-ws closes with 4403 Forbidden (a no-op when closed above)
         };
-        const secret = parseAuthorization(ctx.connectionParams?.authorization);
+        const secret = parseAuthorization(ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization);
         if (!secret) return refused();
         try {
           const valid = await keys.authenticate(secret);

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { LedgerEvent } from './ledger-event.entity';
 import { findRun } from '../runs/run-query.service';
 import { notFound } from '../errors/app-error';
-import { paginate } from '../graphql/pagination';
+import { createdWithin, paginate } from '../graphql/pagination';
 import { toLedgerEventType, type LedgerEventsArgs } from './ledger.types';
 
 /** The org's ledger in sequence order. */
@@ -14,6 +14,7 @@ export async function listLedgerEvents(em: EntityManager, orgId: string, args: L
     ...(filter.runId ? { runId: filter.runId } : {}),
     ...(filter.type ? { type: filter.type } : {}),
     ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
+    ...createdWithin(filter.created),
   };
   // A resource id can name any kind of row; one that nothing in this org's ledger is
   // about is treated like any other unknown id, so another org's ids are never confirmed.

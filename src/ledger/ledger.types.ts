@@ -1,7 +1,7 @@
 import { ArgsType, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { LedgerEvent } from './ledger-event.entity';
-import { PageArgs, connectionType } from '../graphql/pagination';
+import { PageArgs, TimeRange, connectionType } from '../graphql/pagination';
 
 @ObjectType('LedgerEvent', { description: 'An append-only, hash-chained audit event' })
 export class LedgerEventType {
@@ -48,6 +48,9 @@ export class LedgerEventFilter {
 
   @Field(() => String, { nullable: true, description: 'The id of the resource the events are about' })
   resourceId?: string | null;
+
+  @Field(() => TimeRange, { nullable: true, description: 'Events appended in this range' })
+  created?: TimeRange | null;
 }
 
 @ArgsType()

@@ -79,7 +79,8 @@ async function findings(app: TestApp, key: string): Promise<string[]> {
 
 describe.each([
   ['production', { NODE_ENV: 'production' }, []],
-  ['development', {}, ['Field Suggestions', 'Introspection']],
+  // The IDE is served outside production by design (GRAPHQL_IDE), like introspection.
+  ['development', {}, ['Field Suggestions', 'GraphQL IDE', 'Introspection']],
 ] as const)('the %s profile', (_profile, env, expected) => {
   let app: TestApp;
   let owner: TestOrg;

@@ -381,6 +381,19 @@ describe('one run and its relations', () => {
     expect((await list(LEDGER, key, { filter: { type: 'tool_call.requested', runId: otherRunId } })).totalCount).toBe(1);
   });
 
+  test('ledgerEvents(filter: created): from inclusive, to exclusive; combines with the others; a bound PostgreSQL cannot hold is BAD_USER_INPUT', async () => {
+    const key = owner.keys.admin;
+    // Every event of this org was appended in beforeAll, before this instant.
+    const now = new Date().toISOString();
+    const all = await list(LEDGER, key, {});
+    expect((await list(LEDGER, key, { filter: { created: { to: now } } })).totalCount).toBe(all.totalCount);
+    expect((await list(LEDGER, key, { filter: { created: { from: now } } })).totalCount).toBe(0);
+    const byRun = await list(LEDGER, key, { filter: { runId, created: { from: '2000-01-01T00:00:00Z', to: now } } });
+    expect(byRun.edges.map((e) => e.node.type)).toEqual(['run.created', ...calls.map(() => 'tool_call.requested')]);
+    const res = await app.gql(LEDGER, { key, variables: { filter: { created: { from: '0000-01-01T00:00:00Z' } } } });
+    expect(errorCode(res)).toBe('BAD_USER_INPUT');
+  });
+
   test('the whole ledger pages with after, and each prevHash is the previous hash (the chain)', async () => {
     const pages = await walk(LEDGER, owner.keys.expert, 4);
     expect(pages.map((p) => p.pageInfo.hasPreviousPage)).toEqual(pages.map((_, i) => i > 0));

@@ -52,6 +52,8 @@ export type ExecuteToolCallInput = {
 };
 
 export type LedgerEventFilter = {
+  /** Events appended in this range */
+  created?: TimeRange | null | undefined;
   /** The id of the resource the events are about */
   resourceId?: string | null | undefined;
   runId?: string | number | null | undefined;

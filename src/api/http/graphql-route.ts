@@ -15,6 +15,7 @@ import type { OperationGuard } from '../operation-guard';
 import { isRateLimited, refusalHeaders } from '../rate-limits';
 import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
+import { serveIdePage } from './graphql-ide';
 
 export interface GraphQLRouteOptions {
   apollo: ApolloServer<RequestContext>;
@@ -23,8 +24,8 @@ export interface GraphQLRouteOptions {
   logger: Logger;
   format: ClientErrorFormatter;
   maxBodyBytes: number;
-  /** Serve Apollo's landing page to browsers (with introspection, outside production). */
-  landingPage: boolean;
+  /** Serve the bundled GraphiQL to browsers (GRAPHQL_IDE; ./graphql-ide.ts). */
+  ide: boolean;
   contextFor(caller: Caller, correlationId: string): RequestContext;
 }
 
@@ -44,14 +45,13 @@ export function graphqlRoute(options: GraphQLRouteOptions): express.Router {
   const apollo = expressMiddleware(options.apollo, {
     context: async ({ res }) => {
       const caller = res.locals.caller as Caller | undefined;
-      // Only the landing page reaches Apollo without a key, and it never builds a context.
       if (!caller) throw new GraphQLError('An API key is required', { extensions: { code: 'UNAUTHENTICATED', http: { status: 401 } } });
       return options.contextFor(caller, String(res.locals.correlationId));
     },
   });
   const refuse = refusal(options);
 
-  if (options.landingPage) router.use(landingPage(apollo));
+  if (options.ide) router.use(idePage);
   router.use(negotiateMediaType);
   router.use(requireJsonPost(refuse));
   router.use(express.json({ limit: options.maxBodyBytes }));
@@ -90,16 +90,16 @@ function unavailable(options: GraphQLRouteOptions, refuse: Refuse, res: Response
 
 const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } });
 
-/** A browser asking for HTML, with no operation in the URL: Apollo's landing page. */
-function landingPage(apollo: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    const wantsHtml =
-      req.method === 'GET' && !req.url.includes('?') && req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON, 'text/html']) === 'text/html';
-    if (!wantsHtml) return next();
-    req.body ??= undefined;
-    return apollo(req, res, next);
-  };
-}
+/**
+ * A browser asking for HTML, with no operation in the URL: the GraphQL IDE. Any other GET
+ * (a persisted `?documentId=…`, a client asking for JSON) goes on to the API.
+ */
+const idePage: RequestHandler = (req, res, next) => {
+  const wantsHtml =
+    req.method === 'GET' && !req.url.includes('?') && req.accepts([GRAPHQL_RESPONSE_JSON, APPLICATION_JSON, 'text/html']) === 'text/html';
+  if (!wantsHtml) return next();
+  return serveIdePage(req, res, next);
+};
 
 /**
  * The response media type, from Accept; none or only wildcards → graphql-response+json.

@@ -1,0 +1,63 @@
+import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { ApiError } from './api';
+
+/** An error as the API named it: code first, so it can be looked up in the README. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const code = error instanceof ApiError ? error.code : 'ERROR';
+  const message = error instanceof Error ? error.message : String(error);
+  return (
+    <p class="error" role="alert">
+      <code>{code}</code> {message}
+    </p>
+  );
+}
+
+/** The current time, once a second. */
+export function useNow(): number {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, []);
+  return now;
+}
+
+/** DateTimeISO arrives as an ISO string (typed unknown by codegen). */
+export function timeLeft(until: unknown, now: number): string {
+  const ms = new Date(String(until)).getTime() - now;
+  if (ms <= 0) return 'expired';
+  const s = Math.floor(ms / 1000);
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h} h ${String(m).padStart(2, '0')} min` : `${m} min ${String(sec).padStart(2, '0')} s`;
+}
+
+export const when = (iso: unknown): string => (iso ? new Date(String(iso)).toLocaleString() : '—');
+
+export function Json({ value, label }: { value: unknown; label: string }) {
+  return (
+    // A scrollable region, named for screen readers; its text is selectable.
+    <section class="json" aria-label={label}>
+      <pre>{JSON.stringify(value, null, 2)}</pre>
+    </section>
+  );
+}
+
+export function Badge({ kind, children }: { kind: string; children: ComponentChildren }) {
+  return <span class={`badge badge-${kind}`}>{children}</span>;
+}
+
+export function Section({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+  return (
+    <section class="panel" aria-label={title}>
+      <header class="panel-head">
+        <h2>{title}</h2>
+        {actions}
+      </header>
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,203 @@
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { useDemoApp } from '../support/demo-fixture';
+import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from './browser';
+
+/**
+ * The approval console (/console) in a real chromium against a real server (the demo org,
+ * the offline model, the vendor sandboxes and the job worker), with every request to
+ * another origin aborted. Set CONSOLE_SCREENSHOTS=1 to write docs/console-*.png.
+ */
+const ENV = { ANTHROPIC_MODEL: 'claude-offline-1', ANTHROPIC_MAX_RETRIES: '0' };
+const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+const DOCS = path.join(__dirname, '..', '..', 'docs');
+
+jest.setTimeout(90_000);
+
+describeInBrowser('approval console in chromium', () => {
+  const demo = useDemoApp(ENV, { sandboxes: true, offlineModel: true, worker: true });
+  let browser: Browser;
+  const opened: OfflinePage[] = [];
+  const origin = () => new URL(demo.app.url).origin;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async () => {
+    for (const { context } of opened.splice(0)) await context.close();
+  });
+
+  async function open(viewport?: { width: number; height: number }): Promise<OfflinePage> {
+    const page = await offlinePage(browser, viewport);
+    opened.push(page);
+    return page;
+  }
+
+  /** Signs in with the keyboard only: the key field, then Enter. */
+  async function signIn({ page }: OfflinePage, key: string): Promise<void> {
+    await page.goto(`${origin()}/console`);
+    const field = page.getByLabel('API key');
+    await field.focus();
+    await page.keyboard.type(key);
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Signed in as').waitFor();
+  }
+
+  async function startRun(message: string): Promise<string> {
+    const res = await demo.app.gql<{ startAgentRun: { id: string } }>(
+      'mutation($s: ID!, $m: String!) { startAgentRun(input: { specialistId: $s, message: $m }) { id } }',
+      { key: demo.seed.keys.client, variables: { s: demo.seed.specialistId, m: message } },
+    );
+    if (!res.body.data) throw new Error(JSON.stringify(res.body.errors));
+    return res.body.data.startAgentRun.id;
+  }
+
+  test('served self-contained under a strict CSP; the key stays in sessionStorage, not the URL', async () => {
+    const tab = await open();
+    const response = await tab.page.goto(`${origin()}/console`);
+    const csp = response!.headers()['content-security-policy'];
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(await tab.page.locator('script:not([src])').count()).toBe(0);
+
+    await signIn(tab, demo.seed.keys.expert);
+    expect(tab.page.url()).not.toContain(demo.seed.keys.expert);
+    expect(await tab.page.evaluate<string[]>('Object.values(sessionStorage)')).toContain(demo.seed.keys.expert);
+    expect(tab.blocked).toEqual([]);
+    expect(tab.failures).toEqual([]);
+    expect(tab.consoleErrors).toEqual([]);
+  });
+
+  test('a wrong key is refused with its code', async () => {
+    const tab = await open();
+    await tab.page.goto(`${origin()}/console`);
+    await tab.page.getByLabel('API key').fill('tg_expert_not-a-real-key');
+    await tab.page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(tab.page.getByRole('alert').textContent()).resolves.toContain('UNAUTHENTICATED');
+  });
+
+  test('views follow the role: experts read ledger and policy, clients approve and read runs, agents only runs', async () => {
+    const views = async (key: string) => {
+      const tab = await open();
+      await signIn(tab, key);
+      const names = await tab.page.getByRole('navigation', { name: 'Views' }).getByRole('link').allTextContents();
+      await tab.context.close();
+      return names;
+    };
+    expect(await views(demo.seed.keys.expert)).toEqual(['Approvals', 'Runs', 'Ledger', 'Policy']);
+    expect(await views(demo.seed.keys.admin)).toEqual(['Approvals', 'Runs', 'Ledger', 'Policy']);
+    expect(await views(demo.seed.keys.client)).toEqual(['Approvals', 'Runs']);
+    expect(await views(demo.seed.keys.agent)).toEqual(['Runs']);
+  });
+
+  test('a run started through the API raises an approval in the open inbox; approved, the run page streams the reply', async () => {
+    const tab = await open();
+    const { page } = tab;
+    await signIn(tab, demo.seed.keys.expert);
+    await page.getByRole('heading', { name: /Approvals/ }).waitFor();
+    await page.getByText('Nothing waits for approval.').waitFor();
+
+    const runId = await startRun(INVOICE_REQUEST);
+    // No reload: the card arrives over the approvalRequests subscription.
+    const card = page.getByRole('listitem', { name: /invoice\.send/ });
+    await card.waitFor();
+    await expect(card.locator('.time-left').textContent()).resolves.toMatch(/^(23 h 59 min|24 h 00 min)$/);
+    await expect(card.getByLabel('Parameters being approved').textContent()).resolves.toContain('120.5');
+    await expect(card.textContent()).resolves.toContain('require_expert_approval');
+    await expect(card.textContent()).resolves.toContain('expert keys');
+    await card.getByText(/Conversation so far/).click();
+    await expect(card.textContent()).resolves.toContain(INVOICE_REQUEST);
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-inbox.png'), fullPage: true });
+
+    // Keyboard: the reason, then Tab to Approve and Enter.
+    await card.getByLabel('Reason').fill('checked the amount');
+    await card.getByLabel('Reason').press('Tab');
+    await expect(page.evaluate<string | undefined>('document.activeElement?.textContent')).resolves.toBe('Approve');
+    await page.keyboard.press('Enter');
+    await card.waitFor({ state: 'detached' });
+
+    await page.goto(`${origin()}/console#/runs/${runId}`);
+    await page
+      .getByTestId('streamed-text')
+      .getByText(/Invoice 1037 for 120\.50 USD was sent/)
+      .waitFor();
+    await page.locator('h1 .badge', { hasText: 'completed' }).waitFor();
+    await page.getByLabel('Tool-call timeline').getByText('succeeded').waitFor();
+    await expect(page.getByLabel('Tool-call timeline').textContent()).resolves.toContain('invoice.send');
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-run.png'), fullPage: true });
+    expect(tab.blocked).toEqual([]);
+    expect(tab.failures).toEqual([]);
+  });
+
+  test('an approval resolved elsewhere leaves the open inbox at once', async () => {
+    const tab = await open();
+    await signIn(tab, demo.seed.keys.expert);
+    await tab.page.getByRole('heading', { name: /Approvals/ }).waitFor();
+    const runId = await startRun(INVOICE_REQUEST);
+    const card = tab.page.locator('li.card', { hasText: runId.slice(0, 8) });
+    await card.waitFor();
+    const approvalId = await card.getAttribute('data-approval-id');
+    const res = await demo.app.gql('mutation($id: ID!) { resolveApproval(id: $id, decision: REJECT, reason: "no") { status } }', {
+      key: demo.seed.keys.expert,
+      variables: { id: approvalId },
+    });
+    expect(res.body.data).toEqual({ resolveApproval: { status: 'rejected' } });
+    await card.waitFor({ state: 'detached' });
+  });
+
+  test('usable at 390 px: no sideways scrolling, the inbox card and its buttons reachable', async () => {
+    const tab = await open({ width: 390, height: 844 });
+    await signIn(tab, demo.seed.keys.expert);
+    const runId = await startRun(INVOICE_REQUEST);
+    const card = tab.page.locator('li.card', { hasText: runId.slice(0, 8) });
+    await card.waitFor();
+    await card.getByRole('button', { name: 'Reject' }).scrollIntoViewIfNeeded();
+    expect(await tab.page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    await card.getByRole('button', { name: 'Reject' }).click();
+    await card.waitFor({ state: 'detached' });
+    for (const view of ['runs', 'ledger', 'policy']) {
+      await tab.page.goto(`${origin()}/console#/${view}`);
+      await tab.page.locator('main h1').waitFor();
+      expect(await tab.page.evaluate<number>('document.body.scrollWidth')).toBeLessThanOrEqual(390);
+    }
+  });
+
+  test('ledger: filter by type, verify shows the result; policy: experts read, admins toggle shadow mode', async () => {
+    const tab = await open();
+    await signIn(tab, demo.seed.keys.expert);
+    await tab.page.goto(`${origin()}/console#/ledger`);
+    await tab.page.getByLabel('Type').fill('run.created');
+    await tab.page.getByRole('button', { name: 'Apply' }).click();
+    await tab.page.locator('tbody tr').first().waitFor();
+    const types = await tab.page.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(types.length).toBeGreaterThan(0);
+    expect(new Set(types)).toEqual(new Set(['run.created']));
+    await tab.page.getByRole('button', { name: 'Verify the chain' }).click();
+    await expect(tab.page.getByRole('status').textContent()).resolves.toMatch(/^Intact: \d+ events checked\.$/);
+
+    await tab.page.goto(`${origin()}/console#/policy`);
+    const expertSwitch = tab.page.getByRole('checkbox', { name: /Shadow mode/ });
+    await expertSwitch.waitFor();
+    expect(await expertSwitch.isDisabled()).toBe(true);
+
+    const admin = await open();
+    await signIn(admin, demo.seed.keys.admin);
+    await admin.page.goto(`${origin()}/console#/policy`);
+    // The switch shows what the server holds: it flips once the mutation answered.
+    await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).click();
+    await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).waitFor();
+    const org = await demo.app.gql<{ viewer: { org: { policyShadowMode: boolean } } }>('{ viewer { org { policyShadowMode } } }', {
+      key: demo.seed.keys.admin,
+    });
+    expect(org.body.data!.viewer.org.policyShadowMode).toBe(true);
+    await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).click();
+    await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).waitFor();
+  });
+});
