@@ -131,5 +131,21 @@ export function createAppServices(
     logger: logger.child({ component: 'webhooks' }),
     clock: options.clock ?? systemClock,
   });
-  return { ...base, executor, gateway, tools, orgConfig, runEvents, runtime, nodeId, inFlight, failpoints, reconciler, realtime, keys, webhooks, metrics };
+  return {
+    ...base,
+    executor,
+    gateway,
+    tools,
+    orgConfig,
+    runEvents,
+    runtime,
+    nodeId,
+    inFlight,
+    failpoints,
+    reconciler,
+    realtime,
+    keys,
+    webhooks,
+    metrics,
+  };
 }

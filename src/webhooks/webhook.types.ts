@@ -129,4 +129,3 @@ export const toWebhookDeliveryType = ({ delivery, attempts }: { delivery: Webhoo
   createdAt: delivery.createdAt,
   attempts: attempts.map(toAttemptType),
 });
-
