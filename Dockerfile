@@ -1,21 +1,25 @@
-# Toolgate API image. The embedded PostgreSQL is for local use; in a container, point
-# DATABASE_URL at a real server (see docker-compose.yml).
+# Toolgate API image. It needs a PostgreSQL (DATABASE_URL; see docker-compose.yml): the
+# embedded one is an optional dependency for local use, left out here, as are the TypeScript
+# sources and the bench and chaos builds. test/deploy/image.test.ts keeps these properties.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# No embedded PostgreSQL in the build either (its binaries are large and unused here).
+RUN npm ci --omit=optional --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bin-executable.mjs ./scripts/bin-executable.mjs
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build && npm prune --omit=dev
+RUN npm run build && npm prune --omit=dev --omit=optional
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=4000 HOST=0.0.0.0
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-COPY migrations ./migrations
+# Compiled JavaScript only: the application and its migrations.
+COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist/migrations ./dist/migrations
 # The persisted-operation manifests (first-party and partner), loaded at boot.
 COPY gql/persisted-documents.json ./gql/persisted-documents.json
 COPY gql/partner/persisted-documents.json ./gql/partner/persisted-documents.json

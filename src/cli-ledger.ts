@@ -8,6 +8,8 @@ import { Org } from './orgs/org.entity';
 import { verifyLedger, type ChainAnchor, type LedgerVerification } from './ledger/ledger-verify';
 import { openCheckpoint, takeCheckpoint, type CheckpointStatement } from './ledger/ledger-checkpoint';
 import { keyIdOf, parseVerifyingKey } from './ledger/signing-key';
+import { EXPORT_FORMATS, exportLedger, type ExportFormat, type ExportRange } from './ledger/ledger-export';
+import { detectFormat, verifyExport, type ExportVerification } from './ledger/ledger-export-verify';
 import { UsageError, withRuntime } from './cli-commands';
 
 export interface VerifyOptions {
@@ -47,6 +49,89 @@ export async function verifyLedgers(config: Config, logger: Logger, options: Ver
     { migrate: false },
   );
   return code === 0 && broken > 0 ? 1 : code;
+}
+
+export interface ExportOptions {
+  orgId: string;
+  format: ExportFormat;
+  range: ExportRange;
+  /** A new file to write; null: stdout. */
+  out: string | null;
+}
+
+/** Streams one org's events (with their hashes) to a file or stdout; `ledger verify --file` checks it offline. */
+export async function exportLedgerEvents(config: Config, logger: Logger, options: ExportOptions): Promise<number> {
+  return withRuntime(
+    config,
+    logger,
+    async (runtime) => {
+      const org = await findOrg(runtime.orm.em.fork(), options.orgId);
+      const out = options.out ? fs.createWriteStream(options.out, { flags: 'wx' }) : process.stdout;
+      const summary = await exportLedger(runtime.orm.em.fork(), org.id, options.range, options.format, out);
+      if (options.out) {
+        const range = summary.firstSequence ? `, sequences ${summary.firstSequence} to ${summary.lastSequence}` : '';
+        process.stdout.write(`Exported ${summary.events} event(s) of org ${org.id}${range} to ${options.out} (${options.format}).\n`);
+      }
+    },
+    { migrate: false },
+  );
+}
+
+export interface VerifyFileOptions {
+  file: string;
+  format: ExportFormat | null;
+  json: boolean;
+  checkpointFile: string | null;
+  publicKeyFile: string | null;
+}
+
+/** Verifies an export offline (no database); exit 1 when its chain is broken. */
+export async function verifyExportFile(config: Config, options: VerifyFileOptions): Promise<number> {
+  const checkpoint = options.checkpointFile ? readCheckpoint(options.checkpointFile, verifyingKey(config, options.publicKeyFile)) : null;
+  if (!fs.existsSync(options.file)) throw new UsageError(`--file ${options.file}: no such file`);
+  const anchorOf = (orgId: string) => {
+    if (!checkpoint) return null;
+    const anchor = checkpoint.heads.find((h) => h.orgId === orgId);
+    if (!anchor) throw new UsageError(`--checkpoint ${options.checkpointFile}: it names no head of org ${orgId}, the export's org`);
+    return anchor;
+  };
+  const result = await verifyExport(options.file, options.format ?? detectFormat(options.file), anchorOf);
+  const checkpointSequence = checkpoint && result.orgId ? { checkpointSequence: anchorOf(result.orgId)?.sequence ?? null } : {};
+  process.stdout.write(
+    options.json ? `${JSON.stringify({ ...result, ...checkpointSequence })}\n` : `${describeExport(result, checkpointSequence.checkpointSequence)}\n`,
+  );
+  return result.ok ? 0 : 1;
+}
+
+function describeExport(result: ExportVerification, checkpointSequence: string | null | undefined): string {
+  if (result.orgId === null) return 'export: ok (0 events)';
+  if (!result.ok) return describe(result as LedgerVerification, undefined);
+  const checkpoint = checkpointSequence ? `, checkpoint at sequence ${checkpointSequence}` : '';
+  return `org ${result.orgId}: ok (${result.eventsChecked} events, sequences ${result.fromSequence} to ${result.toSequence}${checkpoint})`;
+}
+
+/** `--from`/`--to`: a date (midnight UTC) or an ISO 8601 timestamp with its offset. */
+export function exportRange(from: string | undefined, to: string | undefined): ExportRange {
+  const range = { from: from === undefined ? null : isoTime('--from', from), to: to === undefined ? null : isoTime('--to', to) };
+  if (range.from && range.to && Date.parse(range.from) >= Date.parse(range.to)) {
+    throw new UsageError(`--from (${from}) must be before --to (${to}): the range is from inclusive, to exclusive`);
+  }
+  return range;
+}
+
+function isoTime(option: string, value: string): string {
+  const date = /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value;
+  const timestamp = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/i.test(date);
+  if (!timestamp || Number.isNaN(Date.parse(date))) {
+    throw new UsageError(`${option} must be an ISO 8601 date or timestamp with its offset (2026-12-01 or 2026-12-01T18:00:00Z), got "${value}"`);
+  }
+  return date;
+}
+
+export function exportFormat(value: string): ExportFormat {
+  if (!(EXPORT_FORMATS as readonly string[]).includes(value))
+    throw new UsageError(`--format must be one of ${EXPORT_FORMATS.join(', ')}, got "${value}"`);
+  return value as ExportFormat;
 }
 
 function describe(result: LedgerVerification, anchor: ChainAnchor | undefined): string {

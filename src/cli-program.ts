@@ -13,7 +13,7 @@ import { MIGRATIONS_DIR } from './db/orm';
 import { projectRoot } from './paths';
 import { DEFAULT_SANDBOX_PORT, serveVendorSandboxes } from './vendors/sandbox/sandbox-process';
 import { UsageError, describeSeed, describeVersions, writeMigrationIndex } from './cli-commands';
-import { verifyLedgers, writeCheckpoint } from './cli-ledger';
+import { exportFormat, exportLedgerEvents, exportRange, verifyExportFile, verifyLedgers, writeCheckpoint } from './cli-ledger';
 import { start } from './cli-start';
 import { addPersistedCommands } from './cli-persisted';
 import { group, json, onDatabase, setup } from './cli-support';
@@ -113,8 +113,23 @@ export function buildProgram(run: Run): Command {
     .option('--json', 'one JSON line per org')
     .option('--checkpoint <file>', 'also require the chains to hold the heads of this signed checkpoint')
     .option('--public-key <file>', "the checkpoint signer's Ed25519 public key (default: TOOLGATE_LEDGER_SIGNING_KEY's)")
-    .action(async (opts: { org?: string; json?: boolean; checkpoint?: string; publicKey?: string }) => {
+    .option('--file <export>', 'verify this export (`ledger export`) offline instead of the database')
+    .option('--format <format>', "the export's format, jsonl or csv (default: from its name or first byte)")
+    .action(async (opts: { org?: string; json?: boolean; checkpoint?: string; publicKey?: string; file?: string; format?: string }) => {
       const { config, logger } = setup();
+      if (opts.file) {
+        if (opts.org) throw new UsageError('--file verifies the export of one org as it is; --org does not apply');
+        const format = opts.format === undefined ? null : exportFormat(opts.format);
+        const fileOptions = {
+          file: opts.file,
+          format,
+          json: Boolean(opts.json),
+          checkpointFile: opts.checkpoint ?? null,
+          publicKeyFile: opts.publicKey ?? null,
+        };
+        return done(await verifyExportFile(config, fileOptions));
+      }
+      if (opts.format) throw new UsageError('--format applies to --file only');
       const options = {
         orgId: opts.org ?? null,
         json: Boolean(opts.json),
@@ -122,6 +137,19 @@ export function buildProgram(run: Run): Command {
         publicKeyFile: opts.publicKey ?? null,
       };
       done(await verifyLedgers(config, logger, options));
+    });
+  ledger
+    .command('export')
+    .description("stream an org's audit events with their hashes (JSON Lines or CSV); `ledger verify --file` checks the export offline")
+    .requiredOption('--org <id>', 'the org whose chain is exported')
+    .option('--from <time>', 'events created at or after this ISO 8601 date or timestamp')
+    .option('--to <time>', 'events created before this ISO 8601 date or timestamp')
+    .option('--format <format>', 'jsonl or csv', 'jsonl')
+    .option('--out <file>', 'write it to this new file instead of stdout')
+    .action(async (opts: { org: string; from?: string; to?: string; format: string; out?: string }) => {
+      const options = { orgId: opts.org, format: exportFormat(opts.format), range: exportRange(opts.from, opts.to), out: opts.out ?? null };
+      const { config, logger } = setup();
+      done(await exportLedgerEvents(config, logger, options));
     });
   ledger
     .command('checkpoint')

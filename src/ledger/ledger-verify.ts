@@ -40,43 +40,80 @@ export function verifyLedger(em: EntityManager, orgId: string, checkpoint: Chain
 async function walk(em: EntityManager, orgId: string, checkpoint: ChainAnchor | null): Promise<LedgerVerification> {
   const [head = null] = await em.execute<ChainAnchor[]>('select sequence::text as sequence, hash from ledger_heads where org_id = ?', [orgId]);
   const headSequence = BigInt(head?.sequence ?? 0);
-  const checkpointSequence = checkpoint ? BigInt(checkpoint.sequence) : null;
-  const broken = (sequence: bigint, eventId: string | null, problem: LedgerProblem, checked: number): LedgerVerification => ({
-    orgId,
-    ok: false,
-    eventsChecked: checked,
-    firstBadSequence: String(sequence),
-    firstBadEventId: eventId,
-    problem,
-  });
-  let expected = 1n;
-  let prevHash: string | null = null;
-  let version = 0;
+  const chain = new ChainCheck({ sequence: 1n, prevHash: null }, { checkpoint, head: head ?? { sequence: '0', hash: '' } });
   for (;;) {
-    const batch = await em.execute<(LedgerRecord & { hash: string })[]>(ROWS, [orgId, String(expected - 1n)]);
+    const batch = await em.execute<ChainEvent[]>(ROWS, [orgId, String(chain.expected - 1n)]);
     for (const event of batch) {
-      const sequence = BigInt(event.sequence);
-      const problem: LedgerProblem | null =
-        sequence !== expected
-          ? 'sequence_gap'
-          : event.prevHash !== prevHash
-            ? 'broken_link'
-            : event.hashVersion < version || ledgerHash(event) !== event.hash
-              ? 'hash_mismatch'
-              : sequence === checkpointSequence && event.hash !== checkpoint?.hash
-                ? 'checkpoint_mismatch'
-                : sequence > headSequence || (sequence === headSequence && event.hash !== head?.hash)
-                  ? 'head_mismatch'
-                  : null;
-      if (problem) return broken(sequence, event.id, problem, Number(expected - 1n));
-      expected += 1n;
-      prevHash = event.hash;
-      version = event.hashVersion;
+      const problem = chain.next(event);
+      if (problem) return brokenAt(orgId, BigInt(event.sequence), event.id, problem, chain.checked);
     }
     if (batch.length < BATCH) break;
   }
-  const end = expected - 1n;
+  const end = chain.expected - 1n;
   // The chain stops before its head, or before a checkpoint's sequence: its newest events are gone.
-  if (end < headSequence || (checkpointSequence !== null && end < checkpointSequence)) return broken(expected, null, 'truncated', Number(end));
-  return { orgId, ok: true, eventsChecked: Number(end), firstBadSequence: null, firstBadEventId: null, problem: null };
+  if (end < headSequence || chain.shortOfCheckpoint()) return brokenAt(orgId, chain.expected, null, 'truncated', chain.checked);
+  return { orgId, ok: true, eventsChecked: chain.checked, firstBadSequence: null, firstBadEventId: null, problem: null };
+}
+
+export function brokenAt(orgId: string, sequence: bigint, eventId: string | null, problem: LedgerProblem, checked: number): LedgerVerification {
+  return { orgId, ok: false, eventsChecked: checked, firstBadSequence: String(sequence), firstBadEventId: eventId, problem };
+}
+
+/** An event as stored (or exported): its hashed columns and its hash. */
+export type ChainEvent = LedgerRecord & { hash: string };
+
+/**
+ * Walks one chain event by event, in the order of the checks above: the database's
+ * verification from sequence 1, and an export's (src/ledger/ledger-export-verify.ts) from
+ * its first event, whose previous hash is taken as given. Without a head (an export), no
+ * head check.
+ */
+export class ChainCheck {
+  /** The sequence the next event must have. */
+  expected: bigint;
+  /** Events that held so far. */
+  checked = 0;
+  private prevHash: string | null;
+  private version = 0;
+  private readonly checkpointSequence: bigint | null;
+  private readonly headSequence: bigint | null;
+
+  constructor(
+    start: { sequence: bigint; prevHash: string | null },
+    private readonly anchors: { checkpoint: ChainAnchor | null; head: ChainAnchor | null },
+  ) {
+    this.expected = start.sequence;
+    this.prevHash = start.prevHash;
+    this.checkpointSequence = anchors.checkpoint ? BigInt(anchors.checkpoint.sequence) : null;
+    this.headSequence = anchors.head ? BigInt(anchors.head.sequence) : null;
+  }
+
+  /** The problem with the next event, or null: then the chain moves on past it. */
+  next(event: ChainEvent): LedgerProblem | null {
+    const sequence = BigInt(event.sequence);
+    const { checkpoint, head } = this.anchors;
+    const problem: LedgerProblem | null =
+      sequence !== this.expected
+        ? 'sequence_gap'
+        : event.prevHash !== this.prevHash
+          ? 'broken_link'
+          : event.hashVersion < this.version || ledgerHash(event) !== event.hash
+            ? 'hash_mismatch'
+            : sequence === this.checkpointSequence && event.hash !== checkpoint?.hash
+              ? 'checkpoint_mismatch'
+              : this.headSequence !== null && (sequence > this.headSequence || (sequence === this.headSequence && event.hash !== head?.hash))
+                ? 'head_mismatch'
+                : null;
+    if (problem) return problem;
+    this.expected += 1n;
+    this.checked += 1;
+    this.prevHash = event.hash;
+    this.version = event.hashVersion;
+    return null;
+  }
+
+  /** The chain walked so far ends before the checkpoint's sequence. */
+  shortOfCheckpoint(): boolean {
+    return this.checkpointSequence !== null && this.expected - 1n < this.checkpointSequence;
+  }
 }
