@@ -20,6 +20,8 @@ import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 import { MAX_VALIDATION_ERRORS } from './api/limits';
 import { LazyRequestContext } from './api/request-context';
+import { isTracingOn } from './telemetry/tracing';
+import { graphqlTracingPlugin } from './telemetry/trace-graphql';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -80,6 +82,7 @@ export async function startHttpServer(
       operationGuardPlugin(guard),
       mediaTypeStatusPlugin(),
       requestLoggingPlugin(),
+      ...(isTracingOn() ? [graphqlTracingPlugin()] : []),
     ],
   });
   await apollo.start();

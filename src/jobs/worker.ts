@@ -6,6 +6,7 @@ import type { Logger } from '../logger';
 import { expireDueApprovals } from '../approvals/approval.service';
 import type { AgentRuntime } from '../runs/agent-runtime';
 import { RUN_AGENT_TASK } from '../runs/run-jobs';
+import { traceRunStep } from '../telemetry/trace-runs';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
@@ -19,8 +20,8 @@ export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime):
     ...(runtime
       ? {
           [RUN_AGENT_TASK]: async (payload: unknown) => {
-            const runId = (payload as { runId?: unknown } | null)?.runId;
-            if (typeof runId === 'string') await runtime.step(runId);
+            const job = (payload ?? {}) as { runId?: unknown; trace?: unknown; cause?: unknown };
+            if (typeof job.runId === 'string') await traceRunStep(job, job.runId, () => runtime.step(job.runId as string));
           },
         }
       : {}),
