@@ -37,7 +37,12 @@ export function startTracingSdk(settings: TracingConfig, spanProcessors: SpanPro
       requestHook: (span, request) => scrubOutgoingUrl(span, request.origin, request.path),
     }),
     // Heartbeats, job polling and LISTEN run outside any trace: only SQL of a traced request or step is recorded.
-    new PgInstrumentation({ requireParentSpan: true, ignoreConnectSpans: true }),
+    new PgInstrumentation({
+      requireParentSpan: true,
+      ignoreConnectSpans: true,
+      // The ORM inlines values into its statements (messages, tool input): spans keep the statement's shape only.
+      requestHook: (span, query) => span.setAttribute('db.query.text', scrubSql(query.query.text)),
+    }),
   ];
   const sdk = new NodeSDK({
     serviceName: settings.serviceName,
@@ -53,6 +58,14 @@ export function startTracingSdk(settings: TracingConfig, spanProcessors: SpanPro
       await sdk.shutdown();
     },
   };
+}
+
+/**
+ * A statement with its literals replaced by `?`: string constants (the ORM's inlined values,
+ * JSON documents) and numbers; `$n` placeholders and identifiers stay.
+ */
+export function scrubSql(text: string): string {
+  return text.replace(/\b[Ee]'(?:[^'\\]|\\.|'')*'|'(?:[^']|'')*'/g, '?').replace(/(?<![\w$."])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g, '?');
 }
 
 /**
