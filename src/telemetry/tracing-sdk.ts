@@ -21,6 +21,7 @@ const UNTRACED_PATHS = new Set(['/healthz', '/readyz']);
  * for incoming HTTP, outgoing HTTP and fetch (vendor calls, the model) and SQL (`pg`, under
  * the ORM and the gateway's raw transactions). Only traces: metrics and logs have their own
  * paths. `spanProcessors` replaces the exporter (tests: an in-memory one).
+ * @public loaded with `require` by src/telemetry/tracing.ts, which knip does not follow
  */
 export function startTracingSdk(settings: TracingConfig, spanProcessors: SpanProcessor[] | undefined): TracingSdk {
   const instrumentations = [
