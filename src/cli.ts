@@ -1,8 +1,10 @@
 #!/usr/bin/env node
+import './telemetry/tracing-boot';
 import 'reflect-metadata';
 import { type Command, CommanderError } from 'commander';
 import { buildProgram } from './cli-program';
 import { describeCommanderExit, describeFailure } from './cli-failure';
+import { stopTracing } from './telemetry/tracing';
 
 /**
  * The `toolgate` command (src/cli-program.ts defines its commands). Exit codes: 0 done,
@@ -39,4 +41,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then((code) => process.exit(code));
+// The last spans are flushed before the exit (a no-op without tracing).
+main(process.argv.slice(2))
+  .then(async (code) => {
+    await stopTracing();
+    return code;
+  })
+  .then((code) => process.exit(code));

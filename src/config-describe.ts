@@ -10,6 +10,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     model: { ...config.model, apiKey: config.model.apiKey ? '[set]' : '[unset]' },
     redisUrl: config.redisUrl ? maskUrl(config.redisUrl) : undefined,
     metrics: { ...config.metrics, token: config.metrics.token ? '[set]' : '[unset]' },
+    tracing: { ...config.tracing, endpoint: config.tracing.endpoint ? maskUrl(config.tracing.endpoint) : undefined },
     masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
     ledgerSigningKey: config.ledgerSigningKey ? keyIdOf(config.ledgerSigningKey) : '[unset]',
   };

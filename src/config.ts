@@ -92,6 +92,8 @@ export interface Config {
   api: ApiConfig;
   /** Prometheus `/metrics` (README, "Metrics"). */
   metrics: MetricsConfig;
+  /** OpenTelemetry traces (README, "Traces"): on when an OTLP endpoint or a trace exporter is named. */
+  tracing: TracingConfig;
   vendor: {
     /** Per attempt; a tool's own timeoutMs wins. */
     timeoutMs: number;
@@ -112,6 +114,18 @@ export interface Config {
     retryBaseMs: number;
     retryMaxDelayMs: number;
   };
+}
+
+export interface TracingConfig {
+  /**
+   * On when OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER
+   * is set (off for OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED=true). Off: no SDK, a no-op tracer.
+   */
+  enabled: boolean;
+  /** OTEL_SERVICE_NAME, default `toolgate`. */
+  serviceName: string;
+  /** Where spans go, for the start log: the traces endpoint, else the OTLP base, else the exporter's default. */
+  endpoint: string | undefined;
 }
 
 export interface ApiConfig {
@@ -209,6 +223,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     },
     api: apiConfig(env, nodeEnv),
     metrics: metricsConfig(env),
+    tracing: tracingConfig(env),
     vendor: {
       timeoutMs: integer(env, 'VENDOR_TIMEOUT_MS', 10_000, 1, 600_000),
       maxRetries: integer(env, 'VENDOR_MAX_RETRIES', 3, 0, 10),
@@ -223,6 +238,26 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 0, 3_600_000),
       retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 36_000_000, 0, 7 * 86_400_000),
     },
+  };
+}
+
+/**
+ * The OpenTelemetry decision alone: the CLI reads it before anything else is loaded, so the
+ * SDK's instrumentations see `pg` and `http` as they are first required. The SDK reads its
+ * other OTEL_* variables (protocol, headers, sampler, batch sizes) itself.
+ */
+export function tracingConfig(env: Env = process.env): TracingConfig {
+  const exporters = (nonEmpty(env.OTEL_TRACES_EXPORTER) ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  const traces = httpUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const base = httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  const disabled = boolean(env, 'OTEL_SDK_DISABLED', false) || (exporters.length > 0 && exporters.every((e) => e === 'none'));
+  return {
+    enabled: !disabled && (exporters.length > 0 || traces !== undefined || base !== undefined),
+    serviceName: nonEmpty(env.OTEL_SERVICE_NAME) ?? 'toolgate',
+    endpoint: traces ?? (base ? `${base}/v1/traces` : undefined),
   };
 }
 

@@ -24,6 +24,8 @@ import { METRICS_PATH, apiPortMetricsHandler } from './telemetry/metrics-endpoin
 import { consoleRoute } from './api/http/console-route';
 import { ideAssetsRoute } from './api/http/graphql-ide';
 import { projectRoot } from './paths';
+import { isTracingOn } from './telemetry/tracing';
+import { graphqlTracingPlugin } from './telemetry/trace-graphql';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -94,6 +96,7 @@ export async function startHttpServer(
       operationGuardPlugin(guard),
       mediaTypeStatusPlugin(),
       requestLoggingPlugin(),
+      ...(isTracingOn() ? [graphqlTracingPlugin()] : []),
     ],
   });
   await apollo.start();

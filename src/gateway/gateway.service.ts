@@ -28,6 +28,7 @@ import { toolKey } from '../catalog/tool-key';
 import { rawTransaction, type SqlTransaction } from '../db/raw-transaction';
 import type { Clock } from '../clock';
 import { UNKNOWN_TOOL, type ToolgateMetrics } from '../telemetry/metrics';
+import { describeDecided, describeExecution, describeRecorded, traceDecision, traceStage } from '../telemetry/trace-gateway';
 
 export interface GatewayDeps {
   orm: MikroORM;
@@ -88,7 +89,12 @@ export class ToolGateway {
     const registered = await this.deps.tools.find(reads, request.caller.orgId, request.toolName, request.action);
     let decided: DecidedCall | ToolCallOutcome | { replayOf: string };
     try {
-      decided = await this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim)));
+      decided = await traceStage(
+        'decide',
+        request,
+        () => this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim))),
+        describeDecided,
+      );
     } catch (error) {
       // Two requests with one toolUseId raced; the loser answers with the winner's call. The
       // append point usually tells (ToolUseRecorded); the unique constraint is the backstop.
@@ -238,6 +244,7 @@ export class ToolGateway {
       },
       run.shadowMode,
     );
+    traceDecision(verdict);
     const call = await recordDecidedCall(tx, {
       ...base,
       tool,
@@ -263,7 +270,7 @@ export class ToolGateway {
     try {
       let outcome: ExecutionOutcome;
       try {
-        outcome = await this.deps.executor.execute(executionRequest(call, tool, params));
+        outcome = await traceStage('execute', call, () => this.deps.executor.execute(executionRequest(call, tool, params)), describeExecution);
       } catch (error) {
         this.deps.logger.error({ err: error, toolCallId: call.id }, 'executor threw; recording the call as failed');
         outcome = {
@@ -278,13 +285,19 @@ export class ToolGateway {
       this.deps.failpoints.hit('after_vendor_response');
       const durationMs = Math.round(this.deps.clock.now() - started);
       // Transaction 2 (raw, like the first): the recorder's UPDATE and the ledger append.
-      const finished = await rawTransaction(this.deps.orm, (tx) =>
-        recordOutcome(tx, call, outcome, {
-          durationMs,
-          costCents: tool.definition.costCents,
-          approvalRequestId: decided.approvalRequestId ?? null,
-          nodeId: this.deps.nodeId,
-        }),
+      const finished = await traceStage(
+        'record',
+        call,
+        () =>
+          rawTransaction(this.deps.orm, (tx) =>
+            recordOutcome(tx, call, outcome, {
+              durationMs,
+              costCents: tool.definition.costCents,
+              approvalRequestId: decided.approvalRequestId ?? null,
+              nodeId: this.deps.nodeId,
+            }),
+          ),
+        describeRecorded,
       );
       if (!finished) {
         // Reconciliation took the call over meanwhile (this node was presumed dead): its outcome stands.

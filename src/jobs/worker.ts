@@ -9,6 +9,7 @@ import { RUN_AGENT_TASK } from '../runs/run-jobs';
 import type { WebhookDeliverer } from '../webhooks/webhook-deliverer';
 import { WEBHOOK_DELIVER_TASK } from '../webhooks/webhook-jobs';
 import type { ToolgateMetrics } from '../telemetry/metrics';
+import { traceRunStep } from '../telemetry/trace-runs';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
@@ -30,8 +31,8 @@ export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, 
     ...(runtime
       ? {
           [RUN_AGENT_TASK]: async (payload: unknown) => {
-            const runId = (payload as { runId?: unknown } | null)?.runId;
-            if (typeof runId === 'string') await runtime.step(runId);
+            const job = (payload ?? {}) as { runId?: unknown; trace?: unknown; cause?: unknown };
+            if (typeof job.runId === 'string') await traceRunStep(job, job.runId, () => runtime.step(job.runId as string));
           },
         }
       : {}),

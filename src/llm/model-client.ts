@@ -13,6 +13,10 @@ export function createModelClient(settings: Config['model'], offlineBaseUrl: str
     baseURL,
     maxRetries: settings.maxRetries,
     timeout: 120_000,
+    // Toolgate's own `chat` span (src/telemetry/trace-model.ts) traces each request, and the
+    // fetch instrumentation its HTTP: the SDK's spans would count tokens twice, and its
+    // environment switch for message content must never put prompts or tool results in spans.
+    openTelemetry: { traces: false, propagation: false },
   });
 }
 

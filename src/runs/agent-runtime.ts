@@ -24,6 +24,7 @@ import type { RunEvents } from './run-events';
 import { appendMessage, assistantTextLength, isPending, loadMessages, type StoredBlock } from './run-messages';
 import { resultBlock, storedOutcome } from './tool-results';
 import type { ToolgateMetrics } from '../telemetry/metrics';
+import { traceChat } from '../telemetry/trace-model';
 
 export interface AgentRuntimeDeps {
   orm: MikroORM;
@@ -124,19 +125,22 @@ export class AgentRuntime {
     this.active.set(run.id, controller);
     let answer: TurnReply;
     try {
-      const reply = streamTurn(this.deps.client, {
-        model: this.deps.settings.name,
-        maxTokens: this.deps.settings.maxTokens,
-        system: specialist.systemPrompt ?? DEFAULT_SYSTEM,
-        tools,
-        messages: messages.map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
-        signal: controller.signal,
-        onText: (delta) => {
-          this.deps.failpoints.hit('during_model_stream');
-          this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
-          offset += delta.length;
-        },
-      });
+      const { name: model, maxTokens } = this.deps.settings;
+      const reply = traceChat({ model, maxTokens, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
+        streamTurn(this.deps.client, {
+          model: this.deps.settings.name,
+          maxTokens: this.deps.settings.maxTokens,
+          system: specialist.systemPrompt ?? DEFAULT_SYSTEM,
+          tools,
+          messages: messages.map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
+          signal: controller.signal,
+          onText: (delta) => {
+            this.deps.failpoints.hit('during_model_stream');
+            this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
+            offset += delta.length;
+          },
+        }),
+      );
       // A run that could not start (cancelled meanwhile) stops its stream at once.
       void started().then(
         (ok) => ok || controller.abort(),

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { jobTraceFields } from '../telemetry/trace-runs';
 
 export const RUN_AGENT_TASK = 'run_agent';
 
@@ -8,10 +9,10 @@ export const RUN_AGENT_TASK = 'run_agent';
  * serial on every node; the job key folds duplicate requests into one pending job.
  */
 export async function enqueueRunStep(em: EntityManager, runId: string): Promise<void> {
-  await em.execute(`select graphile_worker.add_job(?, json_build_object('runId', ?::text), queue_name := ?, job_key := ?, max_attempts := 5)`, [
-    RUN_AGENT_TASK,
-    runId,
-    `run:${runId}`,
-    `run:${runId}`,
-  ]);
+  // Traced, the payload also carries the run's trace context (src/telemetry/trace-runs.ts).
+  const traced = jobTraceFields();
+  await em.execute(
+    `select graphile_worker.add_job(?, json_build_object('runId', ?::text${traced ? `, ${traced.sql}` : ''}), queue_name := ?, job_key := ?, max_attempts := 5)`,
+    [RUN_AGENT_TASK, runId, ...(traced ? [runId, traced.cause] : []), `run:${runId}`, `run:${runId}`],
+  );
 }

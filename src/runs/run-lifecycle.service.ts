@@ -12,6 +12,7 @@ import { cancelRun as cancelRunState, completeRun, initialRunStatus, requeueRun 
 import { appendMessage } from './run-messages';
 import { enqueueRunStep } from './run-jobs';
 import type { Caller } from '../auth/caller';
+import { withRunTrace } from '../telemetry/trace-runs';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -38,7 +39,7 @@ export async function startRun(
       specialistId: input.specialistId,
       driver: input.driver,
       status: initialRunStatus(input.driver),
-      metadata: { runtimeManifest: { allowedTools, policyVersion: org.policyVersion } },
+      metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion } }),
       correlationId,
     });
     if (message !== null) appendMessage(tx, run, 0, 'user', [{ type: 'text', text: message }]);
@@ -80,6 +81,7 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
       run.id,
     ]);
     appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
+    run.metadata = withRunTrace(run.metadata); // the new turn is the posting request's trace
     await tx.flush();
     if (!(await requeueRun(tx, run, caller, next))) throw notAnswered(run.status);
     await tx.refresh(run);

@@ -16,6 +16,7 @@ import { isRateLimited, refusalHeaders } from '../rate-limits';
 import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
 import { serveIdePage } from './graphql-ide';
+import { graphqlTracing } from '../../telemetry/trace-graphql';
 
 export interface GraphQLRouteOptions {
   apollo: ApolloServer<RequestContext>;
@@ -58,6 +59,8 @@ export function graphqlRoute(options: GraphQLRouteOptions): express.Router {
   router.use(refuseBatches(refuse));
   router.use(authenticateKey(options, refuse));
   router.use(trustedDocuments(options, refuse));
+  const tracing = graphqlTracing();
+  if (tracing) router.use(tracing);
   router.use(apollo);
   router.use(bodyErrors(options, refuse));
   return router;
