@@ -129,6 +129,7 @@ export const CONFIG_GROUPS: Group[] = [
     title: 'API limits',
     variables: [
       { name: 'GRAPHQL_INTROSPECTION', default: 'true outside production', description: 'schema introspection' },
+      { name: 'GRAPHQL_IDE', default: 'true outside production', description: "a browser's GET of /graphql serves the bundled GraphiQL" },
       { name: 'GRAPHQL_MAX_BODY_BYTES', default: '1048576', description: 'largest request body or websocket message' },
       { name: 'GRAPHQL_MAX_TOKENS', default: '1000', description: 'lexical tokens per operation' },
       { name: 'GRAPHQL_MAX_DEPTH', default: '8', description: 'query depth' },
@@ -147,6 +148,33 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'RATE_LIMIT_POINTS_PER_SECOND', default: '1000', description: 'budget refill per second' },
       { name: 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', default: '120', description: 'requests per minute per address without a key' },
       { name: 'MCP_ALLOWED_ORIGINS', default: none, description: 'browser origins /mcp accepts besides loopback ones' },
+    ],
+  },
+  {
+    title: 'Webhooks',
+    variables: [
+      { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', description: 'per webhook attempt' },
+      { name: 'WEBHOOK_MAX_ATTEMPTS', default: '8', description: 'attempts of one delivery before it is failed' },
+      { name: 'WEBHOOK_RETRY_BASE_MS', default: '5000', description: 'the wait before the first retry (each next one five times longer, jittered)' },
+      { name: 'WEBHOOK_RETRY_MAX_DELAY_MS', default: '36000000', description: 'the longest wait between retries' },
+    ],
+  },
+  {
+    title: 'Metrics and traces',
+    variables: [
+      {
+        name: 'METRICS_TOKEN',
+        default: none,
+        description: 'bearer token (16+ characters) that opens /metrics; unset: /metrics on the API port answers 401',
+        secret: true,
+      },
+      { name: 'METRICS_PORT', default: none, description: 'serve /metrics on a listener of its own (0: any free port)' },
+      { name: 'METRICS_HOST', default: '127.0.0.1', description: "the metrics listener's address" },
+      { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', default: none, description: 'an OTLP collector (e.g. http://127.0.0.1:4318): turns traces on' },
+      { name: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', default: none, description: "the collector's traces URL: turns traces on" },
+      { name: 'OTEL_TRACES_EXPORTER', default: none, description: 'otlp, console or zipkin turns traces on; none keeps them off' },
+      { name: 'OTEL_SDK_DISABLED', default: 'false', description: 'true keeps traces off' },
+      { name: 'OTEL_SERVICE_NAME', default: 'toolgate', description: 'the service.name of the spans' },
     ],
   },
 ];
