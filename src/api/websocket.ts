@@ -7,6 +7,7 @@ import {
   GraphQLError,
   NoSchemaIntrospectionCustomRule,
   getOperationAST,
+  execute,
   getVariableValues,
   parse,
   specifiedRules,
@@ -29,6 +30,7 @@ import { MAX_VALIDATION_ERRORS } from './limits';
 import { isRateLimited } from './rate-limits';
 import { CLOSE_REASONS, OpenSockets } from './socket-access';
 import type { ToolgateMetrics } from '../telemetry/metrics';
+import { traceSocketOperation } from '../telemetry/trace-graphql';
 
 export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
@@ -65,6 +67,9 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
   const validDocuments = new Map<string, DocumentNode>();
+  const groupedSubscribe = createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), options.metrics);
+  /** A subscribe message's `extensions` (a `traceparent` there is continued), by its operation's context. */
+  const extensionsOf = new WeakMap<object, Record<string, unknown>>();
   // Registered before graphql-ws's own handler: results shared by a subscription group are
   // sent as the group's JSON text (see subscription-fanout.ts).
   wsServer.on('connection', (socket) => {
@@ -175,8 +180,13 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
         return prepared;
       },
-      context: (ctx) => options.contextFor(ctx.extra.caller!, randomUUID()),
-      subscribe: createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), options.metrics),
+      context: (ctx, _id, payload) => {
+        const contextValue = options.contextFor(ctx.extra.caller!, randomUUID());
+        if (payload.extensions) extensionsOf.set(contextValue, payload.extensions);
+        return contextValue;
+      },
+      execute: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => execute(args)),
+      subscribe: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => groupedSubscribe(args)),
       onNext: (_ctx, _id, _payload, _args, result) => {
         if (!result.errors) return sharedPayload(result);
         return {

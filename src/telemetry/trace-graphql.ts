@@ -1,7 +1,8 @@
-// Each GraphQL operation over HTTP as a span, continuing the caller's `traceparent`.
+// Each GraphQL operation, over HTTP or graphql-ws, as a span, continuing the caller's `traceparent`.
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
+import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { RequestContext } from '../graphql/context';
 import { isTracingOn } from './tracing';
 import { TOOLGATE, tracer } from './trace-attributes';
@@ -67,4 +68,58 @@ export function graphqlTracingPlugin(): ApolloServerPlugin<RequestContext> {
       };
     },
   };
+}
+
+/**
+ * A GraphQL operation over graphql-ws as a span `{type} {name}`: a query or mutation for its
+ * whole execution, a subscription for its start (access checks, replay set-up; the events it
+ * later sends are not spans). A `traceparent` in the subscribe message's `extensions` is
+ * continued. With tracing off the operation runs as is.
+ */
+export function traceSocketOperation<T>(
+  args: ExecutionArgs,
+  extensions: Record<string, unknown> | undefined,
+  run: () => T | Promise<T>,
+): T | Promise<T> {
+  if (!isTracingOn()) return run();
+  const operation = getOperationAST(args.document, args.operationName);
+  const type = operation?.operation ?? 'query';
+  const name = operation?.name?.value ?? args.operationName ?? undefined;
+  const ctx = args.contextValue as RequestContext | undefined;
+  const carrier = typeof extensions?.traceparent === 'string' ? { traceparent: extensions.traceparent } : {};
+  const parent = propagation.extract(context.active(), carrier);
+  const span = tracer().startSpan(
+    name ? `${type} ${name}` : type,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'graphql.operation.type': type,
+        'network.transport': 'websocket',
+        ...(name ? { 'graphql.operation.name': name } : {}),
+        ...(ctx?.caller ? { [TOOLGATE.orgId]: ctx.caller.orgId } : {}),
+        ...(ctx?.correlationId ? { [TOOLGATE.correlationId]: ctx.correlationId } : {}),
+      },
+    },
+    parent,
+  );
+  const finish = (result: unknown) => {
+    const errors = (result as { errors?: readonly { extensions?: Record<string, unknown> }[] } | null)?.errors;
+    const code = errors?.[0]?.extensions?.code;
+    if (typeof code === 'string') span.setAttribute(TOOLGATE.errorCode, code);
+    if (errors?.length) span.setStatus({ code: SpanStatusCode.ERROR });
+    span.end();
+    return result as T;
+  };
+  try {
+    const result = context.with(trace.setSpan(parent, span), run);
+    return result instanceof Promise ? result.then(finish, (error) => fail(span, error)) : finish(result);
+  } catch (error) {
+    return fail(span, error);
+  }
+}
+
+function fail(span: Span, error: unknown): never {
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+  throw error;
 }
