@@ -312,8 +312,9 @@ describe('integration credentials are write-only', () => {
     expect(fields).toEqual(['createdAt', 'id', 'integrationType', 'keyVersion', 'updatedAt']);
     const schema = await app.gql(SCHEMA_FIELDS, { key: owner.keys.admin });
     const allFields = schema.body.data!.__schema.types.flatMap((t) => (t.fields ?? []).map((f) => `${t.name}.${f.name}`));
-    // The one secret the API returns is a new API key's, once, in createApiKey's answer.
-    expect(allFields.filter((f) => /config|encrypt|cipher|secret/i.test(f))).toEqual(['CreatedApiKey.secret']);
+    // The secrets the API returns are issued ones, once each: a new API key's (createApiKey) and a
+    // new webhook endpoint's signing secret (createWebhookEndpoint).
+    expect(allFields.filter((f) => /config|encrypt|cipher|secret/i.test(f))).toEqual(['CreatedApiKey.secret', 'CreatedWebhookEndpoint.secret']);
     responses.push(type, schema);
 
     for (const res of responses) expect(JSON.stringify(res.body)).not.toContain(canary);
