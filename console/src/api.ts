@@ -8,11 +8,12 @@ import { createClient, type Client } from 'graphql-ws';
  * query (the websocket resolves ids like HTTP does, src/api/websocket.ts).
  */
 
-/** An error the API answered: its stable code and message. */
+/** An error the API answered: its stable code, message and the first error's extensions. */
 export class ApiError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(message);
   }
@@ -20,7 +21,7 @@ export class ApiError extends Error {
 
 interface Formatted {
   message: string;
-  extensions?: { code?: string };
+  extensions?: { code?: string } & Record<string, unknown>;
 }
 
 /** The `sha256:…` id codegen embedded in the typed document. */
@@ -31,7 +32,7 @@ export function documentId(document: TypedDocumentNode<unknown, unknown>): strin
 }
 
 const toError = (errors: readonly Formatted[]): ApiError =>
-  new ApiError(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR', errors.map((e) => e.message).join('; '));
+  new ApiError(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR', errors.map((e) => e.message).join('; '), errors[0]?.extensions ?? {});
 
 export class Api {
   private socket: Client | null = null;

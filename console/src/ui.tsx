@@ -2,14 +2,19 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { ApiError } from './api';
 
-/** An error as the API named it: code first, so it can be looked up in the README. */
-export function ErrorNote({ error }: { error: unknown }) {
+/**
+ * An error as the API named it: code first, so it can be looked up in the README; `explain`
+ * may add a sentence of the view's own (from the error's extensions).
+ */
+export function ErrorNote({ error, explain }: { error: unknown; explain?: (error: ApiError) => string | null }) {
   if (!error) return null;
   const code = error instanceof ApiError ? error.code : 'ERROR';
   const message = error instanceof Error ? error.message : String(error);
+  const extra = error instanceof ApiError ? explain?.(error) : null;
   return (
     <p class="error" role="alert">
       <code>{code}</code> {message}
+      {extra && <span class="error-detail">{extra}</span>}
     </p>
   );
 }

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { useDemoApp } from '../support/demo-fixture';
+import { UPSERT_POLICY_RULE } from '../support/documents';
 import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from './browser';
 
 /**
@@ -132,6 +133,111 @@ describeInBrowser('approval console in chromium', () => {
     await page.getByLabel('Tool-call timeline').getByText('succeeded').waitFor();
     await expect(page.getByLabel('Tool-call timeline').textContent()).resolves.toContain('invoice.send');
     if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-run.png'), fullPage: true });
+    expect(tab.blocked).toEqual([]);
+    expect(tab.failures).toEqual([]);
+  });
+
+  test('edit parameters, then approve: an edit needing the client is refused and stays pending; a lower amount runs', async () => {
+    // The demo org has no rules: invoice.send is the catalog's expert approval at high risk.
+    // This rule sends invoices above 1000 to the client, so raising the amount escalates.
+    const rule = await demo.app.gql(UPSERT_POLICY_RULE, {
+      key: demo.seed.keys.admin,
+      variables: {
+        input: {
+          name: 'Large invoices need the client',
+          position: 1,
+          toolPattern: 'invoice',
+          actionPattern: 'send',
+          conditions: [{ path: 'amount', op: 'gt', value: 1000 }],
+          risk: 'high',
+          decision: 'require_client_approval',
+        },
+      },
+    });
+    expect(rule.body.errors).toBeUndefined();
+
+    const tab = await open();
+    const { page } = tab;
+    await signIn(tab, demo.seed.keys.expert);
+    const runId = await startRun(INVOICE_REQUEST);
+    const card = page.locator('li.card', { hasText: runId.slice(0, 8) });
+    await card.waitFor();
+    const approvalId = await card.getAttribute('data-approval-id');
+    const callOf = async () => {
+      const res = await demo.app.gql<{
+        run: {
+          pendingApprovalCount: number;
+          toolCalls: {
+            status: string;
+            editedInput: unknown;
+            approvalRequest: { id: string; status: string; edited: boolean; editedParams: unknown } | null;
+          }[];
+        };
+      }>(
+        'query($id: ID!) { run(id: $id) { pendingApprovalCount toolCalls { status editedInput approvalRequest { id status edited editedParams } } } }',
+        {
+          key: demo.seed.keys.expert,
+          variables: { id: runId },
+        },
+      );
+      const run = res.body.data!.run;
+      expect(run.toolCalls).toHaveLength(1);
+      return { pending: run.pendingApprovalCount, ...run.toolCalls[0] };
+    };
+
+    // Keyboard: focus "Edit parameters", Enter opens the editor, pre-filled with the stored params.
+    const toggle = card.getByRole('button', { name: 'Edit parameters' });
+    await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('false');
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('true');
+    const editor = card.getByLabel('Edited parameters (JSON)');
+    expect(JSON.parse(await editor.inputValue())).toEqual({ customerId: '1', amount: 120.5 });
+    await expect(card.textContent()).resolves.toContain('with secrets redacted');
+
+    // Checked locally: broken JSON is named and nothing is sent.
+    await editor.fill('{"customerId": "1", "amount": ');
+    await card.getByRole('button', { name: 'Approve with edits' }).click();
+    await expect(card.getByRole('alert').textContent()).resolves.toMatch(/^Not valid JSON: /);
+    await editor.fill('{"customerId": "1", "amount": 99, "description": "[REDACTED]"}');
+    await card.getByRole('button', { name: 'Approve with edits' }).click();
+    await expect(card.getByRole('alert').textContent()).resolves.toContain('Replace every "[REDACTED]"');
+    expect(await callOf()).toMatchObject({ pending: 1, status: 'waiting_approval', approvalRequest: { status: 'pending', edited: false } });
+
+    // Raised above 1000 the call would need the client: refused with its code and reason, still pending.
+    await editor.fill(JSON.stringify({ customerId: '1', amount: 5000 }, null, 2));
+    await card.getByRole('button', { name: 'Approve with edits' }).click();
+    const refusal = card.getByRole('alert').filter({ hasText: 'APPROVAL_EDIT_ESCALATES' });
+    await refusal.waitFor();
+    await expect(refusal.textContent()).resolves.toContain('would need another kind of approver');
+    await expect(refusal.textContent()).resolves.toContain('The request is still pending.');
+    expect(await callOf()).toMatchObject({
+      pending: 1,
+      status: 'waiting_approval',
+      editedInput: null,
+      approvalRequest: { id: approvalId, status: 'pending', edited: false, editedParams: null },
+    });
+    await expect(card.isVisible()).resolves.toBe(true);
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-edit.png'), fullPage: true });
+
+    // Lowered to 99: the same approver at the same risk, accepted; the card leaves the inbox.
+    await card.getByLabel('Reason').fill('agreed 99 with the customer');
+    await editor.fill(JSON.stringify({ customerId: '1', amount: 99 }, null, 2));
+    await card.getByRole('button', { name: 'Approve with edits' }).click();
+    await card.waitFor({ state: 'detached' });
+
+    await page.goto(`${origin()}/console#/runs/${runId}`);
+    await page
+      .getByTestId('streamed-text')
+      .getByText(/Invoice \d+ for 99\.00 USD was sent/)
+      .waitFor();
+    await page.locator('h1 .badge', { hasText: 'completed' }).waitFor();
+    expect(await callOf()).toMatchObject({
+      pending: 0,
+      status: 'succeeded',
+      editedInput: { customerId: '1', amount: 99 },
+      approvalRequest: { status: 'approved', edited: true, editedParams: { customerId: '1', amount: 99 } },
+    });
     expect(tab.blocked).toEqual([]);
     expect(tab.failures).toEqual([]);
   });

@@ -9,6 +9,7 @@ import {
 } from '../../../gql/graphql';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
+import { EditParams, explainEditError } from './edit-params';
 
 type Item = ConsoleApprovalItemFragment & { toolCall: ConsoleCallDetailFragment };
 
@@ -115,15 +116,21 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
   const now = useNow();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const call = item.toolCall;
   const decision = call.policyDecision;
   const mayResolve = session.can.resolves && session.viewer.role === item.kind;
-  const resolve = async (choice: ApprovalDecision) => {
+  const resolve = async (choice: ApprovalDecision, editedParams?: Record<string, unknown>) => {
     setBusy(true);
     setError(null);
     try {
-      await session.api.request(ConsoleResolveApprovalDocument, { id: item.id, decision: choice, reason: reason.trim() || null });
+      await session.api.request(ConsoleResolveApprovalDocument, {
+        id: item.id,
+        decision: choice,
+        reason: reason.trim() || null,
+        editedParams: editedParams ?? null,
+      });
       onResolved();
     } catch (e) {
       setError(e);
@@ -132,6 +139,7 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
     }
   };
   const headingId = `approval-${item.id}`;
+  const editorId = `edit-${item.id}`;
   return (
     <li class="card" aria-labelledby={headingId} data-approval-id={item.id}>
       <h3 id={headingId}>
@@ -178,12 +186,24 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
             <button type="button" class="reject" disabled={busy} onClick={() => resolve('REJECT')}>
               Reject
             </button>
+            <button type="button" aria-expanded={editing} aria-controls={editing ? editorId : undefined} onClick={() => setEditing(!editing)}>
+              Edit parameters
+            </button>
           </div>
+          {editing && (
+            <EditParams
+              id={editorId}
+              initial={call.input}
+              busy={busy}
+              onApprove={(params) => resolve('APPROVE', params)}
+              onCancel={() => setEditing(false)}
+            />
+          )}
         </div>
       ) : (
         <p class="hint">Only {whoResolves} resolve this request.</p>
       )}
-      <ErrorNote error={error} />
+      <ErrorNote error={error} explain={explainEditError} />
     </li>
   );
 }
