@@ -13,6 +13,16 @@ import { openWebhookSecret } from './webhook-secret';
 import { enqueueDelivery } from './webhook-jobs';
 import { canonicalJson } from '../ledger/canonical-json';
 
+/**
+ * A delivery to be sent again now (redeliverWebhook): pending, due at once. The deliverer
+ * is the one writer of a delivery's status (the attempts move it; this reopens it).
+ */
+export async function reopenDelivery(tx: EntityManager, delivery: WebhookDelivery): Promise<void> {
+  const nextAttemptAt = new Date();
+  await tx.nativeUpdate(WebhookDelivery, { id: delivery.id }, { status: 'pending', nextAttemptAt });
+  Object.assign(delivery, { status: 'pending', nextAttemptAt });
+}
+
 /** How much longer each wait before a retry is than the one before. */
 const BACKOFF_FACTOR = 5;
 

@@ -11,6 +11,7 @@ import { WebhookAttempt } from './webhook-attempt.entity';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret';
 import { enqueueDelivery } from './webhook-jobs';
+import { reopenDelivery } from './webhook-deliverer';
 
 export const MAX_WEBHOOK_URL = 2048;
 /** Endpoints one org may have (each event is sent to each of them). */
@@ -133,9 +134,7 @@ export async function redeliverWebhook(em: EntityManager, caller: Caller, delive
     const endpoint = await findWebhookEndpoint(tx, caller.orgId, delivery.endpointId).catch(() => null);
     if (!endpoint) throw notFound('Webhook delivery');
     if (!endpoint.enabled) throw badInput('the endpoint is disabled: enable it first', { field: 'id' });
-    delivery.status = 'pending';
-    delivery.nextAttemptAt = new Date();
-    await tx.flush();
+    await reopenDelivery(tx, delivery);
     await enqueueDelivery(tx, delivery, null);
     return delivery;
   });

@@ -25,6 +25,13 @@ const LARGE = 100_000;
 const BATCH = 10_000;
 /** Buffering would hold 100,000 rows as objects (about 1 kB each): far above this. */
 const GROWTH_BOUND_KB = 40 * 1024;
+/**
+ * Every command runs with V8's old space capped at this (the app itself needs about 60 MB):
+ * a buffered export of 100,000 events (53 MB of text, about twice that as row objects) would
+ * not fit, and the cap makes V8 collect instead of growing lazily, so peak RSS measures what
+ * is held, not garbage not yet collected (uncapped, the growth varied from 5 to 130 MB).
+ */
+const HEAP_CAP_MB = 96;
 const REPORT_RSS = `data:text/javascript,process.on('exit',()=>process.stderr.write('maxrss_kb='+process.resourceUsage().maxRSS+'\\n'))`;
 
 let app: TestApp;
@@ -58,7 +65,7 @@ async function orgOf(count: number): Promise<string> {
     while (left > 0) {
       const size = Math.min(BATCH, left);
       await pg.query('begin');
-      const { rows } = await pg.query<AppendPoint>(APPEND_POINT.replace('?, ?', '$1, $2'), [orgId, size]);
+      const { rows } = await pg.query<AppendPoint>(APPEND_POINT.replace('?, ?, ?, ?', '$1, $2, $3, $4'), [orgId, size, null, null]);
       const entries = Array.from({ length: size }, () => ({
         type: 'tool_call.requested' as const,
         resourceId: randomUUID(),
@@ -83,7 +90,7 @@ async function orgOf(count: number): Promise<string> {
 function measured(args: string[]): Promise<{ code: number; stdout: string; stderr: string; maxRssKb: number }> {
   const env = { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: app.db.url, LOG_LEVEL: 'silent', MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', REPORT_RSS, CLI, ...args], { env, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, '--import', REPORT_RSS, CLI, ...args], { env, timeout: 120_000 }, (error, stdout, stderr) => {
       if (error && typeof error.code !== 'number') return reject(error);
       const rss = /maxrss_kb=(\d+)/.exec(stderr);
       if (!rss) return reject(new Error(`no maxrss reported: ${stderr}`));
