@@ -90,12 +90,17 @@ async function orgOf(count: number): Promise<string> {
 function measured(args: string[]): Promise<{ code: number; stdout: string; stderr: string; maxRssKb: number }> {
   const env = { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: app.db.url, LOG_LEVEL: 'silent', MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX };
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [`--max-old-space-size=${HEAP_CAP_MB}`, '--import', REPORT_RSS, CLI, ...args], { env, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') return reject(error);
-      const rss = /maxrss_kb=(\d+)/.exec(stderr);
-      if (!rss) return reject(new Error(`no maxrss reported: ${stderr}`));
-      resolve({ code: error ? (error.code as number) : 0, stdout, stderr: stderr.replace(rss[0], '').trim(), maxRssKb: Number(rss[1]) });
-    });
+    execFile(
+      process.execPath,
+      [`--max-old-space-size=${HEAP_CAP_MB}`, '--import', REPORT_RSS, CLI, ...args],
+      { env, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') return reject(error);
+        const rss = /maxrss_kb=(\d+)/.exec(stderr);
+        if (!rss) return reject(new Error(`no maxrss reported: ${stderr}`));
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr: stderr.replace(rss[0], '').trim(), maxRssKb: Number(rss[1]) });
+      },
+    );
   });
 }
 

@@ -1,17 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
+import { dyingNode } from '../support/dying-node';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { RunClient, until } from '../runs/run-helpers';
 import { approvals, closeSockets, connect } from '../realtime/realtime-helpers';
 import { SANDBOX_SECRET_DETAIL, callTool, newTenant, startRun } from '../executor/executor-helpers';
 import { parseExposition, scrape, type Exposition } from '../support/metrics-text';
-import { ToolGateway } from '../../src/gateway/gateway.service';
-import { OrgConfigCache } from '../../src/gateway/org-config-cache';
-import { ToolRegistry } from '../../src/gateway/tool-registry';
-import { InFlightCalls } from '../../src/recovery/in-flight';
-import { NO_FAILPOINTS } from '../../src/recovery/failpoints';
-import type { ExecutionOutcome } from '../../src/executor/executor.types';
-import { systemClock } from '../../src/clock';
 
 /**
  * `/metrics` after the README demo's flow on a real server (offline model, job worker,
@@ -205,26 +199,7 @@ test('a reconciliation: counted by how it settled, and a warning with code, vend
   const tenant = await newTenant(app, ['shopify'], {}, [LOOKUP]);
   const runId = await startRun(app, tenant);
   // Another node (its own gateway and node id) takes the call and dies with it in flight.
-  const nodeId = randomUUID();
-  await app
-    .em()
-    .execute(
-      `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at) values (?, ?, 'elsewhere', 1, '{}', now(), now())`,
-      [nodeId, `dying-${nodeId}`],
-    );
-  const dying = new ToolGateway({
-    orm: app.orm,
-    executor: { execute: () => new Promise<ExecutionOutcome>(() => undefined) },
-    keyring: app.masterKey,
-    settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
-    orgConfig: new OrgConfigCache(),
-    tools: new ToolRegistry(),
-    logger: app.services.logger,
-    nodeId,
-    inFlight: new InFlightCalls(),
-    failpoints: NO_FAILPOINTS,
-    clock: systemClock,
-  });
+  const { nodeId, gateway: dying } = await dyingNode(app);
   const toolUseId = `tu-${randomUUID()}`;
   void dying.execute({
     runId,

@@ -1,14 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/app';
+import { dyingNode } from '../support/dying-node';
 import { dataOf, type Tenant } from '../executor/executor-helpers';
 import { UPSERT_POLICY_RULE } from '../support/documents';
-import { ToolGateway } from '../../src/gateway/gateway.service';
-import { OrgConfigCache } from '../../src/gateway/org-config-cache';
-import { ToolRegistry } from '../../src/gateway/tool-registry';
-import { InFlightCalls } from '../../src/recovery/in-flight';
-import { NO_FAILPOINTS } from '../../src/recovery/failpoints';
-import type { ExecutionOutcome } from '../../src/executor/executor.types';
-import { systemClock } from '../../src/clock';
 import {
   enableTool,
   importTools,
@@ -49,26 +43,7 @@ afterAll(async () => app?.close());
 
 /** Starts the call on a node whose executor never answers; resolves once it is `running` there. */
 async function interruptedCall(name: string, params: Record<string, unknown>): Promise<{ id: string; nodeId: string }> {
-  const nodeId = randomUUID();
-  await app
-    .em()
-    .execute(
-      `insert into toolgate_nodes (id, name, hostname, pid, worker_ids, started_at, heartbeat_at) values (?, ?, 'elsewhere', 1, '{}', now(), now())`,
-      [nodeId, `dying-${nodeId}`],
-    );
-  const gateway = new ToolGateway({
-    orm: app.orm,
-    executor: { execute: () => new Promise<ExecutionOutcome>(() => undefined) },
-    keyring: app.masterKey,
-    settings: { toolCallingKillSwitch: false, approvalTtlMs: 3_600_000 },
-    orgConfig: new OrgConfigCache(),
-    tools: new ToolRegistry(),
-    logger: app.services.logger,
-    nodeId,
-    inFlight: new InFlightCalls(),
-    failpoints: NO_FAILPOINTS,
-    clock: systemClock,
-  });
+  const { nodeId, gateway } = await dyingNode(app);
   const toolUseId = `tu-${randomUUID()}`;
   const caller = { orgId: tenant.orgId, role: 'agent' as const, keyId: null };
   void gateway.execute({ runId, ...splitKey(name), params, correlationId: 'c', toolUseId, caller });
