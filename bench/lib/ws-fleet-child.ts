@@ -60,6 +60,7 @@ async function openGql(url: string, key: string, count: number): Promise<OpenRep
   await inBatches(count, async () => {
     let onClosed!: () => void;
     let onConnected!: () => void;
+    let closedWith = '';
     const closed = new Promise<void>((resolve) => (onClosed = resolve));
     const connected = new Promise<void>((resolve) => (onConnected = resolve));
     const client = createClient({
@@ -68,13 +69,20 @@ async function openGql(url: string, key: string, count: number): Promise<OpenRep
       retryAttempts: 0,
       lazy: false,
       connectionParams: { authorization: `Bearer ${key}` },
-      on: { connected: () => onConnected(), closed: () => onClosed() },
+      on: {
+        connected: () => onConnected(),
+        closed: (event) => {
+          const { code, reason } = event as { code?: number; reason?: string };
+          closedWith = `${code ?? '?'} ${reason ?? ''}`.trim();
+          onClosed();
+        },
+      },
       onNonLazyError: (error) => failed('connection', error),
     });
     gqlClients.push({ client, closed });
     await Promise.race([
       connected,
-      closed.then(() => Promise.reject(new Error(`connection closed before its ack${firstError ? ` (${firstError})` : ''}`))),
+      closed.then(() => Promise.reject(new Error(`connection closed before its ack (close ${closedWith})${firstError ? ` (${firstError})` : ''}`))),
     ]);
   });
   return { opened: count, ms: performance.now() - started, frameBytes: 0 };
