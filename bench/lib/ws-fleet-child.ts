@@ -198,12 +198,17 @@ async function collect(variant: FleetVariant, publishes: [number, number][], tim
 async function closeAll(): Promise<void> {
   const gql = gqlClients.splice(0);
   for (const { client } of gql) void client.dispose();
+  await closeRaw(gql.map((g) => g.closed));
+}
+
+/** Closes the raw sockets (and waits for `also`), terminating what has not closed within 10 s. */
+async function closeRaw(also: Promise<void>[] = []): Promise<void> {
   const raw = rawSockets.splice(0);
   const rawClosed = raw.map((socket) =>
     socket.readyState === WebSocket.CLOSED ? Promise.resolve() : new Promise<void>((resolve) => socket.once('close', () => resolve())),
   );
   for (const socket of raw) socket.close();
-  const all = Promise.all([...gql.map((g) => g.closed), ...rawClosed]);
+  const all = Promise.all([...also, ...rawClosed]);
   let timer: NodeJS.Timeout | undefined;
   const late = await Promise.race([all.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), 10_000)))]);
   clearTimeout(timer);
@@ -226,6 +231,9 @@ async function handle(message: FleetMessage): Promise<unknown> {
       return null;
     case 'collect':
       return collect(r.variant, r.publishes, r.timeoutMs);
+    case 'close-raw':
+      await closeRaw();
+      return null;
     case 'close':
       await closeAll();
       return null;

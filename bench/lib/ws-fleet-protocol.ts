@@ -24,6 +24,7 @@ export type FleetRequest =
       publishes: [number, number][];
       timeoutMs: number;
     }
+  | { cmd: 'close-raw' }
   | { cmd: 'close' };
 
 export interface ClockReply {

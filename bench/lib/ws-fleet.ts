@@ -96,6 +96,11 @@ export class WsFleet {
     return this.request<CollectReply>({ cmd: 'collect', variant, publishes: shifted, timeoutMs }, timeoutMs + 30_000);
   }
 
+  /** Closes the raw sockets (the large scenario runs the two fleets one after the other). */
+  closeRaw(): Promise<void> {
+    return this.request<void>({ cmd: 'close-raw' }, 30_000);
+  }
+
   /** Closes every socket, then lets the child end (killed if it has not within 15 s). */
   async close(): Promise<void> {
     if (this.child.exitCode === null && this.child.connected) {

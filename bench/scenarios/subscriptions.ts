@@ -75,6 +75,8 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
   const clients = envInt('BENCH_SUBSCRIBERS', 1000);
   const rate = envInt('BENCH_SUBS_RATE', 10);
   const burst = envInt('BENCH_SUBS_BURST', settings.quick ? 10 : 100);
+  /** Above this many clients the two fleets run one after the other (see below). */
+  const sequential = clients > envInt('BENCH_SUBS_SEQUENTIAL_ABOVE', 4000);
   const duration = settings.durationMs;
   const server = env.server;
 
@@ -196,29 +198,37 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
         openMs: ms,
       };
     };
-    const raw = await memoryOf(async () => {
-      const reply = await fleet!.openRaw(rawUrl, clients);
-      await until(() => wss.clients.size === clients, `${clients} raw connections on the server`);
-      return reply;
-    });
-    ctx.log(
-      `  ${clients} raw ws connections open in ${raw.openMs.toFixed(0)} ms: ${raw.rssKb.toFixed(1)} KB RSS, ${raw.heapKb.toFixed(1)} KB heap, ${raw.externalKb.toFixed(1)} KB external each`,
-    );
-    const connections = await memoryOf(() => fleet!.openGql(server.wsUrl, expertKey, clients));
-    ctx.log(
-      `  ${clients} graphql-ws connections acknowledged in ${connections.openMs.toFixed(0)} ms: ${connections.rssKb.toFixed(1)} KB RSS, ` +
-        `${connections.heapKb.toFixed(1)} KB heap, ${connections.externalKb.toFixed(1)} KB external each`,
-    );
-    const subscriptions = await memoryOf(() => fleet!.subscribeGql(RUN_EVENTS, { runId, after: String(BigInt(head.sequence) - 1n) }, 'runEvents'));
-    ctx.log(
-      `  ${clients} runEvents subscriptions live in ${subscriptions.openMs.toFixed(0)} ms: + ${subscriptions.rssKb.toFixed(1)} KB RSS, ` +
-        `${subscriptions.heapKb.toFixed(1)} KB heap, ${subscriptions.externalKb.toFixed(1)} KB external each`,
-    );
-    const gql = {
-      rssKb: connections.rssKb + subscriptions.rssKb,
-      heapKb: connections.heapKb + subscriptions.heapKb,
-      externalKb: connections.externalKb + subscriptions.externalKb,
-      openMs: connections.openMs + subscriptions.openMs,
+    let raw!: MemoryDelta;
+    const openRawFleet = async () => {
+      raw = await memoryOf(async () => {
+        const reply = await fleet!.openRaw(rawUrl, clients);
+        await until(() => wss.clients.size === clients, `${clients} raw connections on the server`);
+        return reply;
+      });
+      ctx.log(
+        `  ${clients} raw ws connections open in ${raw.openMs.toFixed(0)} ms: ${raw.rssKb.toFixed(1)} KB RSS, ${raw.heapKb.toFixed(1)} KB heap, ${raw.externalKb.toFixed(1)} KB external each`,
+      );
+    };
+    let gql!: MemoryDelta;
+    let connections!: MemoryDelta;
+    let subscriptions!: MemoryDelta;
+    const openGqlFleet = async () => {
+      connections = await memoryOf(() => fleet!.openGql(server.wsUrl, expertKey, clients));
+      ctx.log(
+        `  ${clients} graphql-ws connections acknowledged in ${connections.openMs.toFixed(0)} ms: ${connections.rssKb.toFixed(1)} KB RSS, ` +
+          `${connections.heapKb.toFixed(1)} KB heap, ${connections.externalKb.toFixed(1)} KB external each`,
+      );
+      subscriptions = await memoryOf(() => fleet!.subscribeGql(RUN_EVENTS, { runId, after: String(BigInt(head.sequence) - 1n) }, 'runEvents'));
+      ctx.log(
+        `  ${clients} runEvents subscriptions live in ${subscriptions.openMs.toFixed(0)} ms: + ${subscriptions.rssKb.toFixed(1)} KB RSS, ` +
+          `${subscriptions.heapKb.toFixed(1)} KB heap, ${subscriptions.externalKb.toFixed(1)} KB external each`,
+      );
+      gql = {
+        rssKb: connections.rssKb + subscriptions.rssKb,
+        heapKb: connections.heapKb + subscriptions.heapKb,
+        externalKb: connections.externalKb + subscriptions.externalKb,
+        openMs: connections.openMs + subscriptions.openMs,
+      };
     };
 
     const variants: { key: FleetVariant; label: string }[] = [
@@ -240,24 +250,42 @@ export async function subscriptionsScenario(ctx: BenchContext, env: Subscription
       },
     ] as const;
     const results: Record<string, Record<FleetVariant, RunResult[]>> = {};
-    for (const load of loads) {
-      results[load.key] = { raw: [], gql: [] };
-      // (The quick smoke run warms up on the steady load only.)
-      if (!(settings.quick && load.key === 'burst')) for (const v of variants) await measureOnce(v.key, load.warm(v.key));
-      for (let round = 0; round < settings.runs; round++) {
-        const order = round % 2 === 0 ? variants : [...variants].reverse();
-        for (const v of order) {
-          const r = await profiled(`subscriptions-${load.key}-${v.key}-${round + 1}`, () => measureOnce(v.key, load.load(v.key)));
-          results[load.key][v.key].push(r);
-          const s = r.stats;
-          ctx.log(
-            `  ${load.title} c=${clients} run ${round + 1}/${settings.runs} ${v.label.padEnd(22)} ${s.throughput.toFixed(0).padStart(7)} frames/s  ` +
-              `p50 ${fmtMs(s.p50)}  p95 ${fmtMs(s.p95)}  p99 ${fmtMs(s.p99)} ms  server cpu ${(s.cpuMsPerOp * 1000).toFixed(1)} µs/frame  ` +
-              `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
-              `${s.errors ? `  MISSING ${s.errors} frames${r.firstError ? `: ${r.firstError}` : ''}` : ''}`,
-          );
+    for (const load of loads) results[load.key] = { raw: [], gql: [] };
+    /** Every load's rounds for these variants (alternating their order round by round). */
+    const rounds = async (active: typeof variants) => {
+      for (const load of loads) {
+        // (The quick smoke run warms up on the steady load only.)
+        if (!(settings.quick && load.key === 'burst')) for (const v of active) await measureOnce(v.key, load.warm(v.key));
+        for (let round = 0; round < settings.runs; round++) {
+          const order = round % 2 === 0 ? active : [...active].reverse();
+          for (const v of order) {
+            const r = await profiled(`subscriptions-${load.key}-${v.key}-${round + 1}`, () => measureOnce(v.key, load.load(v.key)));
+            results[load.key][v.key].push(r);
+            const s = r.stats;
+            ctx.log(
+              `  ${load.title} c=${clients} run ${round + 1}/${settings.runs} ${v.label.padEnd(22)} ${s.throughput.toFixed(0).padStart(7)} frames/s  ` +
+                `p50 ${fmtMs(s.p50)}  p95 ${fmtMs(s.p95)}  p99 ${fmtMs(s.p99)} ms  server cpu ${(s.cpuMsPerOp * 1000).toFixed(1)} µs/frame  ` +
+                `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
+                `${s.errors ? `  MISSING ${s.errors} frames${r.firstError ? `: ${r.firstError}` : ''}` : ''}`,
+            );
+          }
         }
       }
+    };
+    if (!sequential) {
+      await openRawFleet();
+      await openGqlFleet();
+      await rounds(variants);
+    } else {
+      // Both fleets at once would need two sockets per client in this process (the raw
+      // server's and Toolgate's): past the descriptor limit, so one fleet after the other.
+      ctx.log(`  ${clients} clients: raw fleet first, closed, then graphql-ws (both at once would pass the file descriptor limit)`);
+      await openRawFleet();
+      await rounds(variants.filter((v) => v.key === 'raw'));
+      await fleet.closeRaw();
+      await until(() => wss.clients.size === 0, 'the raw connections closed on the server');
+      await openGqlFleet();
+      await rounds(variants.filter((v) => v.key === 'gql'));
     }
 
     const frameBytes = (v: FleetVariant) => Math.max(...results.steady[v].map((r) => r.frameBytes));
