@@ -1,6 +1,10 @@
-import { Kind, createSourceEventStream, execute, getOperationAST, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GraphQLError, Kind, createSourceEventStream, execute, getOperationAST, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { RequestContext } from '../graphql/context';
 import type { ToolgateMetrics } from '../telemetry/metrics';
+import { buildNow } from '../events/cancellable';
+import { ledgerFeedOf } from '../events/ledger-stream';
+import { formatForSocket, type ClientErrorFormatter } from './client-errors';
+import { joinLedgerGroup, type SubscriptionSink } from './ledger-groups';
 
 /**
  * Subscription fan-out by group. Subscriptions of one org and role running the same
@@ -12,6 +16,11 @@ import type { ToolgateMetrics } from '../telemetry/metrics';
  * An event is recognised across members by its ledger `sequence` or, for token deltas,
  * by offset and length. Each execution gets a fresh context (fresh DataLoaders), so a
  * long-lived subscription never sends data cached from an earlier event.
+ *
+ * Ledger subscriptions over a websocket go further: the group follows the ledger once and
+ * writes the shared text to every member's socket itself (src/api/ledger-groups.ts). Other
+ * subscriptions (token deltas) keep a source each and send the shared text through
+ * graphql-ws (`sharedPayload`).
  */
 const RESUME_ARGUMENTS = new Set(['afterSequence', 'afterOffset']);
 const SHARED_MARK = '__toolgateShared';
@@ -22,10 +31,19 @@ const executions = new Map<string, Promise<ExecutionResult> | ExecutionResult>()
 /** Group key → a short id (bounded; ids are never reused). */
 const groupIds = new Map<string, string>();
 let nextGroup = 0;
+/** Token → a shared result's JSON, for the marker graphql-ws sends (`expandShared`). */
 const serialized = new Map<string, string>();
-/** A shared result → its JSON, for results without errors (errors are formatted per connection). */
+/** A shared result without errors → its JSON. */
 const jsonOf = new WeakMap<object, string>();
+/** A shared result → its token: one per result, whichever member sends it, and however many. */
+const tokenOf = new WeakMap<object, string>();
 let nextToken = 0;
+/** Where each websocket subscription's frames go, by its context (set by the websocket server). */
+const sinks = new WeakMap<object, SubscriptionSink>();
+
+export function setSubscriptionSink(contextValue: object, sink: SubscriptionSink): void {
+  sinks.set(contextValue, sink);
+}
 /** Per-process counts, for tests and metrics: executions and serializations of shared events, results sent shared. */
 const counters = { executions: 0, serializations: 0, sharedSends: 0 };
 
@@ -33,7 +51,11 @@ export function fanoutCounters(): Readonly<typeof counters> {
   return { ...counters };
 }
 
-export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => RequestContext, metrics?: ToolgateMetrics) {
+export function createGroupedSubscribe(
+  freshContext: (ctx: RequestContext) => RequestContext,
+  format: ClientErrorFormatter,
+  metrics?: ToolgateMetrics,
+) {
   return async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable(source)) return source;
@@ -46,27 +68,82 @@ export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => Re
       remember(groupIds, described, group);
     }
     const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
-    return mapStream(source, closed, (payload) => {
-      const identity = eventIdentity(payload);
-      if (identity === null) return run(payload);
+    /** The group's result for an event, executed once (a promise while it executes). */
+    const shared = (identity: string, payload: unknown): Promise<ExecutionResult> | ExecutionResult => {
       const key = `${group}#${identity}`;
       const known = executions.get(key);
       // Settled for the group already (every member but the first): no await at all.
       if (known) return known;
       counters.executions++;
       const pending = Promise.resolve(run(payload)).then((result) => {
-        if (!result.errors) {
-          counters.serializations++;
-          jsonOf.set(result, JSON.stringify(result));
-        }
         remember(executions, key, result);
         return result;
       });
       remember(executions, key, pending);
       pending.catch(() => executions.delete(key));
       return pending;
+    };
+
+    const sink = sinks.get(args.contextValue as object);
+    const feed = sink ? ledgerFeedOf(builtOrNull(source)) : undefined;
+    if (sink && feed) {
+      const textOf = (result: ExecutionResult) => socketText(result, format);
+      return joinLedgerGroup({
+        key: described,
+        feed,
+        sink,
+        counter: counters,
+        closed,
+        execute: (sequence, payload) => {
+          const result = shared(`s${sequence}`, payload);
+          return result instanceof Promise ? result.then(textOf) : textOf(result);
+        },
+      });
+    }
+    return mapStream(source, closed, (payload) => {
+      const identity = eventIdentity(payload);
+      if (identity === null) return run(payload);
+      const result = shared(identity, payload);
+      return result instanceof Promise ? result.then(shareResult) : shareResult(result);
     });
   };
+}
+
+/** The JSON text of a shared result without errors, made once. */
+export function shareResult(result: ExecutionResult): ExecutionResult {
+  if (!result.errors && !jsonOf.has(result)) {
+    counters.serializations++;
+    jsonOf.set(result, JSON.stringify(result));
+  }
+  return result;
+}
+
+/** A result as graphql-ws sends it (errors as the client sees them), serialized once per result. */
+function socketText(result: ExecutionResult, format: ClientErrorFormatter): string {
+  let json = jsonOf.get(result);
+  if (json === undefined) {
+    counters.serializations++;
+    json = JSON.stringify(result.errors ? socketResult(result, format) : result);
+    jsonOf.set(result, json);
+  }
+  return json;
+}
+
+/** A result with its errors formatted for the websocket transport. */
+export function socketResult(result: ExecutionResult, format: ClientErrorFormatter): ExecutionResult {
+  if (!result.errors) return result;
+  return {
+    ...result,
+    errors: result.errors.map((e) => (e instanceof GraphQLError ? formatForSocket(format, e) : format(e, e))) as unknown as GraphQLError[],
+  };
+}
+
+function builtOrNull(source: AsyncIterable<unknown>): unknown {
+  try {
+    return buildNow(source);
+  } catch {
+    return null; // iterated instead, its next() fails with the same error, as without the fan-out
+  }
 }
 
 /**
@@ -74,11 +151,16 @@ export function createGroupedSubscribe(freshContext: (ctx: RequestContext) => Re
  * replaces with the group's JSON (`expandShared`), instead of being serialized again.
  */
 export function sharedPayload(result: ExecutionResult): Record<string, string> | undefined {
+  if (result.errors) return undefined;
   const json = jsonOf.get(result);
   if (json === undefined) return undefined;
-  const token = String(nextToken++);
+  let token = tokenOf.get(result);
+  if (token === undefined || !serialized.has(token)) {
+    token = String(nextToken++);
+    tokenOf.set(result, token);
+    remember(serialized, token, json);
+  }
   counters.sharedSends++;
-  remember(serialized, token, json);
   return { [SHARED_MARK]: token };
 }
 
@@ -90,9 +172,9 @@ export function expandShared(message: string): string {
   if (at < 0) return message;
   const tokenStart = at + MARKER.length;
   const tokenEnd = message.indexOf('"', tokenStart);
+  // Kept for every member that sends it; only newer results evict it (MAX_SHARED of them).
   const json = serialized.get(message.slice(tokenStart, tokenEnd));
   if (json === undefined) throw new Error('a shared subscription payload was evicted before it was sent');
-  serialized.delete(message.slice(tokenStart, tokenEnd));
   // The marker object is `{"__toolgateShared":"<token>"}`: skip its closing `"}`.
   return `${message.slice(0, at)}"payload":${json}${message.slice(tokenEnd + 2)}`;
 }

@@ -25,10 +25,11 @@ import type { ApiConfig } from '../config';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
 import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
-import { createGroupedSubscribe, expandShared, sharedPayload } from './subscription-fanout';
+import { createGroupedSubscribe, expandShared, setSubscriptionSink, sharedPayload, socketResult } from './subscription-fanout';
 import { MAX_VALIDATION_ERRORS } from './limits';
 import { isRateLimited } from './rate-limits';
 import { CLOSE_REASONS, OpenSockets } from './socket-access';
+import { SocketWriter } from './socket-writer';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceSocketOperation } from '../telemetry/trace-graphql';
 
@@ -67,14 +68,18 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
   const validDocuments = new Map<string, DocumentNode>();
-  const groupedSubscribe = createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), options.metrics);
+  const groupedSubscribe = createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), format, options.metrics);
   /** A subscribe message's `extensions` (a `traceparent` there is continued), by its operation's context. */
   const extensionsOf = new WeakMap<object, Record<string, unknown>>();
-  // Registered before graphql-ws's own handler: results shared by a subscription group are
+  // Registered before graphql-ws's own handler: every message goes through the socket's
+  // writer (which counts what is queued), and results shared by a subscription group are
   // sent as the group's JSON text (see subscription-fanout.ts).
+  const writers = new WeakMap<object, SocketWriter>();
   wsServer.on('connection', (socket) => {
-    const send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
-    socket.send = ((data: unknown, ...rest: unknown[]) => send(typeof data === 'string' ? expandShared(data) : data, ...rest)) as typeof socket.send;
+    const writer = new SocketWriter(socket);
+    writers.set(socket, writer);
+    socket.send = ((data: unknown, ...rest: unknown[]) =>
+      writer.sendCounted(typeof data === 'string' ? expandShared(data) : data, rest)) as typeof socket.send;
   });
 
   /** The operation's execution arguments, or the errors that refuse it. */
@@ -180,20 +185,17 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
         return prepared;
       },
-      context: (ctx, _id, payload) => {
+      context: (ctx, id, payload) => {
         const contextValue = options.contextFor(ctx.extra.caller!, randomUUID());
         if (payload.extensions) extensionsOf.set(contextValue, payload.extensions);
+        // A ledger subscription's group writes its frames to this socket under this id.
+        const writer = writers.get(ctx.extra.socket);
+        if (writer) setSubscriptionSink(contextValue, { writer, id });
         return contextValue;
       },
       execute: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => execute(args)),
       subscribe: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => groupedSubscribe(args)),
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        if (!result.errors) return sharedPayload(result);
-        return {
-          ...result,
-          errors: result.errors.map((e) => (e instanceof GraphQLError ? formatForSocket(format, e) : format(e, e))),
-        };
-      },
+      onNext: (_ctx, _id, _payload, _args, result) => sharedPayload(result) ?? socketResult(result, format),
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatForSocket(format, e)),
     },
     wsServer,

@@ -21,6 +21,9 @@ export function cancellable<T>(generator: AsyncGenerator<T>, cancel: () => void)
   };
 }
 
+/** Builds a deferred source's inner source now (see `buildNow`). */
+const BUILD = Symbol('build deferred source');
+
 /**
  * A subscription source built on its first `next()`: checks that throw while building it
  * (role, arguments) then end the subscription with an `error` message carrying their
@@ -29,7 +32,8 @@ export function cancellable<T>(generator: AsyncGenerator<T>, cancel: () => void)
 export function deferred<T>(create: () => AsyncIterableIterator<T>): AsyncIterableIterator<T> {
   let inner: AsyncIterableIterator<T> | null = null;
   let ended = false;
-  return {
+  const source = {
+    [BUILD]: () => (inner ??= create()),
     next: async () => {
       if (ended) return { value: undefined as T, done: true };
       inner ??= create();
@@ -48,4 +52,15 @@ export function deferred<T>(create: () => AsyncIterableIterator<T>): AsyncIterab
       return this;
     },
   };
+  return source;
+}
+
+/**
+ * The source behind a `deferred` one, built now, so that a consumer can look at what kind of
+ * source it is (the fan-out pushes ledger feeds itself); the source itself, when it is not
+ * deferred. Throws what building throws (the deferred source's `next()` would throw it too).
+ */
+export function buildNow(source: AsyncIterable<unknown>): AsyncIterable<unknown> {
+  const build = (source as { [BUILD]?: () => AsyncIterable<unknown> })[BUILD];
+  return build ? build() : source;
 }

@@ -12,13 +12,30 @@ export type LedgerFilter = (event: LedgerEvent) => unknown | Promise<unknown>;
 
 /** Sequences as bigints, computed once per event for all the subscriptions that see it. */
 const sequences = new WeakMap<LedgerEvent, bigint>();
-function sequenceOf(event: LedgerEvent): bigint {
+export function sequenceOf(event: LedgerEvent): bigint {
   let sequence = sequences.get(event);
   if (sequence === undefined) {
     sequence = BigInt(event.sequence);
     sequences.set(event, sequence);
   }
   return sequence;
+}
+
+/**
+ * What a ledger subscription is, for a consumer that delivers it itself rather than by
+ * iterating it (the websocket fan-out: src/api/ledger-groups.ts): who asks, from where, and
+ * how to build its filter. Iterating the stream instead never looks at it.
+ */
+export interface LedgerFeed {
+  ctx: RequestContext;
+  after: bigint | null;
+  prepare: () => Promise<LedgerFilter>;
+}
+
+const FEED = Symbol('ledger feed');
+
+export function ledgerFeedOf(source: unknown): LedgerFeed | undefined {
+  return (source as { [FEED]?: LedgerFeed } | null)?.[FEED];
 }
 
 export function realtimeOf(ctx: RequestContext): Realtime {
@@ -113,5 +130,9 @@ export function ledgerStream(ctx: RequestContext, after: bigint | null, prepare:
     }
   }
 
-  return cancellable(stream(), () => inbox.end());
+  // The generator starts on the first next(): a consumer that takes the feed never starts it.
+  return Object.assign(
+    cancellable(stream(), () => inbox.end()),
+    { [FEED]: { ctx, after, prepare } satisfies LedgerFeed },
+  );
 }

@@ -1,5 +1,6 @@
 import { useDemoApp } from '../support/demo-fixture';
 import { fanoutCounters } from '../../src/api/subscription-fanout';
+import { liveLedgerMembers } from '../../src/api/ledger-groups';
 import { bounded, closeSockets, connect, ledgerHead, toolCalls, type Feed, type ToolCallChange } from './realtime-helpers';
 
 /**
@@ -26,13 +27,15 @@ test('each event is executed and serialized once per group of identical subscrip
   );
   const admins: Feed<ToolCallChange>[] = Array.from({ length: 10 }, (_, i) => toolCalls(adminSocket.client, run.id, i % 2 ? head : earlier));
 
-  // Every listener attached before the call (the server's own count, polled with a bound).
+  // Every subscription live before the call (the server's own count, polled with a bound),
+  // and the org's ledger followed once per group, not once per subscription.
   await bounded(
     (async () => {
-      while (demo.app.services.realtime!.ledger.listenerCount(demo.seed.orgId) < 40) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (liveLedgerMembers() < 40) await new Promise((resolve) => setTimeout(resolve, 10));
     })(),
-    'the 40 listeners',
+    'the 40 live subscriptions',
   );
+  expect(demo.app.services.realtime!.ledger.listenerCount(demo.seed.orgId)).toBe(2);
   const before = fanoutCounters();
   const call = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
   expect(call.status).toBe('succeeded');

@@ -1,0 +1,183 @@
+import WebSocket from 'ws';
+import type { ExecutionResult } from 'graphql';
+import { startTestApp, type TestApp } from '../support/app';
+import { newOrg, newRun, type TestOrg } from '../support/factories';
+import { appendLedgerEvents } from '../../src/ledger/ledger.service';
+import type { AgentRun } from '../../src/runs/agent-run.entity';
+import { expandShared, fanoutCounters, shareResult, sharedPayload } from '../../src/api/subscription-fanout';
+import { liveLedgerMembers } from '../../src/api/ledger-groups';
+import { RUN_EVENTS, bounded, ledgerHead } from './realtime-helpers';
+import { print } from 'graphql';
+
+/**
+ * Group delivery as the client sees it on the wire: a ledger subscription's group writes
+ * the shared JSON into each member's own graphql-ws `next` frame (only the id differs), a
+ * member completed by its client stops alone, and a member resuming from the past joins
+ * the live group without a gap or a duplicate.
+ */
+let app: TestApp;
+let org: TestOrg;
+const QUERY = print(RUN_EVENTS);
+
+beforeAll(async () => {
+  app = await startTestApp();
+  org = await newOrg(app.em(), 'Group Org');
+});
+afterAll(async () => app?.close());
+
+async function commit(run: AgentRun, count: number): Promise<string[]> {
+  const events = await app.em().transactional((tx) =>
+    appendLedgerEvents(
+      tx,
+      Array.from({ length: count }, (_, i) => ({
+        orgId: org.org.id,
+        type: 'run.message_added' as const,
+        runId: run.id,
+        resourceId: run.id,
+        metadata: { i, text: 'é ✓' },
+      })),
+    ),
+  );
+  return events.map((e) => String(e.sequence));
+}
+
+/** A graphql-transport-ws client that keeps every frame's raw text. */
+class RawSocket {
+  readonly frames: string[] = [];
+  private readonly waiters = new Set<() => void>();
+
+  private constructor(private readonly socket: WebSocket) {
+    socket.on('message', (data, isBinary) => {
+      expect(isBinary).toBe(false);
+      this.frames.push(String(data));
+      for (const waiter of [...this.waiters]) waiter();
+    });
+  }
+
+  static async open(key: string): Promise<RawSocket> {
+    const socket = new WebSocket(app.wsUrl, 'graphql-transport-ws');
+    await bounded(new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject)), 'the socket to open');
+    const raw = new RawSocket(socket);
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
+    await raw.until(() => raw.messages().some((m) => m.type === 'connection_ack'), 'connection_ack');
+    return raw;
+  }
+
+  subscribe(id: string, runId: string, after: string | null): void {
+    this.socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: QUERY, variables: { runId, after } } }));
+  }
+
+  complete(id: string): void {
+    this.socket.send(JSON.stringify({ id, type: 'complete' }));
+  }
+
+  messages(): { id?: string; type: string; payload?: { data?: { runEvents: { sequence: string } } } }[] {
+    return this.frames.map((f) => JSON.parse(f));
+  }
+
+  sequences(id: string): string[] {
+    return this.messages().flatMap((m) => (m.id === id && m.type === 'next' ? [m.payload!.data!.runEvents.sequence] : []));
+  }
+
+  until(check: () => boolean, what: string): Promise<void> {
+    return bounded(
+      new Promise<void>((resolve) => {
+        const test = () => {
+          if (!check()) return;
+          this.waiters.delete(test);
+          resolve();
+        };
+        this.waiters.add(test);
+        test();
+      }),
+      what,
+    );
+  }
+
+  close(): void {
+    this.socket.close();
+  }
+}
+
+async function untilLive(count: number): Promise<void> {
+  await bounded(
+    (async () => {
+      while (liveLedgerMembers() < count) await new Promise((resolve) => setTimeout(resolve, 10));
+    })(),
+    `${count} live subscriptions`,
+  );
+}
+
+test('one group writes graphql-ws frames that differ only by id; a completed member stops alone; a member resuming from the past joins without gap or duplicate', async () => {
+  const run = await newRun(app.em(), org, { status: 'running' });
+  const created = await ledgerHead(app, org.org.id);
+  const odd = 'b"\\✓'; // an id that JSON must escape
+  const one = await RawSocket.open(org.keys.expert);
+  const two = await RawSocket.open(org.keys.expert);
+  one.subscribe('a', run.id, null);
+  one.subscribe(odd, run.id, null);
+  two.subscribe('c', run.id, created);
+  await untilLive(3);
+  expect(app.services.realtime!.ledger.listenerCount(org.org.id)).toBe(1);
+
+  const before = fanoutCounters();
+  const first = await commit(run, 2);
+  await one.until(() => one.sequences('a').length === 2 && one.sequences(odd).length === 2, 'both events on socket one');
+  await two.until(() => two.sequences('c').length === 2, 'both events on socket two');
+  expect(fanoutCounters().executions - before.executions).toBe(2);
+  expect(fanoutCounters().sharedSends - before.sharedSends).toBe(6);
+
+  // Byte for byte graphql-ws's frame ({"id","type","payload"}), the payload shared.
+  const nexts = [...one.frames, ...two.frames].map((f) => [f, JSON.parse(f)] as const).filter(([, m]) => m.type === 'next');
+  expect(nexts).toHaveLength(6);
+  for (const [frame, message] of nexts) {
+    expect(frame).toBe(JSON.stringify({ id: message.id, type: 'next', payload: message.payload }));
+  }
+  const payloadsOf = (id: string, socket: RawSocket) =>
+    socket.frames.filter((f) => JSON.parse(f).id === id).map((f) => f.slice(f.indexOf('"payload":')));
+  expect(payloadsOf(odd, one)).toEqual(payloadsOf('a', one));
+  expect(payloadsOf('c', two)).toEqual(payloadsOf('a', one));
+  expect(one.sequences('a')).toEqual(first);
+
+  // The client completes "a": the rest of the group, on the same socket too, goes on.
+  one.complete('a');
+  await untilLive(2);
+  // A member resuming from before the run joins while events keep coming.
+  two.subscribe('d', run.id, String(BigInt(created) - 1n));
+  const second = [...(await commit(run, 3)), ...(await commit(run, 2))];
+  await one.until(() => one.sequences(odd).length === 7, 'the later events on socket one');
+  await two.until(() => two.sequences('c').length === 7 && two.sequences('d').length === 8, 'the later events on socket two');
+  expect(one.sequences('a')).toEqual(first);
+  expect(one.sequences(odd)).toEqual([...first, ...second]);
+  expect(two.sequences('c')).toEqual([...first, ...second]);
+  expect(two.sequences('d')).toEqual([created, ...first, ...second]);
+  expect([...one.messages(), ...two.messages()].filter((m) => m.type === 'error' || m.type === 'complete')).toEqual([]);
+  expect(app.services.realtime!.ledger.listenerCount(org.org.id)).toBe(1);
+
+  one.close();
+  two.close();
+  await bounded(
+    (async () => {
+      while (app.services.realtime!.ledger.listenerCount(org.org.id) > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    })(),
+    'the group to stop following the ledger',
+  );
+});
+
+test('a token result shared by more members than the fan-out keeps results for reaches every one of them (graphql-ws runs all their onNext before the sends)', () => {
+  const result: ExecutionResult = { data: { runTokens: { runId: 'r', offset: '0', text: 'hi ✓' } } };
+  shareResult(result);
+  // 10,001 members' onNext first (more than MAX_SHARED = 5,000), then their sends.
+  const frames = Array.from({ length: 10_001 }, (_, i) => JSON.stringify({ id: String(i), type: 'next', payload: sharedPayload(result) }));
+  const expected = (i: number) => JSON.stringify({ id: String(i), type: 'next', payload: result });
+  frames.forEach((frame, i) => {
+    expect(expandShared(frame)).toBe(expected(i));
+  });
+  // Newer results then evict it: a member that has not sent by then fails loudly, never sends another's text.
+  for (let n = 0; n < 5_001; n++) {
+    const newer: ExecutionResult = { data: { n } };
+    shareResult(newer);
+    sharedPayload(newer);
+  }
+  expect(() => expandShared(frames[0])).toThrow(/evicted/);
+});
