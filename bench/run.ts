@@ -15,7 +15,7 @@ import { gatewayScenario } from './scenarios/gateway';
 import { ormScenario } from './scenarios/orm';
 import { buildReadsOrg, readsScenario } from './scenarios/reads';
 import { countStatements, type StatementCounts } from './scenarios/statements';
-import { subscriptionsScenario } from './scenarios/subscriptions';
+import { SUBSCRIPTIONS_10K, subscriptionsScenario } from './scenarios/subscriptions';
 import { tokensScenario } from './scenarios/tokens';
 import { approvalResumeScenario } from './scenarios/approval-resume';
 import { mcpScenario } from './scenarios/mcp';
@@ -30,7 +30,7 @@ import { mcpScenario } from './scenarios/mcp';
  * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios).
  */
 const SPREAD_ORGS = 32;
-const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume', 'mcp'];
+const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'subscriptions-10k', 'tokens', 'approval-resume', 'mcp'];
 
 function settingsFromEnv(): BenchSettings {
   const quick = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
@@ -153,6 +153,11 @@ async function main(): Promise<void> {
       const result = await subscriptionsScenario(ctx, { server });
       figures.push(...result.figures);
       connections = result.memory;
+    }
+    if (only.has('subscriptions-10k')) {
+      const result = await subscriptionsScenario(ctx, { server }, SUBSCRIPTIONS_10K());
+      figures.push(...result.figures);
+      connections ??= result.memory;
     }
     if (only.has('tokens')) figures.push(...(await tokensScenario(ctx, { db })));
     if (only.has('approval-resume')) figures.push(...(await approvalResumeScenario(ctx, { db })));

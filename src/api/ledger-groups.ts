@@ -61,12 +61,13 @@ export function joinLedgerGroup(options: {
   key: string;
   feed: LedgerFeed;
   sink: SubscriptionSink;
-  execute: GroupExecution;
+  /** Made once, by the group's first member (members hold no closure of their own). */
+  execution: () => GroupExecution;
   counter: SendCounter;
   closed?: () => void;
 }): AsyncIterableIterator<never> {
-  const member = new Member(options.sink, options.feed, options.execute, options.counter, options.closed);
-  void member.start(options.key);
+  const member = new Member(options.sink, options.feed, options.counter, options.closed);
+  void member.start(options.key, options.feed.prepare, options.execution);
   return member;
 }
 
@@ -83,27 +84,31 @@ class Member implements AsyncIterableIterator<never> {
   private failure: { error: unknown } | null = null;
   private waiting: { resolve: (result: IteratorResult<never>) => void; reject: (error: unknown) => void } | null = null;
 
+  readonly ctx: RequestContext;
+  private readonly after: bigint | null;
+
   constructor(
     private readonly sink: SubscriptionSink,
-    readonly feed: LedgerFeed,
-    private readonly execute: GroupExecution,
+    feed: LedgerFeed,
     private readonly counter: SendCounter,
     private closed?: () => void,
   ) {
     // graphql-ws's own frame: {"id":…,"type":"next","payload":…}, byte for byte.
     this.prefix = `{"id":${JSON.stringify(sink.id)},"type":"next","payload":`;
     this.prefixBytes = Buffer.byteLength(this.prefix);
+    this.ctx = feed.ctx;
+    this.after = feed.after;
     this.keyId = requireCaller(feed.ctx).keyId ?? '';
     this.maxLag = feed.ctx.services.config.subscriptions.maxLagEvents;
   }
 
-  async start(key: string): Promise<void> {
+  async start(key: string, prepare: LedgerFeed['prepare'], execution: () => GroupExecution): Promise<void> {
     try {
-      const { ctx, after } = this.feed;
-      const filter = await this.feed.prepare();
+      const { ctx, after } = this;
+      const filter = await prepare();
       await recheckAccess(ctx);
       if (this.ended) return;
-      const group = LedgerGroup.join(key, ctx, filter, this.execute);
+      const group = LedgerGroup.join(key, ctx, filter, execution);
       this.group = group;
       group.add(this);
       await group.ready;
@@ -140,7 +145,7 @@ class Member implements AsyncIterableIterator<never> {
 
   /** From the ledger, up to what the group has delivered; then live, in the same tick. */
   private async replay(group: LedgerGroup, filter: LedgerFilter): Promise<void> {
-    const { ctx } = this.feed;
+    const { ctx } = this;
     const orgId = requireCaller(ctx).orgId;
     const realtime = realtimeOf(ctx);
     for (;;) {
@@ -161,7 +166,7 @@ class Member implements AsyncIterableIterator<never> {
           // A replay checks the key once a second (shared by the key's subscriptions).
           const check = recheckAccess(ctx);
           if (check) await check;
-          let json = this.execute(sequence, payload);
+          let json = group.execute(sequence, payload);
           if (typeof json !== 'string') json = await json;
           if (!(await this.sendAwaited(sequence, json, Buffer.byteLength(json)))) return;
         }
@@ -257,10 +262,10 @@ class LedgerGroup {
   private stop: (() => void) | null = null;
   private closed = false;
 
-  static join(key: string, ctx: RequestContext, filter: LedgerFilter, execute: GroupExecution): LedgerGroup {
+  static join(key: string, ctx: RequestContext, filter: LedgerFilter, execution: () => GroupExecution): LedgerGroup {
     let group = groups.get(key);
     if (!group) {
-      group = new LedgerGroup(key, ctx, filter, execute);
+      group = new LedgerGroup(key, ctx, filter, execution());
       groups.set(key, group);
     }
     return group;
@@ -270,7 +275,7 @@ class LedgerGroup {
     private readonly key: string,
     ctx: RequestContext,
     private readonly filter: LedgerFilter,
-    private readonly execute: GroupExecution,
+    readonly execute: GroupExecution,
   ) {
     this.realtime = realtimeOf(ctx);
     this.orgId = requireCaller(ctx).orgId;
@@ -301,7 +306,7 @@ class LedgerGroup {
     this.members.add(member);
     const entry = this.keys.get(member.keyId);
     if (entry) entry.members++;
-    else this.keys.set(member.keyId, { ctx: member.feed.ctx, members: 1 });
+    else this.keys.set(member.keyId, { ctx: member.ctx, members: 1 });
   }
 
   remove(member: Member): void {

@@ -67,45 +67,59 @@ export function createGroupedSubscribe(
       group = `g${nextGroup++}`; // never reused: an evicted key only costs sharing, never mixes groups
       remember(groupIds, described, group);
     }
-    const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
-    /** The group's result for an event, executed once (a promise while it executes). */
-    const shared = (identity: string, payload: unknown): Promise<ExecutionResult> | ExecutionResult => {
-      const key = `${group}#${identity}`;
-      const known = executions.get(key);
-      // Settled for the group already (every member but the first): no await at all.
-      if (known) return known;
-      counters.executions++;
-      const pending = Promise.resolve(run(payload)).then((result) => {
-        remember(executions, key, result);
-        return result;
-      });
-      remember(executions, key, pending);
-      pending.catch(() => executions.delete(key));
-      return pending;
-    };
-
     const sink = sinks.get(args.contextValue as object);
     const feed = sink ? ledgerFeedOf(builtOrNull(source)) : undefined;
     if (sink && feed) {
-      const textOf = (result: ExecutionResult) => socketText(result, format);
       return joinLedgerGroup({
         key: described,
         feed,
         sink,
         counter: counters,
         closed,
-        execute: (sequence, payload) => {
-          const result = shared(`s${sequence}`, payload);
-          return result instanceof Promise ? result.then(textOf) : textOf(result);
-        },
+        // Called only for the group's first member: the group holds it, not every member.
+        execution: () => groupExecution(group, args, freshContext, format),
       });
     }
+    const shared = sharedExecution(group, args, freshContext);
     return mapStream(source, closed, (payload) => {
       const identity = eventIdentity(payload);
-      if (identity === null) return run(payload);
+      if (identity === null) return shared(null, payload);
       const result = shared(identity, payload);
       return result instanceof Promise ? result.then(shareResult) : shareResult(result);
     });
+  };
+}
+
+/**
+ * A group's execution of an event, once per group and event (a promise while it executes):
+ * `identity` names the event; null executes it for this member alone.
+ */
+function sharedExecution(group: string, args: ExecutionArgs, freshContext: (ctx: RequestContext) => RequestContext) {
+  const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
+  return (identity: string | null, payload: unknown): Promise<ExecutionResult> | ExecutionResult => {
+    if (identity === null) return run(payload);
+    const key = `${group}#${identity}`;
+    const known = executions.get(key);
+    // Settled for the group already (every member but the first): no await at all.
+    if (known) return known;
+    counters.executions++;
+    const pending = Promise.resolve(run(payload)).then((result) => {
+      remember(executions, key, result);
+      return result;
+    });
+    remember(executions, key, pending);
+    pending.catch(() => executions.delete(key));
+    return pending;
+  };
+}
+
+/** A ledger group's JSON text of an event's result (see ledger-groups.ts). */
+function groupExecution(group: string, args: ExecutionArgs, freshContext: (ctx: RequestContext) => RequestContext, format: ClientErrorFormatter) {
+  const shared = sharedExecution(group, args, freshContext);
+  const textOf = (result: ExecutionResult) => socketText(result, format);
+  return (sequence: bigint, payload: unknown): string | Promise<string> => {
+    const result = shared(`s${sequence}`, payload);
+    return result instanceof Promise ? result.then(textOf) : textOf(result);
   };
 }
 

@@ -67,7 +67,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const wsServer = new WebSocketServer({ server: options.httpServer, path: '/graphql', maxPayload: api.maxBodyBytes });
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
-  const validDocuments = new Map<string, DocumentNode>();
+  const validDocuments = new Map<string, { document: DocumentNode; query: string }>();
   const groupedSubscribe = createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), format, options.metrics);
   /** A subscribe message's `extensions` (a `traceparent` there is continued), by its operation's context. */
   const extensionsOf = new WeakMap<object, Record<string, unknown>>();
@@ -80,6 +80,13 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     writers.set(socket, writer);
     socket.send = ((data: unknown, ...rest: unknown[]) =>
       writer.sendCounted(typeof data === 'string' ? expandShared(data) : data, rest)) as typeof socket.send;
+    // graphql-ws's message listener awaits a whole subscription with the message it was
+    // given: hand it the text (which it would make anyway), not the received Buffer (≈ 0.5 KB).
+    const emit = socket.emit.bind(socket);
+    socket.emit = ((event: string | symbol, ...args: unknown[]) =>
+      event === 'message' && args[1] === false && Buffer.isBuffer(args[0])
+        ? emit(event, args[0].toString(), false)
+        : emit(event, ...args)) as typeof socket.emit;
   });
 
   /** The operation's execution arguments, or the errors that refuse it. */
@@ -95,7 +102,10 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
 
       // A dashboard fleet sends the same few documents: parsed and validated once, and one
       // AST (with its token list) held for all their subscriptions instead of one each.
-      let document = validDocuments.get(query);
+      const known = validDocuments.get(query);
+      let document = known?.document;
+      // graphql-ws holds the subscribe message for the subscription's life: one copy of the text for all.
+      if (known && payload.query === query) (payload as { query: string }).query = known.query;
       if (!document) {
         try {
           document = parse(query);
@@ -104,7 +114,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         }
         const invalid = validate(schema, document, rules, { hideSuggestions, maxErrors: MAX_VALIDATION_ERRORS });
         if (invalid.length > 0) return invalid.map((e) => codedError(e.message, 'GRAPHQL_VALIDATION_FAILED', e));
-        validDocuments.set(query, document);
+        validDocuments.set(query, { document, query });
         if (validDocuments.size > MAX_CACHED_DOCUMENTS) validDocuments.delete(validDocuments.keys().next().value as string);
       }
       const operation = getOperationAST(document, payload.operationName);
@@ -149,6 +159,10 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           const valid = await keys.authenticate(secret);
           ctx.extra.caller = valid.caller;
           sockets.add(ctx.extra.socket, valid.caller, valid.expiresAt);
+          // Needed no more, and not held for the socket's life: the upgrade request (headers
+          // and all) and the connection parameters (the key's secret).
+          (ctx.extra as { request?: unknown }).request = undefined;
+          (ctx as { connectionParams?: unknown }).connectionParams = undefined;
           return true;
         } catch (error) {
           if (isDatabaseUnavailable(error)) {
@@ -186,7 +200,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         return prepared;
       },
       context: (ctx, id, payload) => {
-        const contextValue = options.contextFor(ctx.extra.caller!, randomUUID());
+        const contextValue = options.contextFor(ctx.extra.caller!, flatUuid());
         if (payload.extensions) extensionsOf.set(contextValue, payload.extensions);
         // A ledger subscription's group writes its frames to this socket under this id.
         const writer = writers.get(ctx.extra.socket);
@@ -209,6 +223,15 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
 }
 
 const MAX_CACHED_DOCUMENTS = 500;
+
+/**
+ * A random UUID as one flat string. Node builds `randomUUID()` by concatenating its hex
+ * pairs, a rope of about 20 string objects (≈ 0.6 KB) that a subscription's context would
+ * hold for its whole life.
+ */
+function flatUuid(): string {
+  return Buffer.from(randomUUID(), 'latin1').toString('latin1');
+}
 
 /** graphql-ws's close code for "too many requests" (HTTP 429 in its 4xxx range). */
 export const TOO_MANY_REQUESTS = 4429;
