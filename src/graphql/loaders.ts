@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { findPlain } from '../db/plain-rows';
 import { ToolCall } from '../gateway/tool-call.entity';
 import { LedgerEvent } from '../ledger/ledger-event.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
@@ -11,7 +12,8 @@ import { RunMessage } from '../runs/run-message.entity';
 /**
  * Per-request batch loaders for relations, so a list of N runs with their tool calls,
  * decisions and approvals costs a fixed number of statements. Every loader is also
- * scoped to the caller's org, even though the keys came from org-scoped rows.
+ * scoped to the caller's org, even though the keys came from org-scoped rows. They answer
+ * plain rows (src/db/plain-rows.ts), not managed entities: they are for reading.
  */
 export interface Loaders {
   toolCallsByRun: DataLoader<string, ToolCall[]>;
@@ -29,39 +31,39 @@ export function createLoaders(em: EntityManager, orgId: string | null): Loaders 
   const org = orgId ?? '00000000-0000-0000-0000-000000000000';
   return {
     toolCallsByRun: groupLoader(
-      (runIds) => em.find(ToolCall, { orgId: org, runId: { $in: runIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+      (runIds) => findPlain(em, ToolCall, { orgId: org, runId: { $in: runIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
       (row) => row.runId,
     ),
     ledgerEventsByRun: groupLoader(
-      (runIds) => em.find(LedgerEvent, { orgId: org, runId: { $in: runIds } }, { orderBy: { sequence: 'asc' } }),
+      (runIds) => findPlain(em, LedgerEvent, { orgId: org, runId: { $in: runIds } }, { orderBy: { sequence: 'asc' } }),
       (row) => row.runId ?? '',
     ),
     ledgerEventsByResource: groupLoader(
-      (ids) => em.find(LedgerEvent, { orgId: org, resourceId: { $in: ids } }, { orderBy: { sequence: 'asc' } }),
+      (ids) => findPlain(em, LedgerEvent, { orgId: org, resourceId: { $in: ids } }, { orderBy: { sequence: 'asc' } }),
       (row) => row.resourceId ?? '',
     ),
     policyDecisionById: uniqueLoader(
-      (ids) => em.find(PolicyDecision, { orgId: org, id: { $in: ids } }),
+      (ids) => findPlain(em, PolicyDecision, { orgId: org, id: { $in: ids } }),
       (row) => row.id,
     ),
     approvalRequestByToolCall: uniqueLoader(
-      (ids) => em.find(ApprovalRequest, { orgId: org, toolCallId: { $in: ids } }),
+      (ids) => findPlain(em, ApprovalRequest, { orgId: org, toolCallId: { $in: ids } }),
       (row) => row.toolCallId,
     ),
     runById: uniqueLoader(
-      (ids) => em.find(AgentRun, { orgId: org, id: { $in: ids } }),
+      (ids) => findPlain(em, AgentRun, { orgId: org, id: { $in: ids } }),
       (row) => row.id,
     ),
     toolCallById: uniqueLoader(
-      (ids) => em.find(ToolCall, { orgId: org, id: { $in: ids } }),
+      (ids) => findPlain(em, ToolCall, { orgId: org, id: { $in: ids } }),
       (row) => row.id,
     ),
     messagesByRun: groupLoader(
-      (runIds) => em.find(RunMessage, { orgId: org, runId: { $in: runIds } }, { orderBy: { position: 'asc' } }),
+      (runIds) => findPlain(em, RunMessage, { orgId: org, runId: { $in: runIds } }, { orderBy: { position: 'asc' } }),
       (row) => row.runId,
     ),
     specialistById: uniqueLoader(
-      (ids) => em.find(Specialist, { orgId: org, id: { $in: ids } }),
+      (ids) => findPlain(em, Specialist, { orgId: org, id: { $in: ids } }),
       (row) => row.id,
     ),
   };
