@@ -1,5 +1,6 @@
 import type { EntityMetadata, EntityName, EntityProperty, Platform } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery, QueryOrderMap } from '@mikro-orm/postgresql';
+import type { SqlRunner } from './raw-transaction';
 
 export interface PlainFindOptions<E> {
   orderBy?: QueryOrderMap<E>;
@@ -26,6 +27,29 @@ export async function findPlain<E extends object>(
   const convert = converter(em, qb.mainAlias.metadata as EntityMetadata<E>);
   if (convert) for (const row of rows) convert(row);
   return rows as E[];
+}
+
+/**
+ * A hand-written SELECT of one entity's table (`select * from …`), its rows mapped as
+ * findPlain maps them. For the reads every nested list makes (the loaders), where building
+ * the statement with the query builder cost more CPU than PostgreSQL took to answer it.
+ */
+export async function queryPlain<E extends object>(
+  em: EntityManager,
+  sql: SqlRunner,
+  entity: EntityName<E>,
+  text: string,
+  params: unknown[],
+): Promise<E[]> {
+  const meta = em.getMetadata(entity) as EntityMetadata<E>;
+  const driver = em.getDriver();
+  const convert = converter(em, meta);
+  const rows = await sql.execute<Record<string, unknown>[]>(text, params);
+  return rows.map((row) => {
+    const mapped = driver.mapResult(row as never, meta) as Record<string, unknown>;
+    convert?.(mapped);
+    return mapped as E;
+  });
 }
 
 type Convert = (row: Record<string, unknown>) => void;

@@ -1,7 +1,8 @@
 import type { EntityMetadata } from '@mikro-orm/core';
 import { useDemoApp } from '../support/demo-fixture';
 import { newOrg, newRun, newToolCall } from '../support/factories';
-import { findPlain } from '../../src/db/plain-rows';
+import { findPlain, queryPlain } from '../../src/db/plain-rows';
+import { rawStatements } from '../../src/db/raw-transaction';
 import { createWebhookEndpoint } from '../../src/webhooks/webhook.service';
 import { failRun } from '../../src/runs/run-state';
 import { RunMessage } from '../../src/runs/run-message.entity';
@@ -29,7 +30,7 @@ beforeAll(async () => {
   });
 });
 
-test('findPlain answers, for every entity with rows, the property values em.find hydrates', async () => {
+test('findPlain and queryPlain answer, for every entity with rows, the property values em.find hydrates', async () => {
   const { app } = demo;
   const compared: string[] = [];
   for (const meta of Object.values(app.orm.getMetadata().getAll()) as EntityMetadata[]) {
@@ -39,9 +40,18 @@ test('findPlain answers, for every entity with rows, the property values em.find
     const entities = (await app.em().fork().find(meta.class, {}, { orderBy, limit: 20 })) as Record<string, unknown>[];
     if (entities.length === 0) continue;
     const rows = (await findPlain(app.em().fork(), meta.class, {}, { orderBy, limit: 20 })) as Record<string, unknown>[];
+    const pkColumn = meta.properties[pk].fieldNames[0];
+    const queried = (await queryPlain(
+      app.em().fork(),
+      rawStatements(app.orm),
+      meta.class,
+      `select * from "${meta.tableName}" order by "${pkColumn}" asc limit 20`,
+      [],
+    )) as Record<string, unknown>[];
     const props = meta.props.filter((p) => p.persist !== false && p.fieldNames?.length === 1).map((p) => p.name);
     const pick = (o: Record<string, unknown>) => Object.fromEntries(props.map((name) => [name, o[name]]));
     expect([meta.className, rows.map(pick)]).toStrictEqual([meta.className, entities.map(pick)]);
+    expect([meta.className, queried.map(pick)]).toStrictEqual([meta.className, entities.map(pick)]);
     compared.push(meta.className);
   }
   expect(compared.sort()).toEqual(
