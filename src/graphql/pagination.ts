@@ -9,7 +9,9 @@ import { findPlain } from '../db/plain-rows';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-@ObjectType()
+// simpleResolvers (here and on the edges and connections): graphql-js's own resolver for
+// plain fields, without type-graphql's per-field wrapper; none of them has an auth rule.
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field()
   hasNextPage!: boolean;
@@ -56,7 +58,7 @@ export interface Connection<T> {
 
 /** `XConnection { edges { cursor node } pageInfo totalCount }` for a node type. */
 export function connectionType<T extends object>(node: ClassType<T>, name: string) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { simpleResolvers: true })
   class EdgeType {
     @Field()
     cursor!: string;
@@ -65,7 +67,7 @@ export function connectionType<T extends object>(node: ClassType<T>, name: strin
     node!: T;
   }
 
-  @ObjectType(`${name}Connection`)
+  @ObjectType(`${name}Connection`, { simpleResolvers: true })
   class ConnectionType {
     @Field(() => [EdgeType])
     edges!: EdgeType[];
