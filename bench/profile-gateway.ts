@@ -1,3 +1,4 @@
+import './lib/production-env';
 import { createBenchDatabase } from './lib/database';
 import { demoOrg, newRun, startBenchServer, TOOLS } from './lib/app';
 import { GraphQLClient } from './lib/http-client';

@@ -1,3 +1,4 @@
+import './lib/production-env';
 import 'reflect-metadata';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -71,7 +72,6 @@ function gitRevision(): string {
 }
 
 async function main(): Promise<void> {
-  process.env.NODE_ENV = 'production';
   const settings = settingsFromEnv();
   const only = new Set(
     (process.env.BENCH_ONLY ?? SCENARIOS.join(','))

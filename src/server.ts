@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { AppServices } from './app-services';
 import type { RequestContext } from './graphql/context';
@@ -17,7 +17,7 @@ import { PersistedDocuments, manifestFiles } from './api/persisted-documents';
 import { startGraphQLWebSocket } from './api/websocket';
 import { graphqlRoute } from './api/http/graphql-route';
 import { mcpRoute } from './mcp/mcp-route';
-import { mediaTypeStatusPlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
+import { mediaTypeStatusPlugin, noStorePlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 import { MAX_VALIDATION_ERRORS } from './api/limits';
 import { LazyRequestContext } from './api/request-context';
 import { METRICS_PATH, apiPortMetricsHandler } from './telemetry/metrics-endpoint';
@@ -93,6 +93,9 @@ export async function startHttpServer(
       { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
       // Browsers get the bundled GraphiQL (graphql-route.ts), never Apollo's CDN-loaded page.
       ApolloServerPluginLandingPageDisabled(),
+      // No per-field cache policy (no field has a cache hint); every answer is no-store.
+      ApolloServerPluginCacheControlDisabled(),
+      noStorePlugin(),
       operationGuardPlugin(guard),
       mediaTypeStatusPlugin(),
       requestLoggingPlugin(),

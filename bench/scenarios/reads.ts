@@ -5,6 +5,7 @@ import { newOrg, newRun, TOOLS, type BenchOrg, type BenchServer } from '../lib/a
 import { GraphQLClient } from '../lib/http-client';
 import { figure, measure, type BenchContext, type Figure, type Variant } from '../lib/measure';
 import { createLoaders } from '../../src/graphql/loaders';
+import { rawStatements } from '../../src/db/raw-transaction';
 import type { RequestContext } from '../../src/graphql/context';
 import { nextCallIds } from './gateway';
 
@@ -80,7 +81,7 @@ export function bareGraphql(server: BenchServer, key: string) {
     const contextValue: RequestContext = {
       em,
       caller,
-      loaders: createLoaders(em, caller.orgId),
+      loaders: createLoaders(em, rawStatements(orm), caller.orgId),
       correlationId,
       logger: services.logger.child({ correlationId }),
       services,

@@ -4,6 +4,7 @@ import type { Logger } from '../logger';
 import type { AppServices } from '../app-services';
 import type { RequestContext } from '../graphql/context';
 import { createLoaders, type Loaders } from '../graphql/loaders';
+import { rawStatements } from '../db/raw-transaction';
 
 /**
  * A request's context, its EntityManager fork, loaders and child logger made on first use:
@@ -32,7 +33,7 @@ export class LazyRequestContext implements RequestContext {
   }
 
   get loaders(): Loaders {
-    this.madeLoaders ??= createLoaders(this.em, this.caller?.orgId ?? null);
+    this.madeLoaders ??= createLoaders(this.em, rawStatements(this.orm), this.caller?.orgId ?? null);
     return this.madeLoaders;
   }
 

@@ -8,7 +8,8 @@ import { graphqlEnum } from '../graphql/enums';
 
 export const ToolCallStatusEnum = graphqlEnum(TOOL_CALL_STATUSES, 'ToolCallStatus');
 
-@ObjectType('ToolCall', { description: 'One tool invocation as recorded by the gateway (input and output redacted)' })
+// simpleResolvers: as AgentRun (src/runs/run.types.ts); field resolvers keep their auth checks.
+@ObjectType('ToolCall', { description: 'One tool invocation as recorded by the gateway (input and output redacted)', simpleResolvers: true })
 export class ToolCallType {
   @Field(() => ID)
   id!: string;

@@ -1,5 +1,8 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityName } from '@mikro-orm/core';
+import { queryPlain } from '../db/plain-rows';
+import type { SqlRunner } from '../db/raw-transaction';
 import { ToolCall } from '../gateway/tool-call.entity';
 import { LedgerEvent } from '../ledger/ledger-event.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
@@ -11,7 +14,8 @@ import { RunMessage } from '../runs/run-message.entity';
 /**
  * Per-request batch loaders for relations, so a list of N runs with their tool calls,
  * decisions and approvals costs a fixed number of statements. Every loader is also
- * scoped to the caller's org, even though the keys came from org-scoped rows.
+ * scoped to the caller's org, even though the keys came from org-scoped rows. They answer
+ * plain rows (src/db/plain-rows.ts), not managed entities: they are for reading.
  */
 export interface Loaders {
   toolCallsByRun: DataLoader<string, ToolCall[]>;
@@ -25,45 +29,42 @@ export interface Loaders {
   messagesByRun: DataLoader<string, RunMessage[]>;
 }
 
-export function createLoaders(em: EntityManager, orgId: string | null): Loaders {
+export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string | null): Loaders {
   const org = orgId ?? '00000000-0000-0000-0000-000000000000';
+  // Hand-written statements mapped by the ORM (src/db/plain-rows.ts): they run for every
+  // nested list, and the query builder spent more CPU building them than PostgreSQL answering.
+  const rows =
+    <E extends object>(entity: EntityName<E>, text: string) =>
+    (keys: string[]) =>
+      queryPlain(em, sql, entity, text, [org, keys]);
   return {
     toolCallsByRun: groupLoader(
-      (runIds) => em.find(ToolCall, { orgId: org, runId: { $in: runIds } }, { orderBy: { createdAt: 'asc', id: 'asc' } }),
+      rows(ToolCall, 'select * from tool_calls where org_id = ? and run_id = any(?::uuid[]) order by created_at asc, id asc'),
       (row) => row.runId,
     ),
     ledgerEventsByRun: groupLoader(
-      (runIds) => em.find(LedgerEvent, { orgId: org, runId: { $in: runIds } }, { orderBy: { sequence: 'asc' } }),
+      rows(LedgerEvent, 'select * from ledger_events where org_id = ? and run_id = any(?::uuid[]) order by sequence asc'),
       (row) => row.runId ?? '',
     ),
     ledgerEventsByResource: groupLoader(
-      (ids) => em.find(LedgerEvent, { orgId: org, resourceId: { $in: ids } }, { orderBy: { sequence: 'asc' } }),
+      rows(LedgerEvent, 'select * from ledger_events where org_id = ? and resource_id = any(?::text[]) order by sequence asc'),
       (row) => row.resourceId ?? '',
     ),
     policyDecisionById: uniqueLoader(
-      (ids) => em.find(PolicyDecision, { orgId: org, id: { $in: ids } }),
+      rows(PolicyDecision, 'select * from policy_decisions where org_id = ? and id = any(?::uuid[])'),
       (row) => row.id,
     ),
     approvalRequestByToolCall: uniqueLoader(
-      (ids) => em.find(ApprovalRequest, { orgId: org, toolCallId: { $in: ids } }),
+      rows(ApprovalRequest, 'select * from approval_requests where org_id = ? and tool_call_id = any(?::uuid[])'),
       (row) => row.toolCallId,
     ),
-    runById: uniqueLoader(
-      (ids) => em.find(AgentRun, { orgId: org, id: { $in: ids } }),
-      (row) => row.id,
-    ),
-    toolCallById: uniqueLoader(
-      (ids) => em.find(ToolCall, { orgId: org, id: { $in: ids } }),
-      (row) => row.id,
-    ),
+    runById: uniqueLoader(rows(AgentRun, 'select * from agent_runs where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
+    toolCallById: uniqueLoader(rows(ToolCall, 'select * from tool_calls where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
     messagesByRun: groupLoader(
-      (runIds) => em.find(RunMessage, { orgId: org, runId: { $in: runIds } }, { orderBy: { position: 'asc' } }),
+      rows(RunMessage, 'select * from run_messages where org_id = ? and run_id = any(?::uuid[]) order by position asc'),
       (row) => row.runId,
     ),
-    specialistById: uniqueLoader(
-      (ids) => em.find(Specialist, { orgId: org, id: { $in: ids } }),
-      (row) => row.id,
-    ),
+    specialistById: uniqueLoader(rows(Specialist, 'select * from specialists where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
   };
 }
 

@@ -4,11 +4,14 @@ import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { EntityName } from '@mikro-orm/core';
 import { badInput } from '../errors/app-error';
 import { isUuid } from '../db/ids';
+import { findPlain } from '../db/plain-rows';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-@ObjectType()
+// simpleResolvers (here and on the edges and connections): graphql-js's own resolver for
+// plain fields, without type-graphql's per-field wrapper; none of them has an auth rule.
+@ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field()
   hasNextPage!: boolean;
@@ -55,7 +58,7 @@ export interface Connection<T> {
 
 /** `XConnection { edges { cursor node } pageInfo totalCount }` for a node type. */
 export function connectionType<T extends object>(node: ClassType<T>, name: string) {
-  @ObjectType(`${name}Edge`)
+  @ObjectType(`${name}Edge`, { simpleResolvers: true })
   class EdgeType {
     @Field()
     cursor!: string;
@@ -64,7 +67,7 @@ export function connectionType<T extends object>(node: ClassType<T>, name: strin
     node!: T;
   }
 
-  @ObjectType(`${name}Connection`)
+  @ObjectType(`${name}Connection`, { simpleResolvers: true })
   class ConnectionType {
     @Field(() => [EdgeType])
     edges!: EdgeType[];
@@ -91,6 +94,7 @@ interface Keyed {
 /**
  * Keyset pagination over (created_at, id) descending, or over the per-org sequence
  * ascending for the ledger (whose queries are always within one org). Fetches one row more than asked to know whether there is a next page.
+ * `toNode` gets plain rows (src/db/plain-rows.ts), not managed entities.
  */
 export async function paginate<E extends Keyed, N>(
   em: EntityManager,
@@ -108,7 +112,7 @@ export async function paginate<E extends Keyed, N>(
   const pageWhere = after ? ({ $and: [where, after] } as FilterQuery<E>) : where;
   const orderBy = order === 'sequence' ? { sequence: 'asc' } : { createdAt: 'desc', id: 'desc' };
   // Even `first: 0` looks one row ahead, so hasNextPage tells whether anything follows.
-  const rows = await em.find(entity, pageWhere, { orderBy: orderBy as never, limit: first + 1 });
+  const rows = await findPlain(em, entity, pageWhere, { orderBy: orderBy as never, limit: first + 1 });
   const page = rows.slice(0, first);
   const edges = page.map((row) => ({ cursor: encodeCursor(row, order), node: toNode(row) }));
   return {

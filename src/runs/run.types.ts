@@ -5,7 +5,11 @@ import { graphqlEnum } from '../graphql/enums';
 
 export const RunStatusEnum = graphqlEnum(RUN_STATUSES, 'RunStatus');
 
-@ObjectType('AgentRun', { description: 'One conversation of an agent with a specialist' })
+// simpleResolvers: plain fields read the property with graphql-js's own resolver, without
+// type-graphql's per-field wrapper (a list of runs resolves thousands). Field resolvers
+// (@FieldResolver, src/runs/run.resolver.ts) keep their auth checks; a plain field here can
+// carry no @Authorized.
+@ObjectType('AgentRun', { description: 'One conversation of an agent with a specialist', simpleResolvers: true })
 export class AgentRunType {
   @Field(() => ID)
   id!: string;

@@ -84,6 +84,26 @@ describe('status codes with application/graphql-response+json', () => {
   });
 });
 
+describe('caching', () => {
+  // Answers are per key and change with every call: no cache may keep them.
+  test('every answer Apollo Server gives is Cache-Control: no-store', async () => {
+    const answers = [
+      await post(app.url, { query: viewer }, { key: owner.keys.admin }),
+      await get(app.url, { query: viewer }, { key: owner.keys.admin, headers: PREFLIGHT }),
+      await post(app.url, { query: '{ ledgerEvents { totalCount } }' }, { key: owner.keys.client }),
+      await post(app.url, { query: '{ viewer { nope } }' }, { key: owner.keys.admin }),
+      await post(app.url, { query: '{ viewer ' }, { key: owner.keys.admin, headers: { accept: 'application/json' } }),
+    ];
+    expect(answers.map((res) => [res.status, res.headers.get('cache-control')])).toEqual([
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [200, 'no-store'],
+      [400, 'no-store'],
+      [200, 'no-store'],
+    ]);
+  });
+});
+
 describe('status codes with application/json (legacy clients)', () => {
   const headers = { accept: 'application/json' };
 

@@ -95,6 +95,25 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
 }
 
 /**
+ * Apollo Server's default cache-control plugin, without its cost: that plugin computes a
+ * cache policy from every resolved field (a hook per field, thousands in a list of runs
+ * with their calls) only to answer `no-store`, since no field has a cache hint. Answers
+ * are per key and change with every call; this says so once per response.
+ * (Installed with ApolloServerPluginCacheControlDisabled, src/server.ts.)
+ */
+export function noStorePlugin(): ApolloServerPlugin<RequestContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          response.http.headers.set('cache-control', 'no-store');
+        },
+      };
+    },
+  };
+}
+
+/**
  * One debug line per operation (name, caller, duration, error codes; never variables or
  * query text, which may carry secrets), and unexpected errors at error level, all under
  * the request's correlation id. Clients see unexpected errors masked. An unreachable
