@@ -3,7 +3,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { ToolGateway } from '../gateway/gateway.service';
+import type { OutcomeWriter, ToolGateway } from '../gateway/gateway.service';
+import type { SqlRunner } from '../db/raw-transaction';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import { ToolCall } from '../gateway/tool-call.entity';
 import type { ToolRegistry } from '../gateway/tool-registry';
@@ -310,35 +311,38 @@ export class AgentRuntime {
   /**
    * Completes tool results that waited for approval: 'wait' while any still waits, 'reload'
    * when a concurrent step filled them first; else the content stored here and whether the
-   * run was still running in that transaction.
+   * run was still running in that transaction. The last result an approved call produces is
+   * stored in the transaction that records the call's outcome.
    */
-  private async fillPending(run: AgentRun, message: RunMessage): Promise<'wait' | 'reload' | { content: StoredBlock[]; running: boolean }> {
+  private async fillPending(run: AgentRun, message: RunMessage): Promise<'wait' | 'reload' | FilledResults> {
     const em = this.deps.orm.em.fork();
     const content = [...(message.content as StoredBlock[])];
+    let storedWithOutcome: FilledResults | 'reload' | null = null;
     for (const [index, block] of content.entries()) {
       if (!isPending(block)) continue;
       const call = await em.findOneOrFail(ToolCall, { id: block.toolgate!.toolCallId }, { refresh: true });
       if (call.status === 'waiting_approval' || call.status === 'running') return 'wait';
+      const toolUseId = String(block.tool_use_id);
+      const last = !content.slice(index + 1).some(isPending);
+      const storeWith: OutcomeWriter | undefined = last
+        ? async (tx, outcome) => {
+            content[index] = resultBlock(toolUseId, outcome);
+            storedWithOutcome = await storeResults(tx, message.id, content);
+          }
+        : undefined;
       let outcome: ToolCallOutcome;
       try {
-        outcome = call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId)) : storedOutcome(call);
+        outcome =
+          call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId), storeWith) : storedOutcome(call);
       } catch (error) {
         if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => 'wait' as const);
         throw error;
       }
       if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return 'wait';
-      content[index] = resultBlock(String(block.tool_use_id), outcome);
+      content[index] = resultBlock(toolUseId, outcome);
     }
-    // Only a message still holding pending results is filled in: a concurrent step's work stands.
-    return this.deps.orm.em.fork().transactional(async (tx) => {
-      const [current] = await tx.execute<{ content: StoredBlock[]; run_status: string }[]>(
-        'select m.content, r.status as run_status from run_messages m join agent_runs r on r.id = m.run_id where m.id = ? for update of m',
-        [message.id],
-      );
-      if (!current?.content.some(isPending)) return 'reload' as const;
-      await tx.nativeUpdate('RunMessage', { id: message.id }, { content });
-      return { content, running: current.run_status === 'running' };
-    });
+    if (storedWithOutcome) return storedWithOutcome;
+    return this.deps.orm.em.fork().transactional((tx) => storeResults(tx, message.id, content));
   }
 
   /** True when this step made the transition (false: the run was no longer in the expected status). */
@@ -369,6 +373,22 @@ export class AgentRuntime {
     const [row] = await this.deps.orm.em.fork().execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
     return row?.status !== 'running';
   }
+}
+
+interface FilledResults {
+  content: StoredBlock[];
+  running: boolean;
+}
+
+/** Only a message still holding pending results is filled in: a concurrent step's work stands. */
+async function storeResults(tx: SqlRunner, messageId: string, content: StoredBlock[]): Promise<FilledResults | 'reload'> {
+  const [current] = await tx.execute<{ content: StoredBlock[]; run_status: string }[]>(
+    'select m.content, r.status as run_status from run_messages m join agent_runs r on r.id = m.run_id where m.id = ? for update of m',
+    [messageId],
+  );
+  if (!current?.content.some(isPending)) return 'reload';
+  await tx.execute('update run_messages set content = ?::jsonb where id = ?', [JSON.stringify(content), messageId]);
+  return { content, running: current.run_status === 'running' };
 }
 
 /** Model turns that asked for tools since the user last wrote text. */
