@@ -42,7 +42,6 @@ export class LocalSteps {
   private accepting = true;
   /** Slots taken: steps running here plus claims in transactions not yet settled. */
   private taken = 0;
-  private readonly running = new Set<Promise<void>>();
   private idle: (() => void) | null = null;
 
   constructor(
@@ -72,11 +71,6 @@ export class LocalSteps {
     await new Promise<void>((resolve) => {
       this.idle = resolve;
     });
-  }
-
-  /** Steps running here now. */
-  get active(): number {
-    return this.running.size;
   }
 
   /** In the committing transaction: locks the job for this node when a slot is free (the lock owner); null leaves it to the workers. */
@@ -114,11 +108,7 @@ export class LocalSteps {
 
   /** After the commit: runs the claimed step here, then completes or fails its job. */
   run(step: Claimed): void {
-    const done = this.execute(step).finally(() => {
-      this.running.delete(done);
-      this.free();
-    });
-    this.running.add(done);
+    void this.execute(step).finally(() => this.free());
   }
 
   private async execute(step: Claimed): Promise<void> {
