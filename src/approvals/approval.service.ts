@@ -59,13 +59,13 @@ export async function resolveApprovalByElicitation(
   em: EntityManager,
   caller: Caller,
   answer: { approvalId: string; runId: string; bindingHash: string; decision: ApprovalDecision },
-  local: LocalSteps | null = null,
 ): Promise<ApprovalRequest> {
   const approval = isUuid(answer.approvalId) ? await em.findOne(ApprovalRequest, { id: answer.approvalId, orgId: caller.orgId }) : null;
   if (!approval || approval.runId !== answer.runId) throw notFound('Approval request');
   if (approval.kind !== 'client') throw new AppError('FORBIDDEN', 'Only client approvals are answered by elicitation');
   if (approval.bindingHash !== answer.bindingHash) throw new AppError('CONFLICT', 'The answer is for another call than the one waiting');
-  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation' }, null, local);
+  // An MCP run is external: its resolution queues no step.
+  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation' }, null, null);
 }
 
 async function settle(

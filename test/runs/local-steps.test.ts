@@ -209,6 +209,38 @@ describe('the committing node starts the step itself', () => {
   });
 });
 
+describe('shutdown', () => {
+  test('waits for a step this node started: the run completes, its job is completed, the node stops cleanly', async () => {
+    const node = await startTestApp(ENV, { offlineModel: true, worker: true, liveness: true, database: db });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runtime = node.services.runtime;
+    const step = runtime.step.bind(runtime);
+    let entered = false;
+    runtime.step = async (runId, known) => {
+      entered = true;
+      await held;
+      return step(runId, known);
+    };
+    const { id } = await new RunClient(node, seed).start('Hello');
+    await until(() => entered, 'the step started on the node');
+    expect((await jobRows(id))[0]).toMatchObject({ locked_by: await lockOwnerOf(node), attempts: 1 });
+
+    const closing = node.close();
+    release();
+    await closing;
+    // The step ran to its end inside the shutdown (the ORM closes after it): completed, job done, a clean stop.
+    const run = await runs.get(id);
+    expect(run.status).toBe('completed');
+    expect(run.reply).toContain('Hello!');
+    expect(await jobRows(id)).toEqual([]);
+    const [row] = await main.em().execute<{ clean_stop: boolean }[]>('select clean_stop from toolgate_nodes where id = ?', [node.services.nodeId]);
+    expect(row.clean_stop).toBe(true);
+  });
+});
+
 describe('a node that dies with a step it claimed', () => {
   test('before the step ran: a live node releases its locks and runs the step; the run completes once', async () => {
     const node = await dyingNode({ step: 'hang' });
