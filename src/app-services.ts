@@ -13,6 +13,7 @@ import { VENDORS, handlersOf, type VendorRegistration } from './vendors';
 import { upstreamMcpActions } from './vendors/mcp/mcp-upstream';
 import type { RunEvents } from './runs/run-events';
 import { AgentRuntime } from './runs/agent-runtime';
+import { LocalSteps } from './runs/local-steps';
 import { createModelClient } from './llm/model-client';
 import type { Realtime } from './events/realtime';
 import { InFlightCalls } from './recovery/in-flight';
@@ -36,6 +37,8 @@ export interface AppServices {
   orgConfig: OrgConfigCache;
   runEvents: RunEvents;
   runtime: AgentRuntime;
+  /** Run steps this node starts itself when its request committed them (attached to the worker's lock owner). */
+  localSteps: LocalSteps;
   /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
   nodeId: string;
   /** Tool calls this node is executing now (shutdown waits for them; the rest of its `running` calls are abandoned). */
@@ -122,6 +125,7 @@ export function createAppServices(
     tools,
     metrics,
   });
+  const localSteps = new LocalSteps({ orm, runtime, logger: logger.child({ component: 'local-steps' }), limit: config.node.localStepConcurrency });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }), metrics });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
   const webhooks = new WebhookDeliverer({
@@ -139,6 +143,7 @@ export function createAppServices(
     orgConfig,
     runEvents,
     runtime,
+    localSteps,
     nodeId,
     inFlight,
     failpoints,

@@ -158,7 +158,11 @@ export async function composeToolgate(
             logger,
             concurrency: config.node.workerConcurrency,
             metrics,
-            onLockOwner: (lockOwner) => liveness?.addLockOwner(lockOwner),
+            onLockOwner: (lockOwner) => {
+              liveness?.addLockOwner(lockOwner);
+              // Steps started here lock their jobs as this worker would: released with its locks if this node dies.
+              services.localSteps.attach(lockOwner);
+            },
           });
     if (worker) started.push(worker);
     const schema = await buildToolgateSchema();
@@ -259,7 +263,7 @@ async function shutdown(parts: {
   const waitUntil = begun + Math.round(budget * 0.6);
   const reconcileUntil = begun + Math.round(budget * 0.85);
   services.gateway.drain();
-  const drained = await withDeadline(Promise.all([parts.server.stop(), parts.worker?.stop()]), waitUntil);
+  const drained = await withDeadline(Promise.all([parts.server.stop(), parts.worker?.stop(), services.localSteps.stop()]), waitUntil);
   const idle = await services.inFlight.idle(waitUntil - Date.now());
   const handedOver = idle ? [] : services.inFlight.list();
   for (const toolCallId of handedOver) {
@@ -277,7 +281,7 @@ async function shutdown(parts: {
   // No request is left to note a key's use: the last notes are written.
   await services.keys.stop().catch((error: unknown) => logger.warn({ err: error }, 'could not write the last API key uses'));
   await parts.liveness?.stop(drained && idle);
-  if (!drained) logger.warn('job steps still running at the end of the shutdown budget: their jobs are released to live nodes');
+  if (!drained) logger.warn('run steps still running at the end of the shutdown budget: their jobs are released to live nodes');
   await withDeadline(parts.realtime.stop(), begun + budget);
   for (const edge of parts.edges) await edge?.stop();
   return { handedOver, drained: drained && idle };

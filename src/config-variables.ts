@@ -80,6 +80,12 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'NODE_HEARTBEAT_MS', default: '5000', description: 'node heartbeat interval' },
       { name: 'NODE_DEAD_AFTER_MS', default: '20000', description: 'a node silent this long is dead (at least twice the heartbeat)' },
       { name: 'WORKER_CONCURRENCY', default: '2', description: 'agent-run steps one node runs at once' },
+      {
+        name: 'LOCAL_STEP_CONCURRENCY',
+        default: '4',
+        description:
+          'agent-run steps a node starts itself, on the request that queued them, at once, besides its worker (0: all through the job queue)',
+      },
       { name: 'EVENT_BUS', default: 'redis when REDIS_URL is set, else postgres', description: 'postgres, redis or in-process' },
       { name: 'REDIS_URL', default: none, description: 'Redis for the event bus and the rate-limit counters', secret: true },
       { name: 'SUBSCRIPTION_BUFFER_EVENTS', default: '1000', description: 'events one live subscription may have queued' },

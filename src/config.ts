@@ -58,6 +58,8 @@ export interface Config {
     deadAfterMs: number;
     /** Concurrent job workers (agent-run steps) on this node. */
     workerConcurrency: number;
+    /** Run steps a node starts itself, on the request that committed them, at once (0: all through the job queue). */
+    localStepConcurrency: number;
   };
   /**
    * Crash points for the chaos harness (`TOOLGATE_FAILPOINTS=after_vendor_response:2,…`): at
@@ -346,7 +348,13 @@ function nodeConfig(env: Env): Config['node'] {
   if (name !== undefined && !/^[A-Za-z0-9._:-]{1,128}$/.test(name)) {
     throw new ConfigError('TOOLGATE_NODE_NAME must be 1-128 of A-Z a-z 0-9 . _ : -');
   }
-  return { name, heartbeatMs, deadAfterMs, workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64) };
+  return {
+    name,
+    heartbeatMs,
+    deadAfterMs,
+    workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
+    localStepConcurrency: integer(env, 'LOCAL_STEP_CONCURRENCY', 4, 0, 64),
+  };
 }
 
 export const FAILPOINT_NAMES = ['after_approval', 'after_vendor_response', 'during_model_stream'] as const;

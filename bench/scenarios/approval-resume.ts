@@ -61,13 +61,13 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
     ctx.log(`  agent server on ${server.url} (worker, offline model ${agent.model.url})`);
     http = new GraphQLClient(server.url, 2);
 
-    // When each run step starts (the job picked up): the breakdown of the resume.
+    // When each run step starts (on the committing node, or the job picked up): the breakdown of the resume.
     const stepStarts = new Map<string, number>();
     const runtime = server.services.runtime;
     const step = runtime.step.bind(runtime);
-    runtime.step = (runId: string) => {
+    runtime.step = (runId, known) => {
       stepStarts.set(runId, wallNow());
-      return step(runId);
+      return step(runId, known);
     };
     // When the step ran the approved call through the gateway (start, end).
     const approvedCalls = new Map<string, [number, number]>();

@@ -40,9 +40,9 @@ export class ApprovalResolver {
   ): Promise<ApprovalRequestType> {
     const { tools, orgConfig, keyring } = ctx.services;
     const edit = editedParams === null || editedParams === undefined ? null : { params: editedParams, deps: { tools, orgConfig, keyring } };
-    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, edit);
+    const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, edit, ctx.services.localSteps);
     ctx.services.metrics.approvalResolved(approval);
-    // Chaos harness: a node killed right after the approval committed (its run step is queued).
+    // Chaos harness: a node killed right after the approval committed (its run step queued, and maybe started here).
     ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);
   }

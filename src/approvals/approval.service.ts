@@ -9,6 +9,7 @@ import { expireApprovalRow, lockDueApprovals, resolveApprovalRow } from './appro
 import type { Caller } from '../auth/caller';
 import { checkApprovalEdit, type ApprovalEditDeps } from './approval-edit';
 import { APPROVAL_RESOLVER } from '../auth/access';
+import { withLocalSteps, type LocalSteps, type StepBatch } from '../runs/local-steps';
 
 export type ApprovalDecision = 'approve' | 'reject';
 
@@ -25,7 +26,8 @@ export interface ApprovalEdit {
  * runtime to execute; reject blocks it. Approve with edits checks the edited params first
  * (approval-edit.ts) — a refused edit changes nothing — and then commits them with the
  * resolution in the same transaction: whoever executes the approved call, on any node and
- * after any crash, opens the edited params.
+ * after any crash, opens the edited params. With `local` (this node's), the resumed run's next
+ * step starts here once the resolution has committed.
  */
 export async function resolveApproval(
   em: EntityManager,
@@ -34,6 +36,7 @@ export async function resolveApproval(
   decision: ApprovalDecision,
   reason: string | null,
   edit: ApprovalEdit | null = null,
+  local: LocalSteps | null = null,
 ): Promise<ApprovalRequest> {
   if (reason !== null && (reason.length > 2000 || reason.includes('\u0000'))) {
     throw new AppError('BAD_USER_INPUT', 'reason must be at most 2000 characters', { field: 'reason' });
@@ -44,7 +47,7 @@ export async function resolveApproval(
   if (APPROVAL_RESOLVER[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${APPROVAL_RESOLVER[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
-  return settle(em, caller, approval, decision, reason, {}, edit);
+  return settle(em, caller, approval, decision, reason, {}, edit, local);
 }
 
 /**
@@ -61,7 +64,8 @@ export async function resolveApprovalByElicitation(
   if (!approval || approval.runId !== answer.runId) throw notFound('Approval request');
   if (approval.kind !== 'client') throw new AppError('FORBIDDEN', 'Only client approvals are answered by elicitation');
   if (approval.bindingHash !== answer.bindingHash) throw new AppError('CONFLICT', 'The answer is for another call than the one waiting');
-  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation' });
+  // An MCP run is external: its resolution queues no step.
+  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation' }, null, null);
 }
 
 async function settle(
@@ -71,39 +75,43 @@ async function settle(
   decision: ApprovalDecision,
   reason: string | null,
   extra: Record<string, unknown>,
-  edit: ApprovalEdit | null = null,
+  edit: ApprovalEdit | null,
+  local: LocalSteps | null,
 ): Promise<ApprovalRequest> {
-  const outcome = await em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
-    // Checked only while pending (a resolved one answers APPROVAL_ALREADY_RESOLVED below); a refusal throws: nothing written.
-    const checked = edit && approval.status === 'pending' ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
-    if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason, checked?.write ?? null))) {
-      const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
-      if (current.status === 'pending') {
-        // Its time ran out before the expiry job came by: expire it now (committed), as the job would.
-        await expireApproval(tx, current);
-        return { expired: current };
+  // Committed either way (an expired one too, whose run then continues): its step may start here.
+  const outcome = await withLocalSteps(em, local, (batch) =>
+    em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
+      // Checked only while pending (a resolved one answers APPROVAL_ALREADY_RESOLVED below); a refusal throws: nothing written.
+      const checked = edit && approval.status === 'pending' ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
+      if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason, checked?.write ?? null))) {
+        const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
+        if (current.status === 'pending') {
+          // Its time ran out before the expiry job came by: expire it now (committed), as the job would.
+          await expireApproval(tx, current, batch);
+          return { expired: current };
+        }
+        throw new AppError('APPROVAL_ALREADY_RESOLVED', `The approval request is already ${current.status}`, {
+          approvalStatus: current.status,
+        });
       }
-      throw new AppError('APPROVAL_ALREADY_RESOLVED', `The approval request is already ${current.status}`, {
-        approvalStatus: current.status,
-      });
-    }
-    const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
-    const metadata = { approvalRequestId: resolved.id, kind: resolved.kind, ...extra };
-    const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
-    const event =
-      decision === 'approve'
-        ? await approveCall(tx, resolved.toolCallId, caller, { ...metadata, reason, ...checked?.ledger }, checked?.editedInputRedacted ?? null)
-        : await rejectCall(tx, resolved.toolCallId, code, caller, {
-            ...metadata,
-            reason: resolved.kind === 'expert' ? 'expert_rejected' : 'client_rejected',
-            note: reason,
-          });
-    // The approval was pending, so its call waited: anything else is a broken invariant.
-    if (!event) throw new AppError('CONFLICT', "The approval's tool call is no longer waiting for it");
-    const run = { id: resolved.runId, orgId: resolved.orgId };
-    await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller))], checked ? [checked.decisionRow] : []);
-    return resolved;
-  });
+      const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
+      const metadata = { approvalRequestId: resolved.id, kind: resolved.kind, ...extra };
+      const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
+      const event =
+        decision === 'approve'
+          ? await approveCall(tx, resolved.toolCallId, caller, { ...metadata, reason, ...checked?.ledger }, checked?.editedInputRedacted ?? null)
+          : await rejectCall(tx, resolved.toolCallId, code, caller, {
+              ...metadata,
+              reason: resolved.kind === 'expert' ? 'expert_rejected' : 'client_rejected',
+              note: reason,
+            });
+      // The approval was pending, so its call waited: anything else is a broken invariant.
+      if (!event) throw new AppError('CONFLICT', "The approval's tool call is no longer waiting for it");
+      const run = { id: resolved.runId, orgId: resolved.orgId };
+      await appendLedgerEvents(tx, [event, ...(await releaseApproval(tx, run, caller, batch))], checked ? [checked.decisionRow] : []);
+      return resolved;
+    }),
+  );
   if ('expired' in outcome) {
     throw new AppError('APPROVAL_EXPIRED', 'The approval request expired before it was resolved');
   }
@@ -122,9 +130,9 @@ export async function expireDueApprovals(em: EntityManager, limit = 100): Promis
 }
 
 /** Marks one approval expired and blocks its call with APPROVAL_EXPIRED. In the caller's transaction. */
-async function expireApproval(tx: EntityManager, approval: ApprovalRequest): Promise<void> {
+async function expireApproval(tx: EntityManager, approval: ApprovalRequest, local: StepBatch | null = null): Promise<void> {
   if (!(await expireApprovalRow(tx, approval.id))) return;
   const event = await expireCall(tx, approval.toolCallId, { approvalRequestId: approval.id, kind: approval.kind });
   const run = { id: approval.runId, orgId: approval.orgId };
-  await appendLedgerEvents(tx, [...(event ? [event] : []), ...(await releaseApproval(tx, run, null))]);
+  await appendLedgerEvents(tx, [...(event ? [event] : []), ...(await releaseApproval(tx, run, null, local))]);
 }

@@ -50,6 +50,9 @@ export interface GatewayDeps {
 
 const orgSuspended = () => new AppError('ORG_SUSPENDED', 'The organization is suspended; no tool call runs');
 
+/** Writes in the transaction that records a call's outcome, from that outcome. */
+export type OutcomeWriter = (tx: SqlTransaction, outcome: ToolCallOutcome) => Promise<void>;
+
 /**
  * Layer 3. Every tool call passes here in one order: feature flag → manifest → input
  * schema → policy → recorded (transaction 1) → approval, or executor → outcome recorded
@@ -122,9 +125,10 @@ export class ToolGateway {
    * Runs a call whose approval was granted: once, whoever asks how often, and only while
    * its run is active. The params are opened and checked against the approved binding in
    * the same transaction that claims the call, so a refused call ends `failed` with its
-   * code instead of staying claimed.
+   * code instead of staying claimed. `withOutcome` writes what follows from the outcome (the
+   * runtime's tool result) in the outcome's own transaction; it is not called for a replay.
    */
-  async executeApproved(toolCallId: string, caller: Caller): Promise<ToolCallOutcome> {
+  async executeApproved(toolCallId: string, caller: Caller, withOutcome?: OutcomeWriter): Promise<ToolCallOutcome> {
     this.assertAccepting();
     const em = this.deps.orm.em.fork();
     const started = this.deps.clock.now();
@@ -171,7 +175,12 @@ export class ToolGateway {
     );
     if (claimed.kind === 'replay') return replay(em, claimed.call);
     if (claimed.kind === 'refused') throw claimed.error;
-    const outcome = await this.run({ call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id }, claimed.params, started);
+    const outcome = await this.run(
+      { call: claimed.call, tool: claimed.tool, approvalRequestId: claimed.approval.id },
+      claimed.params,
+      started,
+      withOutcome,
+    );
     return this.counted(toolKey(claimed.call.toolName, claimed.call.action), `require_${claimed.approval.kind}_approval`, outcome);
   }
 
@@ -265,8 +274,11 @@ export class ToolGateway {
     decided: { call: ToolCall; tool: RegisteredTool; approvalRequestId?: string | null },
     params: Record<string, unknown>,
     started: number,
+    withOutcome?: OutcomeWriter,
   ): Promise<ToolCallOutcome> {
     const { call, tool } = decided;
+    const approvalRequestId = decided.approvalRequestId ?? null;
+    const data = (outcome: ExecutionOutcome) => (outcome.ok ? outcome.data : null);
     try {
       let outcome: ExecutionOutcome;
       try {
@@ -289,14 +301,16 @@ export class ToolGateway {
         'record',
         call,
         () =>
-          rawTransaction(this.deps.orm, (tx) =>
-            recordOutcome(tx, call, outcome, {
+          rawTransaction(this.deps.orm, async (tx) => {
+            const recorded = await recordOutcome(tx, call, outcome, {
               durationMs,
               costCents: tool.definition.costCents,
-              approvalRequestId: decided.approvalRequestId ?? null,
+              approvalRequestId,
               nodeId: this.deps.nodeId,
-            }),
-          ),
+            });
+            if (recorded && withOutcome) await withOutcome(tx, outcomeOf(recorded, data(outcome), approvalRequestId));
+            return recorded;
+          }),
         describeRecorded,
       );
       if (!finished) {
@@ -304,7 +318,7 @@ export class ToolGateway {
         const em = this.deps.orm.em.fork();
         return replay(em, await em.findOneOrFail(ToolCall, { id: call.id }));
       }
-      return outcomeOf(finished, outcome.ok ? outcome.data : null, decided.approvalRequestId ?? null);
+      return outcomeOf(finished, data(outcome), approvalRequestId);
     } finally {
       // Still `running` after this (the outcome could not be written) means abandoned: reconciled.
       this.deps.inFlight.delete(call.id);

@@ -3,7 +3,6 @@ import { appendLedgerEvent } from '../ledger/ledger.service';
 import { isUuid } from '../db/ids';
 import { notFound } from '../errors/app-error';
 import { Org } from './org.entity';
-import type { SqlRunner } from '../db/raw-transaction';
 
 /**
  * Suspends an org: from the commit on, every key of it is refused with ORG_SUSPENDED (HTTP,
@@ -13,11 +12,6 @@ import type { SqlRunner } from '../db/raw-transaction';
  */
 export async function suspendOrg(em: EntityManager, orgId: string, reason: string | null): Promise<{ org: Org; changed: boolean }> {
   return setSuspended(em, orgId, true, reason);
-}
-
-export async function isOrgSuspended(em: SqlRunner, orgId: string): Promise<boolean> {
-  const [row] = await em.execute<{ suspended: boolean }[]>('select suspended_at is not null as suspended from orgs where id = ?', [orgId]);
-  return row?.suspended === true;
 }
 
 /** Lifts a suspension: the org's keys (those not revoked or expired) work again. */

@@ -3,7 +3,8 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Logger } from '../logger';
-import type { ToolGateway } from '../gateway/gateway.service';
+import type { OutcomeWriter, ToolGateway } from '../gateway/gateway.service';
+import type { SqlRunner } from '../db/raw-transaction';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import { ToolCall } from '../gateway/tool-call.entity';
 import type { ToolRegistry } from '../gateway/tool-registry';
@@ -16,7 +17,6 @@ import { costMicros } from '../llm/model-client';
 import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
 import { streamTurn, type TurnReply } from '../llm/model-turn';
 import { AgentRun } from './agent-run.entity';
-import { isOrgSuspended } from '../orgs/org-suspension.service';
 import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
@@ -38,6 +38,21 @@ export interface AgentRuntimeDeps {
   tools: ToolRegistry;
   /** Time to first token and tokens per model (src/telemetry/metrics.ts). */
   metrics?: ToolgateMetrics;
+}
+
+/** What the request that committed a step (and claimed it for this node) already holds about the run. */
+export interface KnownRun {
+  run: AgentRun;
+  orgSuspended: boolean;
+  /** The run's messages as committed. */
+  messages: RunMessage[];
+  /** Its specialist's system prompt (null: the default). */
+  systemPrompt: string | null;
+}
+
+interface TurnSetup {
+  system: string;
+  tools: ReturnType<typeof toolsForManifest>;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
@@ -63,11 +78,16 @@ export class AgentRuntime {
     });
   }
 
-  async step(runId: string): Promise<void> {
-    const em = this.deps.orm.em.fork();
-    const run = await em.findOne(AgentRun, { id: runId });
-    if (run?.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
-    if (await isOrgSuspended(em, run.orgId)) return this.failSuspended(run);
+  /**
+   * One step. `known`: what the request that committed the step (and claimed it for this
+   * node) already holds, so its first model request needs no read before it.
+   */
+  async step(runId: string, known?: KnownRun): Promise<void> {
+    const loaded = known ?? (await this.loadRun(runId));
+    if (!loaded) return;
+    const { run } = loaded;
+    if (run.driver !== 'internal' || FINISHED.has(run.status) || run.status === 'waiting_approval') return;
+    if (loaded.orgSuspended) return this.failSuspended(run);
     // A queued run's first model request does not wait for the run.started transaction:
     // both go out together, and the reply is stored only once the run is running (it is
     // dropped, and the stream aborted, if the run was cancelled meanwhile).
@@ -79,10 +99,24 @@ export class AgentRuntime {
       starting = null;
       return ok;
     };
+    // The system prompt and the tool list, read once per step and while other work runs.
+    let turn: Promise<TurnSetup> | null = null;
+    const setup = (): Promise<TurnSetup> => {
+      if (!turn) {
+        turn = this.turnSetup(run, known?.systemPrompt);
+        turn.catch(() => undefined); // awaited by callModel; a failure surfaces there
+      }
+      return turn;
+    };
+    if (known) setup();
 
+    // Messages and status as just read (or committed): the first pass re-reads neither.
+    let messages: RunMessage[] | null = known?.messages ?? null;
+    let fresh = true;
     for (;;) {
-      const messages = await loadMessages(this.deps.orm.em.fork(), runId);
-      if (!starting && (await this.stopped(runId))) return;
+      messages ??= await loadMessages(this.deps.orm.em.fork(), runId);
+      if (!fresh && !starting && (await this.stopped(runId))) return;
+      fresh = false;
       const last = messages[messages.length - 1];
       if (!last) {
         if (await started()) await this.fail(run, 'MODEL_ERROR', 'The run has no message to answer');
@@ -99,15 +133,58 @@ export class AgentRuntime {
         }
         if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
         if (!(await this.runTools(run, toolUses, messages.length))) return;
+        messages = null;
         continue;
       }
       if ((last.content as StoredBlock[]).some(isPending)) {
-        if (!(await this.fillPending(run, last))) return;
+        setup(); // read while the approved calls run
+        const filled = await this.fillPending(run, last);
+        if (filled === 'wait') return;
+        if (filled === 'reload') {
+          messages = null;
+          continue;
+        }
+        // Filled here, with the run found running in the same transaction: the next request is built from memory.
+        if (!filled.running && !starting) return;
+        last.content = filled.content;
+        fresh = true;
         continue;
       }
       if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
-      if (!(await this.callModel(run, messages, started))) return;
+      if (!(await this.callModel(run, messages, started, setup))) return;
+      messages = null;
     }
+  }
+
+  /** The run and whether its org is suspended, in one read. */
+  private async loadRun(runId: string): Promise<{ run: AgentRun; orgSuspended: boolean } | null> {
+    const em = this.deps.orm.em.fork();
+    const [row] = await em.execute<({ org_suspended: boolean } & Record<string, unknown>)[]>(
+      'select r.*, o.suspended_at is not null as org_suspended from agent_runs r join orgs o on o.id = r.org_id where r.id = ?',
+      [runId],
+    );
+    if (!row) return null;
+    const { org_suspended: orgSuspended, ...columns } = row;
+    return { run: em.map(AgentRun, columns), orgSuspended };
+  }
+
+  /** The system prompt and the tools the model is offered for this run's turns. */
+  private async turnSetup(run: AgentRun, systemPrompt: string | null | undefined): Promise<TurnSetup> {
+    const em = this.deps.orm.em.fork();
+    const [prompt, catalog] = await Promise.all([
+      systemPrompt === undefined
+        ? this.deps.orm.em
+            .fork()
+            .findOneOrFail(Specialist, { id: run.specialistId })
+            .then((specialist) => specialist.systemPrompt ?? null)
+        : systemPrompt,
+      this.tools.list(em, run.orgId),
+    ]);
+    const tools = toolsForManifest(
+      run.metadata.runtimeManifest.allowedTools,
+      catalog.map((tool) => tool.definition),
+    );
+    return { system: prompt ?? DEFAULT_SYSTEM, tools };
   }
 
   private failRounds(run: AgentRun): Promise<void> {
@@ -115,11 +192,8 @@ export class AgentRuntime {
   }
 
   /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
-  private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>): Promise<boolean> {
-    const em = this.deps.orm.em.fork();
-    const specialist = await em.findOneOrFail(Specialist, { id: run.specialistId });
-    const catalog = (await this.tools.list(em, run.orgId)).map((tool) => tool.definition);
-    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, catalog);
+  private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>, setup: () => Promise<TurnSetup>): Promise<boolean> {
+    const { system, tools } = await setup();
     let offset = assistantTextLength(messages);
     const controller = new AbortController();
     this.active.set(run.id, controller);
@@ -130,7 +204,7 @@ export class AgentRuntime {
         streamTurn(this.deps.client, {
           model: this.deps.settings.name,
           maxTokens: this.deps.settings.maxTokens,
-          system: specialist.systemPrompt ?? DEFAULT_SYSTEM,
+          system,
           tools,
           messages: messages.map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
           signal: controller.signal,
@@ -234,31 +308,41 @@ export class AgentRuntime {
     return !waits;
   }
 
-  /** Completes tool results that waited for approval; false while any still waits. */
-  private async fillPending(run: AgentRun, message: RunMessage): Promise<boolean> {
+  /**
+   * Completes tool results that waited for approval: 'wait' while any still waits, 'reload'
+   * when a concurrent step filled them first; else the content stored here and whether the
+   * run was still running in that transaction. The last result an approved call produces is
+   * stored in the transaction that records the call's outcome.
+   */
+  private async fillPending(run: AgentRun, message: RunMessage): Promise<'wait' | 'reload' | FilledResults> {
     const em = this.deps.orm.em.fork();
     const content = [...(message.content as StoredBlock[])];
+    let storedWithOutcome: FilledResults | 'reload' | null = null;
     for (const [index, block] of content.entries()) {
       if (!isPending(block)) continue;
       const call = await em.findOneOrFail(ToolCall, { id: block.toolgate!.toolCallId }, { refresh: true });
-      if (call.status === 'waiting_approval' || call.status === 'running') return false;
+      if (call.status === 'waiting_approval' || call.status === 'running') return 'wait';
+      const toolUseId = String(block.tool_use_id);
+      const last = !content.slice(index + 1).some(isPending);
+      const storeWith: OutcomeWriter | undefined = last
+        ? async (tx, outcome) => {
+            content[index] = resultBlock(toolUseId, outcome);
+            storedWithOutcome = await storeResults(tx, message.id, content);
+          }
+        : undefined;
       let outcome: ToolCallOutcome;
       try {
-        outcome = call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId)) : storedOutcome(call);
+        outcome =
+          call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId), storeWith) : storedOutcome(call);
       } catch (error) {
-        if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => false);
+        if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => 'wait' as const);
         throw error;
       }
-      if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return false;
-      content[index] = resultBlock(String(block.tool_use_id), outcome);
+      if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return 'wait';
+      content[index] = resultBlock(toolUseId, outcome);
     }
-    // Only a message still holding pending results is filled in: a concurrent step's work stands.
-    return this.deps.orm.em.fork().transactional(async (tx) => {
-      const [current] = await tx.execute<{ content: StoredBlock[] }[]>('select content from run_messages where id = ? for update', [message.id]);
-      if (!current?.content.some(isPending)) return true;
-      await tx.nativeUpdate('RunMessage', { id: message.id }, { content });
-      return true;
-    });
+    if (storedWithOutcome) return storedWithOutcome;
+    return this.deps.orm.em.fork().transactional((tx) => storeResults(tx, message.id, content));
   }
 
   /** True when this step made the transition (false: the run was no longer in the expected status). */
@@ -289,6 +373,22 @@ export class AgentRuntime {
     const [row] = await this.deps.orm.em.fork().execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
     return row?.status !== 'running';
   }
+}
+
+interface FilledResults {
+  content: StoredBlock[];
+  running: boolean;
+}
+
+/** Only a message still holding pending results is filled in: a concurrent step's work stands. */
+async function storeResults(tx: SqlRunner, messageId: string, content: StoredBlock[]): Promise<FilledResults | 'reload'> {
+  const [current] = await tx.execute<{ content: StoredBlock[]; run_status: string }[]>(
+    'select m.content, r.status as run_status from run_messages m join agent_runs r on r.id = m.run_id where m.id = ? for update of m',
+    [messageId],
+  );
+  if (!current?.content.some(isPending)) return 'reload';
+  await tx.execute('update run_messages set content = ?::jsonb where id = ?', [JSON.stringify(content), messageId]);
+  return { content, running: current.run_status === 'running' };
 }
 
 /** Model turns that asked for tools since the user last wrote text. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { jobTraceFields } from '../telemetry/trace-runs';
+import type { StepBatch } from './local-steps';
 
 export const RUN_AGENT_TASK = 'run_agent';
 
@@ -7,12 +8,18 @@ export const RUN_AGENT_TASK = 'run_agent';
  * Enqueues a step of a run's loop inside the caller's transaction, so the job exists
  * exactly when the change that needs it commits. One queue per run keeps its steps
  * serial on every node; the job key folds duplicate requests into one pending job.
+ * With `local`, the committing node claims the step to start it itself after the commit
+ * (src/runs/local-steps.ts); the job stays the fallback.
  */
-export async function enqueueRunStep(em: EntityManager, runId: string): Promise<void> {
+export async function enqueueRunStep(em: EntityManager, runId: string, local?: StepBatch | null): Promise<void> {
   // Traced, the payload also carries the run's trace context (src/telemetry/trace-runs.ts).
   const traced = jobTraceFields();
-  await em.execute(
-    `select graphile_worker.add_job(?, json_build_object('runId', ?::text${traced ? `, ${traced.sql}` : ''}), queue_name := ?, job_key := ?, max_attempts := 5)`,
+  const [job] = await em.execute<{ id: string | null; job_queue_id: number | null; payload: Record<string, unknown> | null }[]>(
+    `select (j).id, (j).job_queue_id, (j).payload from (select graphile_worker.add_job(?, json_build_object('runId', ?::text${traced ? `, ${traced.sql}` : ''}), queue_name := ?, job_key := ?, max_attempts := 5) as j) added`,
     [RUN_AGENT_TASK, runId, ...(traced ? [runId, traced.cause] : []), `run:${runId}`, `run:${runId}`],
   );
+  // No job: the key's pending job was taken by a worker at that instant (that worker runs the step).
+  if (local && job?.id && job.job_queue_id !== null) {
+    await local.claim(em, { jobId: job.id, queueId: job.job_queue_id, runId, payload: job.payload ?? {} });
+  }
 }

@@ -31,13 +31,13 @@ export class RunLifecycleResolver {
   @Authorized()
   @Mutation(() => AgentRunType, { description: 'Open a run; its tool manifest and policy version are frozen now' })
   async startAgentRun(@Arg('input', () => StartAgentRunInput) input: StartAgentRunInput, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
-    return toRunType(await startRun(ctx.em, requireCaller(ctx), { ...input, driver: input.driver }));
+    return toRunType(await startRun(ctx.em, requireCaller(ctx), { ...input, driver: input.driver }, ctx.services.localSteps));
   }
 
   @Authorized()
   @Mutation(() => AgentRunType, { description: 'Continue a finished run with a new message' })
   async postMessage(@Arg('runId', () => ID) runId: string, @Arg('text') text: string, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
-    return toRunType(await postMessage(ctx.em, requireCaller(ctx), runId, text));
+    return toRunType(await postMessage(ctx.em, requireCaller(ctx), runId, text, ctx.services.localSteps));
   }
 
   @Authorized()

@@ -13,49 +13,58 @@ import { appendMessage } from './run-messages';
 import { enqueueRunStep } from './run-jobs';
 import type { Caller } from '../auth/caller';
 import { withRunTrace } from '../telemetry/trace-runs';
+import { withLocalSteps, type LocalSteps } from './local-steps';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
  * Opens a run with its manifest frozen: the tools enabled for the org and bound to the
  * specialist at this moment, and the policy version. An external run starts `running`:
- * its loop is driven by the caller through executeToolCall.
+ * its loop is driven by the caller through executeToolCall. With `local` (this node's), an
+ * internal run's first step starts here once the run has committed.
  */
 export async function startRun(
   em: EntityManager,
   caller: Caller,
   input: { specialistId: string; driver: RunDriver; message?: string | null; correlationId?: string | null },
+  local?: LocalSteps | null,
 ): Promise<AgentRun> {
   const correlationId = input.correlationId ?? randomUUID();
   if (!CORRELATION_ID.test(correlationId)) throw badInput('correlationId must be 1-128 of A-Z a-z 0-9 . _ : -', { field: 'correlationId' });
   const message = input.driver === 'internal' ? checkMessage(input.message) : null;
-  return em.transactional(async (tx) => {
-    await findSpecialist(tx, caller.orgId, input.specialistId);
-    const org = await findOrg(tx, caller.orgId);
-    const allowedTools = await allowedToolsFor(tx, caller.orgId, input.specialistId);
-    const external = input.driver === 'external';
-    const run = tx.create(AgentRun, {
-      orgId: caller.orgId,
-      specialistId: input.specialistId,
-      driver: input.driver,
-      status: initialRunStatus(input.driver),
-      metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion } }),
-      correlationId,
-    });
-    if (message !== null) appendMessage(tx, run, 0, 'user', [{ type: 'text', text: message }]);
-    await tx.flush();
-    if (message !== null) await enqueueRunStep(tx, run.id);
-    const base = { orgId: caller.orgId, runId: run.id, resourceId: run.id, actor: caller };
-    await appendLedgerEvents(tx, [
-      {
-        ...base,
-        type: 'run.created',
-        metadata: { driver: input.driver, specialistId: input.specialistId, allowedTools, policyVersion: org.policyVersion },
-      },
-      ...(external ? [{ ...base, type: 'run.started' as const, metadata: { driver: input.driver } }] : []),
-    ]);
-    return run;
-  });
+  return withLocalSteps(em, local, (batch) =>
+    em.transactional(async (tx) => {
+      const specialist = await findSpecialist(tx, caller.orgId, input.specialistId);
+      const org = await findOrg(tx, caller.orgId);
+      const allowedTools = await allowedToolsFor(tx, caller.orgId, input.specialistId);
+      const external = input.driver === 'external';
+      const run = tx.create(AgentRun, {
+        orgId: caller.orgId,
+        specialistId: input.specialistId,
+        driver: input.driver,
+        status: initialRunStatus(input.driver),
+        metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion } }),
+        correlationId,
+      });
+      const first = message === null ? null : appendMessage(tx, run, 0, 'user', [{ type: 'text', text: message }]);
+      await tx.flush();
+      if (first) {
+        await enqueueRunStep(tx, run.id, batch);
+        // The step starts from what this transaction wrote and read: no reads before its model request.
+        batch?.know(run.id, { run, messages: [first], orgSuspended: org.suspendedAt !== null, systemPrompt: specialist.systemPrompt ?? null });
+      }
+      const base = { orgId: caller.orgId, runId: run.id, resourceId: run.id, actor: caller };
+      await appendLedgerEvents(tx, [
+        {
+          ...base,
+          type: 'run.created',
+          metadata: { driver: input.driver, specialistId: input.specialistId, allowedTools, policyVersion: org.policyVersion },
+        },
+        ...(external ? [{ ...base, type: 'run.started' as const, metadata: { driver: input.driver } }] : []),
+      ]);
+      return run;
+    }),
+  );
 }
 
 /** Why a run takes no message now, by its status (the README's table). */
@@ -67,26 +76,28 @@ function notAnswered(status: RunStatus): AppError {
   return new AppError('RUN_BUSY', `Run is ${status}; post when it has answered`, { runStatus: status });
 }
 
-/** Continues a finished internal run as a conversation: a new user message, a new turn. */
-export async function postMessage(em: EntityManager, caller: Caller, runId: string, text: string): Promise<AgentRun> {
+/** Continues a finished internal run as a conversation: a new user message, a new turn (started here with `local`). */
+export async function postMessage(em: EntityManager, caller: Caller, runId: string, text: string, local?: LocalSteps | null): Promise<AgentRun> {
   const message = checkMessage(text);
-  return em.transactional(async (tx) => {
-    const run = await findRun(tx, caller.orgId, runId);
-    if (run.driver !== 'internal')
-      throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
-    await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
-    await tx.refresh(run);
-    if (run.status !== 'completed' && run.status !== 'failed') throw notAnswered(run.status);
-    const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [
-      run.id,
-    ]);
-    appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
-    run.metadata = withRunTrace(run.metadata); // the new turn is the posting request's trace
-    await tx.flush();
-    if (!(await requeueRun(tx, run, caller, next))) throw notAnswered(run.status);
-    await tx.refresh(run);
-    return run;
-  });
+  return withLocalSteps(em, local, (batch) =>
+    em.transactional(async (tx) => {
+      const run = await findRun(tx, caller.orgId, runId);
+      if (run.driver !== 'internal')
+        throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
+      await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
+      await tx.refresh(run);
+      if (run.status !== 'completed' && run.status !== 'failed') throw notAnswered(run.status);
+      const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [
+        run.id,
+      ]);
+      appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
+      run.metadata = withRunTrace(run.metadata); // the new turn is the posting request's trace
+      await tx.flush();
+      if (!(await requeueRun(tx, run, caller, next, batch))) throw notAnswered(run.status);
+      await tx.refresh(run);
+      return run;
+    }),
+  );
 }
 
 /**

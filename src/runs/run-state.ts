@@ -4,6 +4,7 @@ import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import type { LedgerEventType } from '../ledger/ledger-event-types';
 import type { ErrorCode } from '../errors/error-codes';
 import { enqueueRunStep } from './run-jobs';
+import type { StepBatch } from './local-steps';
 import type { RunDriver, RunStatus } from './agent-run.entity';
 import { sqlList } from '../db/sql-list';
 
@@ -95,15 +96,15 @@ export async function cancelRun(tx: EntityManager, run: RunRef, actor: Actor, be
   return true;
 }
 
-/** completed | failed → queued: a posted message starts a new turn (its job is enqueued here). */
-export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, position: number): Promise<boolean> {
+/** completed | failed → queued: a posted message starts a new turn (its job is enqueued here; `local` may start it on this node). */
+export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, position: number, local?: StepBatch | null): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
     `update agent_runs set status = '${RUN_TRANSITIONS.requeue.to}', error_code = null, error_message = null, completed_at = null, updated_at = now()
       where id = ? and status in (${sqlList(RUN_TRANSITIONS.requeue.from)}) returning id`,
     [run.id],
   );
   if (rows.length === 0) return false;
-  await enqueueRunStep(tx, run.id);
+  await enqueueRunStep(tx, run.id, local);
   await appendLedgerEvents(tx, [runEvent(run, 'run.message_posted', actor, { position })]);
   return true;
 }
@@ -124,9 +125,10 @@ export async function awaitApproval(tx: SqlTransaction, run: RunRef, actor: Acto
 
 /**
  * One fewer pending approval; the last one brings a waiting run back to running
- * (run.resumed) and, for Toolgate's own runtime, enqueues its next step on any node.
+ * (run.resumed) and, for Toolgate's own runtime, enqueues its next step on any node (`local`
+ * may start it on this one).
  */
-export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor): Promise<LedgerEntry[]> {
+export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor, local?: StepBatch | null): Promise<LedgerEntry[]> {
   const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [run.id]);
   const [row] = await tx.execute<{ status: string; driver: string }[]>(
     `update agent_runs
@@ -137,7 +139,7 @@ export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Act
     [run.id],
   );
   if (row && previous?.status === 'waiting_approval' && row.status === 'running') {
-    if (row.driver === 'internal') await enqueueRunStep(tx, run.id);
+    if (row.driver === 'internal') await enqueueRunStep(tx, run.id, local);
     return [runEvent(run, 'run.resumed', actor)];
   }
   return [];

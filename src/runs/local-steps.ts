@@ -1,0 +1,225 @@
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../logger';
+import type { AgentRuntime, KnownRun } from './agent-runtime';
+import { traceRunStep } from '../telemetry/trace-runs';
+
+const SETTLE_ATTEMPTS = 5;
+const SETTLE_RETRY_MS = 500;
+
+/** A run step's job as graphile-worker's add_job returned it. */
+export interface EnqueuedStep {
+  jobId: string;
+  queueId: number;
+  runId: string;
+  payload: { trace?: unknown; cause?: unknown };
+}
+
+interface Claimed extends EnqueuedStep {
+  /** The lock owner it was claimed with. */
+  owner: string;
+  known: KnownRun | null;
+}
+
+/**
+ * Run steps started by the node whose request committed them (startAgentRun, postMessage,
+ * resolveApproval), without the durable queue's hop. Inside the committing transaction,
+ * right after add_job, the new job and its run's queue are locked with this node's worker
+ * lock owner — the same columns and values graphile-worker's own get_job writes — so no
+ * worker anywhere takes the job or any other step of the run; after the commit the step
+ * runs here and the job is completed (or failed, for the normal retry) as the worker would.
+ * A node that dies meanwhile is reaped by node liveness, which releases its lock owner's
+ * locks: the job then runs on another node. When this node cannot take the step (no
+ * worker, at its bound, shutting down, the run's queue busy) nothing is locked and the
+ * worker picks the job up as before.
+ *
+ * Bound: LOCAL_STEP_CONCURRENCY steps at once, apart from the worker's WORKER_CONCURRENCY.
+ * graphile-worker's pool has a fixed number of slots and no way to lend one; waiting for a
+ * slot would hold a job lock without running it, and a step refused here still runs at
+ * once on any node's worker, so a separate bound costs nothing but the cap.
+ */
+export class LocalSteps {
+  private lockOwner: string | null = null;
+  private accepting = true;
+  /** Slots taken: steps running here plus claims in transactions not yet settled. */
+  private taken = 0;
+  private idle: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: {
+      orm: MikroORM;
+      runtime: AgentRuntime;
+      logger: Logger;
+      /** Steps at once (0: every step goes through the job queue). */
+      limit: number;
+    },
+  ) {}
+
+  /** The id this node's worker locks jobs with (its pool's, recorded by node liveness); until then nothing is claimed. */
+  attach(lockOwner: string): void {
+    this.lockOwner = lockOwner;
+  }
+
+  /** The claims of one committing transaction. */
+  batch(): StepBatch {
+    return new StepBatch(this);
+  }
+
+  /** Claims no more; resolves when the steps running here (and those of transactions still committing) have ended. */
+  async stop(): Promise<void> {
+    this.accepting = false;
+    if (this.taken === 0) return;
+    await new Promise<void>((resolve) => {
+      this.idle = resolve;
+    });
+  }
+
+  /** In the committing transaction: locks the job for this node when a slot is free (the lock owner); null leaves it to the workers. */
+  async claim(tx: EntityManager, step: EnqueuedStep): Promise<string | null> {
+    const owner = this.lockOwner;
+    if (!owner || !this.accepting || this.taken >= this.deps.limit) return null;
+    this.taken += 1;
+    try {
+      // As get_job: the queue only while no one holds it (a step of this run still running
+      // anywhere keeps it), and the job only while available; both or neither.
+      const rows = await tx.execute<{ id: string }[]>(
+        `with queue as (
+           update graphile_worker._private_job_queues q set locked_by = ?, locked_at = now()
+            where q.id = ? and q.locked_at is null
+              and exists (select 1 from graphile_worker._private_jobs j
+                           where j.id = ? and j.job_queue_id = q.id and j.is_available and j.run_at <= now())
+           returning q.id)
+         update graphile_worker._private_jobs j set attempts = j.attempts + 1, locked_by = ?, locked_at = now()
+           from queue where j.id = ? returning j.id`,
+        [owner, step.queueId, step.jobId, owner, step.jobId],
+      );
+      if (rows.length === 0) this.free();
+      return rows.length > 0 ? owner : null;
+    } catch (error) {
+      this.free();
+      throw error;
+    }
+  }
+
+  /** A slot is free again: a step ended, or a claim's transaction did not commit (its locks rolled back with it). */
+  free(): void {
+    this.taken -= 1;
+    if (this.taken === 0 && !this.accepting) this.idle?.();
+  }
+
+  /** After the commit: runs the claimed step here, then completes or fails its job. */
+  run(step: Claimed): void {
+    void this.execute(step).finally(() => this.free());
+  }
+
+  private async execute(step: Claimed): Promise<void> {
+    const log = this.deps.logger;
+    let failure: unknown = null;
+    try {
+      await traceRunStep(step.payload, step.runId, () => this.deps.runtime.step(step.runId, step.known ?? undefined));
+    } catch (error) {
+      failure = error;
+      log.warn({ err: error, runId: step.runId }, 'run step failed here; its job is retried by the workers');
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.settle(step, failure);
+        return;
+      } catch (error) {
+        // Held, the lock keeps the run's steps from every worker: retried, and released at the latest when this node stops or is reaped.
+        if (attempt >= SETTLE_ATTEMPTS) {
+          log.error({ err: error, runId: step.runId, jobId: step.jobId }, 'could not settle a run step job run here; released when this node stops');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS * attempt));
+      }
+    }
+  }
+
+  private async settle(step: Claimed, failure: unknown): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    if (failure === null) {
+      // graphile-worker's completion (delete, release the queue), plus the wake-up its own
+      // worker would not need: a step queued for this run meanwhile found the queue locked.
+      await em.execute(
+        `with job as (
+           delete from graphile_worker._private_jobs where id = ? and locked_by = ? returning job_queue_id),
+         queue as (
+           update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
+             from job where q.id = job.job_queue_id and q.locked_by = ? returning q.id)
+         select pg_notify('jobs:insert', json_build_object('r', random(), 'count', 1)::text)
+           from queue where exists (select 1 from graphile_worker._private_jobs j where j.job_queue_id = queue.id and j.is_available)`,
+        [step.jobId, step.owner, step.owner],
+      );
+      return;
+    }
+    // graphile-worker's failure: released with its backoff (attempts were counted at the claim).
+    await em.execute(
+      `with job as (
+         update graphile_worker._private_jobs
+            set last_error = ?, run_at = greatest(now(), run_at) + (exp(least(attempts, 10)) * interval '1 second'),
+                locked_by = null, locked_at = null
+          where id = ? and locked_by = ? returning job_queue_id)
+       update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
+         from job where q.id = job.job_queue_id and q.locked_by = ?`,
+      [failure instanceof Error ? failure.message : String(failure), step.jobId, step.owner, step.owner],
+    );
+  }
+}
+
+/**
+ * Runs `transaction` (one em.transactional, nothing after it) with a batch for the steps it
+ * enqueues, and starts them here once it has committed. Inside an outer transaction there
+ * is no commit to wait for: the steps are then left to the workers.
+ */
+export async function withLocalSteps<T>(
+  em: EntityManager,
+  steps: LocalSteps | null | undefined,
+  transaction: (batch: StepBatch | null) => Promise<T>,
+): Promise<T> {
+  if (!steps || em.isInTransaction()) return transaction(null);
+  const batch = steps.batch();
+  let result: T;
+  try {
+    result = await transaction(batch);
+  } catch (error) {
+    batch.abandon();
+    throw error;
+  }
+  batch.start();
+  return result;
+}
+
+/**
+ * The steps one transaction enqueued: `enqueue` claims each for this node where it can;
+ * once the transaction has committed `start` runs them, and `abandon` frees the slots of a
+ * transaction that did not commit.
+ */
+export class StepBatch {
+  private readonly claimed: Claimed[] = [];
+  private settled = false;
+
+  constructor(private readonly steps: LocalSteps) {}
+
+  async claim(tx: EntityManager, step: EnqueuedStep): Promise<void> {
+    if (this.settled) return; // a batch serves one transaction
+    const owner = await this.steps.claim(tx, step);
+    if (owner) this.claimed.push({ ...step, owner, known: null });
+  }
+
+  /** What the committing request already holds about the run, handed to its step (only if claimed). */
+  know(runId: string, known: KnownRun): void {
+    for (const step of this.claimed) if (step.runId === runId) step.known = known;
+  }
+
+  start(): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const step of this.claimed) this.steps.run(step);
+  }
+
+  abandon(): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const _ of this.claimed) this.steps.free();
+  }
+}
