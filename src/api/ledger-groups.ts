@@ -86,6 +86,8 @@ class Member implements AsyncIterableIterator<never> {
 
   readonly ctx: RequestContext;
   private readonly after: bigint | null;
+  /** The group's head when this member's replay began (null: live, or not replaying). */
+  private replayFrom: bigint | null = null;
 
   constructor(
     private readonly sink: SubscriptionSink,
@@ -134,18 +136,25 @@ class Member implements AsyncIterableIterator<never> {
     writer.write(`${this.prefix}${json}}`, this.prefixBytes + jsonBytes + 1);
     this.sent(sequence);
     // Past the bound, the client is not reading its socket.
-    if (writer.queuedMessages() > this.maxLag) {
-      this.fail(
-        new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again from the last sequence received', {
-          resumeAfterSequence: String(this.last),
-        }),
-      );
-    }
+    if (writer.queuedMessages() > this.maxLag) this.fail(tooSlow(this.last));
+  }
+
+  /**
+   * While it replays, a member whose client stopped reading waits on its socket: once the
+   * group's head is more than SUBSCRIPTION_MAX_LAG_EVENTS past both where its replay began
+   * and what it has sent, it ends with SUBSCRIBER_TOO_SLOW (a long replay alone is not lag).
+   */
+  behind(head: bigint): void {
+    if (this.replayFrom === null) return;
+    let reached = this.replayFrom; // bigints: no Math.max
+    if (this.last > reached) reached = this.last;
+    if (head - reached > BigInt(this.maxLag)) this.fail(tooSlow(this.last));
   }
 
   /** From the ledger, up to what the group has delivered; then live, in the same tick. */
   private async replay(group: LedgerGroup, filter: LedgerFilter): Promise<void> {
     const { ctx } = this;
+    this.replayFrom = group.delivered;
     const orgId = requireCaller(ctx).orgId;
     const realtime = realtimeOf(ctx);
     for (;;) {
@@ -153,6 +162,7 @@ class Member implements AsyncIterableIterator<never> {
       const target = group.delivered;
       if (this.last >= target) {
         this.live = true;
+        this.replayFrom = null;
         return;
       }
       const events = await realtime.ledger.read(orgId, this.last, target, REPLAY_PAGE);
@@ -181,12 +191,12 @@ class Member implements AsyncIterableIterator<never> {
   private sendAwaited(sequence: bigint, json: string, jsonBytes: number): Promise<boolean> {
     const { writer } = this.sink;
     if (this.ended || !writer.open) return Promise.resolve(false);
-    return new Promise((resolve) =>
-      writer.write(`${this.prefix}${json}}`, this.prefixBytes + jsonBytes + 1, (error) => {
-        if (!error) this.sent(sequence);
-        resolve(!error && !this.ended);
-      }),
+    const sent = new Promise<boolean>((resolve) =>
+      writer.write(`${this.prefix}${json}}`, this.prefixBytes + jsonBytes + 1, (error) => resolve(!error && !this.ended)),
     );
+    // Queued in the socket, it reaches the client before any error frame: counted as sent.
+    this.sent(sequence);
+    return sent;
   }
 
   private sent(sequence: bigint): void {
@@ -358,7 +368,10 @@ class LedgerGroup {
             if (refused instanceof Promise) refused = await refused;
             const jsonBytes = Buffer.byteLength(json);
             for (const member of this.members) {
-              if (!member.live) continue;
+              if (!member.live) {
+                member.behind(sequence);
+                continue;
+              }
               const refusal = refused?.get(member.keyId);
               if (refusal) member.fail(refusal.error);
               else member.deliver(sequence, json, jsonBytes);
@@ -397,3 +410,9 @@ class LedgerGroup {
 }
 
 type Refusals = Map<string, { error: unknown }> | null;
+
+function tooSlow(last: bigint): AppError {
+  return new AppError('SUBSCRIBER_TOO_SLOW', 'The subscriber fell too far behind; subscribe again from the last sequence received', {
+    resumeAfterSequence: String(last),
+  });
+}
