@@ -19,6 +19,7 @@ import { subscriptionsScenario } from './scenarios/subscriptions';
 import { tokensScenario } from './scenarios/tokens';
 import { approvalResumeScenario } from './scenarios/approval-resume';
 import { mcpScenario } from './scenarios/mcp';
+import { growthScenario } from './scenarios/growth';
 
 /**
  * `npm run bench`: creates its own database, starts a Toolgate server in this process
@@ -30,7 +31,7 @@ import { mcpScenario } from './scenarios/mcp';
  * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios).
  */
 const SPREAD_ORGS = 32;
-const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume', 'mcp'];
+const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume', 'mcp', 'growth'];
 
 function settingsFromEnv(): BenchSettings {
   const quick = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
@@ -156,6 +157,7 @@ async function main(): Promise<void> {
     }
     if (only.has('tokens')) figures.push(...(await tokensScenario(ctx, { db })));
     if (only.has('approval-resume')) figures.push(...(await approvalResumeScenario(ctx, { db })));
+    if (only.has('growth')) figures.push(...(await growthScenario(ctx, { db })));
     const failed = new Set<string>();
     for (const f of figures) {
       for (const [name, s] of [
