@@ -26,9 +26,10 @@ import { growthScenario } from './scenarios/growth';
  * against an instant vendor, measures each scenario against its baseline in the same
  * rounds, writes bench/results/report.{md,json} and prints a summary. Progress goes to
  * stderr. BENCH_QUICK=1: a ~1–2-minute smoke run (report-quick.*). BENCH_ONLY=gateway,orm,reads,
- * subscriptions,tokens,approval-resume limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
+ * subscriptions,tokens,approval-resume,mcp,growth limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
  * BENCH_RUNS override the timing (BENCH_SUBSCRIBERS, BENCH_SUBS_RATE, BENCH_SUBS_BURST,
- * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios).
+ * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios, BENCH_GROWTH_RUNS
+ * the growth scenario's history).
  */
 const SPREAD_ORGS = 32;
 const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'tokens', 'approval-resume', 'mcp', 'growth'];

@@ -219,7 +219,7 @@ export function renderSummary(report: Report): string {
       `  ${f.name.padEnd(28)} c=${String(f.concurrency).padEnd(3)} ${ops(f.subject.throughput).padStart(6)} ${unit} ` +
         `p50 ${ms(f.subject.p50).padStart(7)} p99 ${ms(f.subject.p99).padStart(7)} cpu ${cpu(f.subject.cpuMsPerOp)} | vs ${f.baselineName.padEnd(26)} ` +
         `${ops(f.baseline.throughput).padStart(6)} ${unit} p50 ${ms(f.baseline.p50).padStart(7)} cpu ${cpu(f.baseline.cpuMsPerOp)} | ratio ${pct(f.ratio).padStart(5)} ` +
-        `Δp50 ${signed(f.p50DeltaMs).padStart(7)}${f.goals.some((g) => !g.pass && !g.stretch) ? '  MISS' : ''}`,
+        `Δp50 ${signed(f.p50DeltaMs).padStart(7)}${f.goals.length ? `  ${goalText(f).replace(/\*\*/g, '')}` : ''}`,
     );
   }
   const missed = misses(report.figures);

@@ -7,7 +7,7 @@ import { createMigratedSibling, type BenchDatabase } from '../lib/database';
 import { EVENTS_PER_RUN, seedHistory, type SeedReport } from '../lib/growth-seed';
 import { GraphQLClient } from '../lib/http-client';
 import { figure, measure, type BenchContext, type Figure, type Goal, type Variant } from '../lib/measure';
-import { summarize, type RunStats } from '../lib/stats';
+import { median, summarize, type RunStats } from '../lib/stats';
 import { envInt } from '../lib/timing';
 import type { VerifyChildReport } from '../lib/verify-child';
 import type { LedgerVerification } from '../../src/ledger/ledger-verify';
@@ -24,12 +24,13 @@ import { checkPage, PAGE, READS, type RunsPage } from './reads';
  * - the runs read (`runs(first: 50)` with toolCalls over HTTP, as scenario 3) of each org;
  * - executeToolCall in-process and over HTTP, 8 callers in each org, each on its own run;
  * goal: the big org within 10 % of the empty one. Then `toolgate ledger verify --org` (the
- * CLI's program in a child process, src/lib/verify-child.ts) over the big org's chain, the
+ * CLI's program in a child process, bench/lib/verify-child.ts) over the big org's chain, the
  * gateway's appends included, and over an org of a tenth of it: events/s and peak RSS; goals:
  * the chains hold, the peak RSS does not grow with the chain (within 10 %), nor does the
  * rate fall (within 10 %).
  */
 const CALLERS = 8;
+const ROUND_MS = 3000;
 /** Runs of the empty org: one page and a few more, as scenario 3. */
 const EMPTY_RUNS = 60;
 const TOOL = TOOLS[0];
@@ -46,8 +47,12 @@ interface Side {
   runIds: string[];
 }
 
-export async function growthScenario(ctx: BenchContext, env: GrowthEnv): Promise<Figure[]> {
-  const runs = envInt('BENCH_GROWTH_RUNS', ctx.settings.quick ? 10_000 : 100_000);
+export async function growthScenario(outer: BenchContext, env: GrowthEnv): Promise<Figure[]> {
+  const runs = envInt('BENCH_GROWTH_RUNS', outer.settings.quick ? 10_000 : 100_000);
+  // Shorter rounds than the other scenarios (unless BENCH_DURATION_MS says otherwise): the
+  // seeding and the verify take their time, and the full bench must end within 12 minutes.
+  const durationMs = process.env.BENCH_DURATION_MS ? outer.settings.durationMs : Math.min(outer.settings.durationMs, ROUND_MS);
+  const ctx: BenchContext = { ...outer, settings: { ...outer.settings, durationMs } };
   const sides: Side[] = [];
   const pools: pg.Pool[] = [];
   try {
@@ -73,7 +78,7 @@ export async function growthScenario(ctx: BenchContext, env: GrowthEnv): Promise
 
     const figures: Figure[] = [];
     const section = `Growth — ${(runs * EVENTS_PER_RUN).toLocaleString('en')} ledger events, ${runs.toLocaleString('en')} runs in the org, against an empty org`;
-    const note = `each measured against an org with no history (${EMPTY_RUNS} runs) in an empty database, same rounds`;
+    const note = `each against an org with no history (${EMPTY_RUNS} runs) in an empty database, same rounds (${ctx.settings.runs} of ${durationMs / 1000} s)`;
     const within = (f: { ratio: number }): Goal[] => [{ label: 'within 10 % of the empty org', short: '≥90%', pass: f.ratio >= 0.9 }];
 
     // The read first: the gateway's runs would be the newest, on the page.
@@ -90,7 +95,7 @@ export async function growthScenario(ctx: BenchContext, env: GrowthEnv): Promise
           baselineName: 'the same in the empty org',
           baseline: reads.empty,
           note,
-          details: [seedingDetail(seeded, runs, size.rows[0].size)],
+          details: [seedingDetail(seeded, runs, size.rows[0].size), await totalCountDetail(big, empty)],
         },
         within,
       ),
@@ -213,6 +218,31 @@ function httpVariant(key: string, side: Side): Variant {
 function expectSucceeded(out: ToolCallOutcome): void {
   if (out.status !== 'succeeded') throw new Error(`call ${out.status}: ${out.error?.code ?? ''}`);
 }
+
+/**
+ * Not a goal, but what a large history costs the console: its runs list asks `totalCount` on
+ * every page, a count over the org's runs (O(runs), an index-only scan at best). Timed one
+ * request at a time, alternating between the orgs.
+ */
+async function totalCountDetail(big: Side, empty: Side): Promise<string> {
+  const query = 'query { runs(first: 1) { totalCount } }';
+  const times: Record<'big' | 'empty', number[]> = { big: [], empty: [] };
+  for (let i = 0; i < TOTAL_COUNT_SAMPLES; i++) {
+    for (const [key, side] of [
+      ['big', big],
+      ['empty', empty],
+    ] as const) {
+      const started = performance.now();
+      await side.client.request(query, {}, side.org.adminKey);
+      times[key].push(performance.now() - started);
+    }
+  }
+  return (
+    `\`runs { totalCount }\` (the console's runs list asks it with every page; a count over the org's runs): ` +
+    `p50 ${median(times.big).toFixed(1)} ms in the org, ${median(times.empty).toFixed(1)} ms in the empty org (${TOTAL_COUNT_SAMPLES} requests each, one at a time; no goal).`
+  );
+}
+const TOTAL_COUNT_SAMPLES = 20;
 
 function seedingDetail(seeded: SeedReport, runs: number, size: string): string {
   const events = seeded.orgs.reduce((n, o) => n + o.events, 0);
