@@ -13,14 +13,15 @@ import { OUTPUT_JSON } from './raw-tool-call';
  * The chain is real: every event continues the org's head (read first) with the next
  * sequence and id, and its hash is the product's own ledgerHash (version 2) over exactly the
  * columns stored, so `toolgate ledger verify` checks it like any other chain. The ids are a
- * block reserved from ledger_events_id_seq; the head trigger moves ledger_heads with each
- * INSERT, so the gateway's next append continues the seeded chain. Times lie in the past,
+ * block reserved from ledger_events_id_seq; ledger_heads ends at the last seeded event (moved
+ * by its trigger, or set after a load without triggers), so the gateway's next append
+ * continues the seeded chain. Times lie in the past,
  * rising with the sequence, ending `endsBeforeMs` before now (so the runs the bench then
  * starts are the newest).
  *
- * Rows go in chunks, one unnest() INSERT per table per chunk; while PostgreSQL writes one
- * chunk, Node builds and hashes the next. Only for a database of the bench's own, before
- * anything else writes to it (see seedHistory).
+ * Rows go in chunks of one statement each (runs, decisions, calls, events); while PostgreSQL
+ * writes a chunk, Node builds and hashes the next. Only for a database of the bench's own,
+ * before anything else writes to it (see seedHistory).
  */
 export const CALLS_PER_RUN = 4;
 export const EVENTS_PER_RUN = 3 + 2 * CALLS_PER_RUN;
@@ -130,10 +131,22 @@ export async function seedHistory(pool: pg.Pool, plans: SeedPlan[]): Promise<See
       () => true,
       () => false,
     );
+    // Without triggers, chunks need not commit in order (the head moves at the end), so two
+    // connections write them: two PostgreSQL backends, while Node builds the next.
+    const lanes = [client];
+    if (replica) {
+      const second = await pool.connect();
+      lanes.push(second);
+      await second.query('set session_replication_role = replica');
+    }
     const orgs: SeedResult[] = [];
     try {
-      for (const plan of plans) orgs.push(await seedOrg(client, plan.org, plan.runs));
+      for (const plan of plans) orgs.push(await seedOrg(lanes, plan.org, plan.runs));
     } finally {
+      for (const lane of lanes.slice(1)) {
+        await lane.query('reset session_replication_role').catch(() => undefined);
+        lane.release();
+      }
       if (replica) await client.query('reset session_replication_role');
       // Two at a time: PostgreSQL sorts one index per connection.
       const queue = [...indexes.rows];
@@ -152,8 +165,9 @@ export async function seedHistory(pool: pg.Pool, plans: SeedPlan[]): Promise<See
 
 const SEEDED_TABLES = ['agent_runs', 'policy_decisions', 'tool_calls', 'ledger_events'];
 
-async function seedOrg(client: pg.PoolClient, org: BenchOrg, runs: number, endsBeforeMs = 60_000): Promise<SeedResult> {
+async function seedOrg(lanes: pg.PoolClient[], org: BenchOrg, runs: number, endsBeforeMs = 60_000): Promise<SeedResult> {
   const started = performance.now();
+  const [client] = lanes;
   const events = runs * EVENTS_PER_RUN;
   const head = await client.query<{ sequence: string; hash: string }>('select sequence::text as sequence, hash from ledger_heads where org_id = $1', [
     org.orgId,
@@ -172,16 +186,17 @@ async function seedOrg(client: pg.PoolClient, org: BenchOrg, runs: number, endsB
   const allowedTools = [...new Set(CALLS.map((c) => `${c.toolName}.${c.action}`))].sort();
   const runMetadata = JSON.stringify({ runtimeManifest: { allowedTools, policyVersion: 1 } });
 
-  let inFlight: Promise<unknown> = Promise.resolve();
+  const inFlight: Promise<unknown>[] = lanes.map(() => Promise.resolve());
   try {
     for (let from = 0; from < runs; from += RUNS_PER_CHUNK) {
+      const lane = (from / RUNS_PER_CHUNK) % lanes.length;
       const {
         runs: r,
         calls: c,
         events: e,
       } = await buildChunk(org, chain, from, Math.min(runs, from + RUNS_PER_CHUNK), firstRunMicros, allowedTools);
-      await inFlight;
-      inFlight = client.query(INSERT_CHUNK, [
+      await inFlight[lane];
+      inFlight[lane] = lanes[lane].query(INSERT_CHUNK, [
         org.orgId,
         org.specialistId,
         runMetadata,
@@ -214,9 +229,9 @@ async function seedOrg(client: pg.PoolClient, org: BenchOrg, runs: number, endsB
         pgArray(e.hash),
       ]);
     }
-    await inFlight;
+    await Promise.all(inFlight);
   } finally {
-    await inFlight.catch(() => undefined);
+    await Promise.allSettled(inFlight);
   }
   // The head trigger moved the head unless the load skipped triggers: then it moves here.
   await client.query(
@@ -229,8 +244,9 @@ async function seedOrg(client: pg.PoolClient, org: BenchOrg, runs: number, endsB
 
 /**
  * An array parameter's text form, `{a,b,NULL}`, unquoted: every seeded value is an id, a
- * number, a hash, a timestamp or a name of letters, digits and `_.:+-` (checked). node-postgres quotes and escapes each element, which costs more than
- * the rest of a chunk's building.
+ * number, a hash, a timestamp or a name of letters, digits and `_.:+-` (checked).
+ * node-postgres quotes and escapes each element, which costs more than the rest of a
+ * chunk's building.
  */
 function pgArray(values: (string | null)[]): string {
   const literal = `{${values.map((v) => v ?? 'NULL').join(',')}}`;
