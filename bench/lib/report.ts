@@ -50,7 +50,7 @@ export function misses(figures: Figure[]): string[] {
       .filter((g) => !g.pass && !g.stretch)
       .map((g) =>
         f.unit
-          ? `${f.section}: ${f.name} — ${g.label} (p50 ${ms(f.subject.p50)} ms, p99 ${ms(f.subject.p99)} ms` +
+          ? `${f.section}: ${f.name} — ${g.label} (${Number.isFinite(f.subject.p50) ? `p50 ${ms(f.subject.p50)} ms, p99 ${ms(f.subject.p99)} ms` : `${ops(f.subject.throughput)} ${f.unit}`}` +
             `${Number.isFinite(f.p50DeltaMs) ? `, p50 Δ ${signed(f.p50DeltaMs)} ms, p99 Δ ${signed(f.p99DeltaMs ?? Number.NaN)} ms` : ''}` +
             `${Number.isFinite(f.ratio) ? `, ratio ${pct(f.ratio)}` : ''})`
           : `${f.section}: ${f.name} at ${f.concurrency} caller(s) — ${g.label} (ratio ${pct(f.ratio)}, p50 ${signed(f.p50DeltaMs)} ms)`,
