@@ -20,18 +20,20 @@ import { SUBSCRIPTIONS_10K, subscriptionsScenario } from './scenarios/subscripti
 import { tokensScenario } from './scenarios/tokens';
 import { approvalResumeScenario } from './scenarios/approval-resume';
 import { mcpScenario } from './scenarios/mcp';
+import { growthScenario } from './scenarios/growth';
 
 /**
  * `npm run bench`: creates its own database, starts a Toolgate server in this process
  * against an instant vendor, measures each scenario against its baseline in the same
  * rounds, writes bench/results/report.{md,json} and prints a summary. Progress goes to
  * stderr. BENCH_QUICK=1: a ~1–2-minute smoke run (report-quick.*). BENCH_ONLY=gateway,orm,reads,
- * subscriptions,tokens,approval-resume limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
+ * subscriptions,tokens,approval-resume,mcp,growth limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
  * BENCH_RUNS override the timing (BENCH_SUBSCRIBERS, BENCH_SUBS_RATE, BENCH_SUBS_BURST,
- * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios).
+ * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios, BENCH_GROWTH_RUNS
+ * the growth scenario's history).
  */
 const SPREAD_ORGS = 32;
-const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'subscriptions-10k', 'tokens', 'approval-resume', 'mcp'];
+const SCENARIOS = ['gateway', 'orm', 'reads', 'subscriptions', 'subscriptions-10k', 'tokens', 'approval-resume', 'mcp', 'growth'];
 
 function settingsFromEnv(): BenchSettings {
   const quick = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
@@ -161,6 +163,7 @@ async function main(): Promise<void> {
     }
     if (only.has('tokens')) figures.push(...(await tokensScenario(ctx, { db })));
     if (only.has('approval-resume')) figures.push(...(await approvalResumeScenario(ctx, { db })));
+    if (only.has('growth')) figures.push(...(await growthScenario(ctx, { db })));
     const failed = new Set<string>();
     for (const f of figures) {
       for (const [name, s] of [

@@ -41,7 +41,13 @@ async function createOnServer(adminUrl: string, log: (line: string) => void): Pr
     name,
     url: url.toString(),
     where: `DATABASE_URL's server (${where})`,
-    drop: () => withClient(adminUrl, (client) => client.query(`drop database if exists ${name} with (force)`)).then(() => undefined),
+    // Its siblings (createSiblingDatabase) too: a scenario stopped by Ctrl-C leaves them behind.
+    drop: () =>
+      withClient(adminUrl, async (client) => {
+        const siblings = await client.query<{ datname: string }>("select datname from pg_database where datname like $1 || '\\_%'", [name]);
+        for (const { datname } of siblings.rows) await client.query(`drop database if exists ${datname} with (force)`);
+        await client.query(`drop database if exists ${name} with (force)`);
+      }),
   };
   await migrate(db, log);
   return db;
@@ -84,6 +90,19 @@ export async function serverFacts(url: string): Promise<ServerFacts> {
     for (const row of rows.rows) settings[row.name] = row.unit ? `${row.setting} × ${row.unit}` : row.setting;
     return { version, settings };
   });
+}
+
+/** A sibling database (below) migrated and with the catalog, like the bench database. */
+export async function createMigratedSibling(db: BenchDatabase, suffix: string, log: (line: string) => void): Promise<BenchDatabase> {
+  const sibling = await createSiblingDatabase(db, suffix);
+  const migrated = { ...sibling, where: db.where };
+  try {
+    await migrate(migrated, log);
+  } catch (error) {
+    await sibling.drop().catch(() => undefined);
+    throw error;
+  }
+  return migrated;
 }
 
 /**

@@ -50,7 +50,7 @@ export function misses(figures: Figure[]): string[] {
       .filter((g) => !g.pass && !g.stretch)
       .map((g) =>
         f.unit
-          ? `${f.section}: ${f.name} — ${g.label} (p50 ${ms(f.subject.p50)} ms, p99 ${ms(f.subject.p99)} ms` +
+          ? `${f.section}: ${f.name} — ${g.label} (${Number.isFinite(f.subject.p50) ? `p50 ${ms(f.subject.p50)} ms, p99 ${ms(f.subject.p99)} ms` : `${ops(f.subject.throughput)} ${f.unit}`}` +
             `${Number.isFinite(f.p50DeltaMs) ? `, p50 Δ ${signed(f.p50DeltaMs)} ms, p99 Δ ${signed(f.p99DeltaMs ?? Number.NaN)} ms` : ''}` +
             `${Number.isFinite(f.ratio) ? `, ratio ${pct(f.ratio)}` : ''})`
           : `${f.section}: ${f.name} at ${f.concurrency} caller(s) — ${g.label} (ratio ${pct(f.ratio)}, p50 ${signed(f.p50DeltaMs)} ms)`,
@@ -219,7 +219,7 @@ export function renderSummary(report: Report): string {
       `  ${f.name.padEnd(28)} c=${String(f.concurrency).padEnd(3)} ${ops(f.subject.throughput).padStart(6)} ${unit} ` +
         `p50 ${ms(f.subject.p50).padStart(7)} p99 ${ms(f.subject.p99).padStart(7)} cpu ${cpu(f.subject.cpuMsPerOp)} | vs ${f.baselineName.padEnd(26)} ` +
         `${ops(f.baseline.throughput).padStart(6)} ${unit} p50 ${ms(f.baseline.p50).padStart(7)} cpu ${cpu(f.baseline.cpuMsPerOp)} | ratio ${pct(f.ratio).padStart(5)} ` +
-        `Δp50 ${signed(f.p50DeltaMs).padStart(7)}${f.goals.some((g) => !g.pass && !g.stretch) ? '  MISS' : ''}`,
+        `Δp50 ${signed(f.p50DeltaMs).padStart(7)}${f.goals.length ? `  ${goalText(f).replace(/\*\*/g, '')}` : ''}`,
     );
   }
   const missed = misses(report.figures);

@@ -57,11 +57,11 @@ export async function buildReadsOrg(server: BenchServer): Promise<BenchOrg> {
   return org;
 }
 
-interface RunsPage {
+export interface RunsPage {
   runs: { edges: { cursor: string; node: { toolCalls: unknown[] } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 }
 
-function checkPage(data: RunsPage): void {
+export function checkPage(data: RunsPage): void {
   const edges = data.runs.edges;
   if (edges.length !== PAGE) throw new Error(`expected ${PAGE} runs, got ${edges.length}`);
   const calls = edges.reduce((n, e) => n + e.node.toolCalls.length, 0);

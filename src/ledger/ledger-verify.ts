@@ -21,8 +21,9 @@ export interface ChainAnchor {
   hash: string;
 }
 
-const BATCH = 1000;
-const ROWS = `select ${LEDGER_RECORD_SELECT} from ledger_events e where e.org_id = ? and e.sequence > ? order by e.sequence limit ${BATCH}`;
+/** Events per keyset page of the walk: memory holds one page, however long the chain. */
+export const VERIFY_PAGE = 1000;
+const ROWS = `select ${LEDGER_RECORD_SELECT} from ledger_events e where e.org_id = ? and e.sequence > ? order by e.sequence limit ${VERIFY_PAGE}`;
 
 /**
  * Recomputes an org's chain from its first event: sequences must run 1, 2, 3, …, each
@@ -47,7 +48,7 @@ async function walk(em: EntityManager, orgId: string, checkpoint: ChainAnchor | 
       const problem = chain.next(event);
       if (problem) return brokenAt(orgId, BigInt(event.sequence), event.id, problem, chain.checked);
     }
-    if (batch.length < BATCH) break;
+    if (batch.length < VERIFY_PAGE) break;
   }
   const end = chain.expected - 1n;
   // The chain stops before its head, or before a checkpoint's sequence: its newest events are gone.

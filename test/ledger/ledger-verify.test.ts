@@ -7,9 +7,9 @@ import { newOrg, type TestOrg } from '../support/factories';
 import { recordOf, ledgerRowsOf, type LedgerRow } from '../support/ledger-rows';
 import { graphql } from '../gql';
 import type { VerifyLedgerQuery } from '../gql/graphql';
-import { appendLedgerEvent } from '../../src/ledger/ledger.service';
+import { appendLedgerEvent, appendLedgerEvents } from '../../src/ledger/ledger.service';
 import { ledgerHash, type LedgerRecord } from '../../src/ledger/ledger-hash';
-import { verifyLedger } from '../../src/ledger/ledger-verify';
+import { VERIFY_PAGE, verifyLedger } from '../../src/ledger/ledger-verify';
 
 /**
  * verifyLedger (GraphQL and `toolgate ledger verify`) against a chain tampered with
@@ -216,6 +216,48 @@ describe('tampering is detected at the exact row', () => {
     const displaced = (await rowsOf(owner.org.id))[k];
     expect(displaced.id).toBe(rows[k - 1].id);
     await expectBrokenAt(owner, displaced, 'broken_link', k);
+  });
+});
+
+describe('a chain of several pages (the walk reads it in keyset pages)', () => {
+  /** An org whose chain runs two and a half pages: its own events and `extra` appended in one statement. */
+  async function longChain(): Promise<{ owner: TestOrg; rows: LedgerRow[] }> {
+    const owner = await newOrg(app.em());
+    const extra = Array.from({ length: 2.5 * VERIFY_PAGE }, (_, i) => ({
+      orgId: owner.org.id,
+      type: 'policy.changed' as const,
+      resourceId: randomUUID(),
+      actor: { role: 'admin' as const, keyId: randomUUID() },
+      metadata: { i },
+    }));
+    await app.em().transactional((tx) => appendLedgerEvents(tx, extra));
+    const rows = await rowsOf(owner.org.id);
+    expect(rows.length).toBeGreaterThan(2.5 * VERIFY_PAGE);
+    return { owner, rows };
+  }
+
+  test('verifies ok to its last event, over GraphQL and the CLI', async () => {
+    const { owner, rows } = await longChain();
+    const expected = { ok: true, eventsChecked: rows.length, firstBadSequence: null, firstBadEventId: null, problem: null };
+    expect(await viaGraphql(owner.keys.admin)).toEqual(expected);
+    expect(await viaCli(owner.org.id)).toEqual({ code: 0, result: { orgId: owner.org.id, ...expected } });
+  });
+
+  test('an edit at the first event of the third page, and one in the first page of a long chain: each named at its row', async () => {
+    const third = await longChain();
+    const k = 2 * VERIFY_PAGE + 1;
+    await tamper.query(`update ledger_events set metadata = '{"forged": true}' where id = $1`, [third.rows[k - 1].id]);
+    await expectBrokenAt(third.owner, third.rows[k - 1], 'hash_mismatch', k - 1);
+
+    const first = await longChain();
+    await tamper.query(`update ledger_events set actor_role = 'expert' where id = $1`, [first.rows[9].id]);
+    await expectBrokenAt(first.owner, first.rows[9], 'hash_mismatch', 9);
+  });
+
+  test("the last event of a page deleted: sequence_gap at the next one, the page's new last", async () => {
+    const { owner, rows } = await longChain();
+    await tamper.query('delete from ledger_events where id = $1', [rows[VERIFY_PAGE - 1].id]);
+    await expectBrokenAt(owner, rows[VERIFY_PAGE], 'sequence_gap', VERIFY_PAGE - 1);
   });
 });
 
