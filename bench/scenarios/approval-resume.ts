@@ -271,7 +271,7 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
       },
       ({ subject: s }) => [
         { label: 'p50 ≤ 10 ms', short: 'p50 ≤ 10 ms', pass: s.p50 <= 10 },
-        { label: 'p99 ≤ 50 ms', short: 'p99 ≤ 50 ms', pass: s.p99 <= 50 },
+        { label: 'p99 ≤ 25 ms', short: 'p99 ≤ 25 ms', pass: s.p99 <= 25 },
       ],
     );
     f.details = [

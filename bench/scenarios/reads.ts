@@ -215,14 +215,17 @@ export async function readsScenario(ctx: BenchContext, env: ReadsEnv): Promise<F
           baselineName: 'graphql-js execute()',
           baseline: m.bare,
         }),
-        figure({
-          ...base,
-          id: `reads.http-vs-sql.c${concurrency}`,
-          name: 'over HTTP',
-          subject: m.http,
-          baselineName: 'hand-written batched SQL',
-          baseline: m.sql,
-        }),
+        figure(
+          {
+            ...base,
+            id: `reads.http-vs-sql.c${concurrency}`,
+            name: 'over HTTP',
+            subject: m.http,
+            baselineName: 'hand-written batched SQL',
+            baseline: m.sql,
+          },
+          ({ ratio }) => [{ label: 'throughput ≥ 30 % of hand-written SQL', short: '≥30%', pass: ratio >= 0.3 }],
+        ),
         figure({
           ...base,
           id: `reads.bare-vs-sql.c${concurrency}`,

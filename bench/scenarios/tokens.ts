@@ -298,9 +298,10 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       concurrencyLabel: 'subscribers',
       note: `offline model: ${WORDS_PER_DELTA} word per text delta, ${DELTA_DELAY_MS} ms between deltas; ${perRound} runs per round, one at a time`,
     };
-    const goals = (p50: number, p99: number): Goal[] => [
+    // Time to first token: issue 15's goal (added p99 ≤ 15 ms); per delta: round one's (p99 ≤ 20 ms).
+    const goals = (p50: number, p99: number, p99Max: number): Goal[] => [
       { label: 'p50 ≤ 5 ms', short: 'p50 ≤ 5 ms', pass: p50 <= 5 },
-      { label: 'p99 ≤ 20 ms', short: 'p99 ≤ 20 ms', pass: p99 <= 20 },
+      { label: `p99 ≤ ${p99Max} ms`, short: `p99 ≤ ${p99Max} ms`, pass: p99 <= p99Max },
     ];
     const ttftFigure = figure(
       {
@@ -316,7 +317,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           firstDeltaRelayP50: median(rounds.map((r) => median(r.firstRelay))),
         },
       },
-      ({ p50DeltaMs, p99DeltaMs }) => goals(p50DeltaMs, p99DeltaMs).map((g) => ({ ...g, label: `added ${g.label}`, short: `Δ${g.short}` })),
+      ({ p50DeltaMs, p99DeltaMs }) => goals(p50DeltaMs, p99DeltaMs, 15).map((g) => ({ ...g, label: `added ${g.label}`, short: `Δ${g.short}` })),
     );
     const deltaFigure = figure(
       {
@@ -332,7 +333,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           deltasBeforeListener: early,
         },
       },
-      ({ subject }) => goals(subject.p50, subject.p99),
+      ({ subject }) => goals(subject.p50, subject.p99, 20),
       { compareLatency: false },
     );
     const x = ttftFigure.extra!;
