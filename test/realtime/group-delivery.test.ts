@@ -2,11 +2,10 @@ import WebSocket from 'ws';
 import type { ExecutionResult } from 'graphql';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
-import { appendLedgerEvents } from '../../src/ledger/ledger.service';
 import type { AgentRun } from '../../src/runs/agent-run.entity';
 import { expandShared, fanoutCounters, shareResult, sharedPayload } from '../../src/api/subscription-fanout';
 import { liveLedgerMembers } from '../../src/api/ledger-groups';
-import { RUN_EVENTS, bounded, ledgerHead } from './realtime-helpers';
+import { RUN_EVENTS, bounded, commitRunEvents, ledgerHead } from './realtime-helpers';
 import { print } from 'graphql';
 
 /**
@@ -25,21 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => app?.close());
 
-async function commit(run: AgentRun, count: number): Promise<string[]> {
-  const events = await app.em().transactional((tx) =>
-    appendLedgerEvents(
-      tx,
-      Array.from({ length: count }, (_, i) => ({
-        orgId: org.org.id,
-        type: 'run.message_added' as const,
-        runId: run.id,
-        resourceId: run.id,
-        metadata: { i, text: 'é ✓' },
-      })),
-    ),
-  );
-  return events.map((e) => String(e.sequence));
-}
+const commit = (run: AgentRun, count: number) => commitRunEvents(app, org.org.id, run.id, count, (i) => ({ i, text: 'é ✓' }));
 
 /** A graphql-transport-ws client that keeps every frame's raw text. */
 class RawSocket {

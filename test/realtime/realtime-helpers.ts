@@ -4,6 +4,7 @@ import type { Client } from 'graphql-ws';
 import type { DocumentNode, FormattedExecutionResult, GraphQLFormattedError } from 'graphql';
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { TestApp } from '../support/app';
+import { appendLedgerEvents } from '../../src/ledger/ledger.service';
 import { socket, textOf, type CloseInfo } from '../support/graphql-http';
 import { graphql } from '../gql';
 import type { RunEventsSubscription, RunTokensSubscription, ToolCallChangesSubscription } from '../gql/graphql';
@@ -332,4 +333,21 @@ export class RawSubscriber<R> {
   close(): void {
     this.socket.terminate();
   }
+}
+
+/** `count` run.message_added events of a run, committed in one transaction; their sequences. */
+export async function commitRunEvents(
+  app: TestApp,
+  orgId: string,
+  runId: string,
+  count: number,
+  metadata: (i: number) => Record<string, unknown>,
+): Promise<string[]> {
+  const events = await app.em().transactional((tx) =>
+    appendLedgerEvents(
+      tx,
+      Array.from({ length: count }, (_, i) => ({ orgId, type: 'run.message_added' as const, runId, resourceId: runId, metadata: metadata(i) })),
+    ),
+  );
+  return events.map((e) => String(e.sequence));
 }

@@ -1,9 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
-import { appendLedgerEvents } from '../../src/ledger/ledger.service';
 import type { AgentRun } from '../../src/runs/agent-run.entity';
-import { RUN_EVENTS, RawSubscriber, closeSockets, connect, increasing, ledgerHead, runEvents } from './realtime-helpers';
+import { RUN_EVENTS, RawSubscriber, closeSockets, commitRunEvents, connect, increasing, ledgerHead, runEvents } from './realtime-helpers';
 
 /**
  * A slow consumer never delays the others: a raw graphql-transport-ws client subscribes to
@@ -34,21 +33,7 @@ afterEach(async () => closeSockets());
 afterAll(async () => app?.close());
 
 /** `count` run.message_added events in one committed transaction; their sequences. */
-async function commitEvents(run: AgentRun, count: number, pad: string): Promise<string[]> {
-  const events = await app.em().transactional((tx) =>
-    appendLedgerEvents(
-      tx,
-      Array.from({ length: count }, (_, i) => ({
-        orgId: org.org.id,
-        type: 'run.message_added' as const,
-        runId: run.id,
-        resourceId: run.id,
-        metadata: { i, pad },
-      })),
-    ),
-  );
-  return events.map((e) => String(e.sequence));
-}
+const commitEvents = (run: AgentRun, count: number, pad: string) => commitRunEvents(app, org.org.id, run.id, count, (i) => ({ i, pad }));
 
 test('a client that stops reading is ended with SUBSCRIBER_TOO_SLOW (resumable by sequence) while a normal subscriber gets every event promptly', async () => {
   const run = await newRun(app.em(), org, { status: 'running' });
