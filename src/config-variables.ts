@@ -89,7 +89,11 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'EVENT_BUS', default: 'redis when REDIS_URL is set, else postgres', description: 'postgres, redis or in-process' },
       { name: 'REDIS_URL', default: none, description: 'Redis for the event bus and the rate-limit counters', secret: true },
       { name: 'SUBSCRIPTION_BUFFER_EVENTS', default: '1000', description: 'events one subscription group may have queued' },
-      { name: 'SUBSCRIPTION_MAX_LAG_EVENTS', default: '10000', description: "messages a subscriber's socket may have queued before SUBSCRIBER_TOO_SLOW" },
+      {
+        name: 'SUBSCRIPTION_MAX_LAG_EVENTS',
+        default: '10000',
+        description: "messages a subscriber's socket may have queued before SUBSCRIBER_TOO_SLOW",
+      },
       { name: 'TOOLGATE_FAILPOINTS', default: none, description: "the chaos harness's crash points; never in production" },
     ],
   },
