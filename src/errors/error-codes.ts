@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'NOT_FOUND',
   'BAD_USER_INPUT',
   'CONFLICT',
+  'IDEMPOTENCY_KEY_REUSED',
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_ALLOWED',
   'RATE_LIMITED',
@@ -48,6 +49,7 @@ export const ERROR_CODES = [
   'CLIENT_REJECTED',
   'APPROVAL_EXPIRED',
   'INVALID_TOOL_INPUT',
+  'TOOL_INPUT_TRUNCATED',
   'CREDENTIALS_NOT_FOUND',
   'CREDENTIALS_UNREADABLE',
   'VENDOR_ERROR',
@@ -85,6 +87,12 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   NOT_FOUND: { httpStatus: 404 },
   BAD_USER_INPUT: { httpStatus: 400 },
   CONFLICT: { httpStatus: 409 },
+  // A key (toolUseId, a model's tool_use id, an MCP client's key) already names another call
+  // (another tool, action or params): refused and recorded, nothing runs (as Stripe answers 409).
+  IDEMPOTENCY_KEY_REUSED: {
+    httpStatus: 409,
+    modelMessage: 'This tool_use id was already used for a different tool call; nothing ran. Use a new id for a new call',
+  },
   PERSISTED_QUERY_NOT_FOUND: { httpStatus: 400 },
   PERSISTED_QUERY_NOT_ALLOWED: { httpStatus: 400 },
   RATE_LIMITED: { httpStatus: 429 },
@@ -122,6 +130,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   CLIENT_REJECTED: { httpStatus: 403, modelMessage: 'Tool execution was rejected by the client' },
   APPROVAL_EXPIRED: { httpStatus: 403, modelMessage: 'Tool execution approval expired before a decision' },
   INVALID_TOOL_INPUT: { httpStatus: 400, modelMessage: 'The tool input was invalid' },
+  // The model stopped (max_tokens) while writing the tool_use: its input is incomplete, so it never runs.
+  TOOL_INPUT_TRUNCATED: {
+    httpStatus: 400,
+    modelMessage: 'The tool input was cut off before it was complete (the reply reached its token limit); nothing ran. Send the call again with its complete input',
+  },
   CREDENTIALS_NOT_FOUND: { httpStatus: 424, modelMessage: 'Tool execution failed: integration not configured' },
   CREDENTIALS_UNREADABLE: { httpStatus: 500, modelMessage: 'Tool execution failed: integration not configured' },
   VENDOR_ERROR: { httpStatus: 502, modelMessage: VENDOR_FAILURE },

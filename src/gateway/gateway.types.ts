@@ -36,6 +36,8 @@ export const BLOCK_REASONS = {
   FEATURE_DISABLED: 'feature_disabled',
   NOT_IN_MANIFEST: 'not_in_manifest',
   INVALID_TOOL_INPUT: 'invalid_tool_input',
+  TOOL_INPUT_TRUNCATED: 'tool_input_truncated',
+  IDEMPOTENCY_KEY_REUSED: 'idempotency_key_reused',
   POLICY_BLOCKED: 'policy_blocked',
   EXPERT_REJECTED: 'expert_rejected',
   CLIENT_REJECTED: 'client_rejected',
