@@ -13,6 +13,7 @@ import type { VendorRegistration } from '../../src/vendors';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import type { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import type { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
+import type { ScriptedModel } from './scripted-model';
 import type { NodeLiveness } from '../../src/recovery/node-liveness';
 import type { EventBus } from '../../src/events/event-bus';
 import { InProcessBus } from '../../src/events/in-process-bus';
@@ -83,6 +84,8 @@ export async function startTestApp(
     sandboxes?: boolean;
     /** Serve the offline model and point the runtime at it. */
     offlineModel?: boolean;
+    /** Point the runtime at this scripted model instead (started here, stopped on close). */
+    scriptedModel?: ScriptedModel;
     /** Run the job worker (agent runtime steps, approval expiry). */
     worker?: boolean;
     /**
@@ -125,6 +128,7 @@ export async function startTestApp(
   const fenced: string[] = [];
   let composed: ComposedToolgate;
   try {
+    const scriptedUrl = options.scriptedModel ? await options.scriptedModel.start() : undefined;
     const eventBus = options.eventBus ?? 'in-process';
     const bus: EventBus =
       eventBus === 'postgres'
@@ -142,6 +146,7 @@ export async function startTestApp(
         bus,
         sandboxes: options.sandboxes ?? false,
         offlineModel: options.offlineModel ?? false,
+        offlineModelUrl: scriptedUrl,
         worker: options.worker ?? false,
         liveness: options.liveness ?? false,
         nodeName: `test-${randomUUID()}`,
@@ -149,6 +154,7 @@ export async function startTestApp(
       },
     );
   } catch (error) {
+    await options.scriptedModel?.stop();
     await orm.close(true);
     if (ownsDatabase) await db.drop();
     throw error;
@@ -184,6 +190,7 @@ export async function startTestApp(
     },
     async close() {
       await composed.stop();
+      await options.scriptedModel?.stop();
       await orm.close(true);
       if (ownsDatabase) await db.drop();
     },

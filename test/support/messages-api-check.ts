@@ -1,0 +1,104 @@
+/**
+ * What the Messages API refuses in a request's conversation, as the scripted model checks
+ * it: roles alternate from a user message; every tool_use id is unique in the request and
+ * its input a JSON object; each assistant message's tool_uses are answered, each by exactly
+ * one tool_result, at the start of the next user message, and no tool_result answers
+ * anything else; blocks carry only the API's own fields (no notes of the caller's); text
+ * blocks are not empty. Each problem is one sentence naming where it is.
+ */
+const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
+const FIELDS: Record<string, readonly string[]> = {
+  text: ['type', 'text', 'cache_control', 'citations'],
+  tool_use: ['type', 'id', 'name', 'input', 'cache_control'],
+  tool_result: ['type', 'tool_use_id', 'content', 'is_error', 'cache_control'],
+  thinking: ['type', 'thinking', 'signature'],
+  redacted_thinking: ['type', 'data'],
+};
+
+type Block = Record<string, unknown>;
+const isObject = (value: unknown): value is Block => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function conversationProblems(body: unknown): string[] {
+  const problems: string[] = [];
+  if (!isObject(body)) return ['the body is not a JSON object'];
+  if (typeof body.model !== 'string' || body.model === '') problems.push('model: missing');
+  if (typeof body.max_tokens !== 'number' || !Number.isInteger(body.max_tokens) || body.max_tokens < 1)
+    problems.push('max_tokens: not a positive integer');
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return [...problems, 'messages: not a non-empty list'];
+  const messages = body.messages as unknown[];
+  const seen = new Set<string>();
+  for (const [i, message] of messages.entries()) {
+    const at = `messages.${i}`;
+    if (!isObject(message)) {
+      problems.push(`${at}: not an object`);
+      continue;
+    }
+    const expected = i % 2 === 0 ? 'user' : 'assistant';
+    if (message.role !== expected) problems.push(`${at}.role: ${String(message.role)} where ${expected} must follow`);
+    const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
+    if (!Array.isArray(blocks) || blocks.length === 0) {
+      problems.push(`${at}.content: not a non-empty list`);
+      continue;
+    }
+    for (const [j, block] of blocks.entries()) problems.push(...blockProblems(block, `${at}.content.${j}`, message.role === 'assistant', seen));
+    problems.push(...answerProblems(messages, i));
+  }
+  const last = messages.at(-1);
+  if (isObject(last) && Array.isArray(last.content) && last.content.some((b) => isObject(b) && b.type === 'tool_use')) {
+    problems.push(`messages.${messages.length - 1}: its tool_use blocks have no tool_result message after them`);
+  }
+  return problems;
+}
+
+function blockProblems(block: unknown, at: string, assistant: boolean, seen: Set<string>): string[] {
+  if (!isObject(block) || typeof block.type !== 'string') return [`${at}: a block without a type`];
+  const allowed = FIELDS[block.type];
+  if (!allowed) return [`${at}: unexpected block type ${block.type}`];
+  const problems = Object.keys(block)
+    .filter((key) => !allowed.includes(key))
+    .map((key) => `${at}.${key}: not a field of a ${block.type} block`);
+  if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) problems.push(`${at}: text content blocks must be non-empty`);
+  if (block.type === 'tool_use') {
+    if (!assistant) problems.push(`${at}: tool_use in a user message`);
+    const id = block.id;
+    if (typeof id !== 'string' || !TOOL_USE_ID.test(id)) problems.push(`${at}.id: ${JSON.stringify(id)} is not a tool_use id`);
+    else if (seen.has(id)) problems.push(`${at}.id: tool_use ids must be unique (${id})`);
+    else seen.add(id);
+    if (typeof block.name !== 'string' || block.name === '') problems.push(`${at}.name: missing`);
+    if (!isObject(block.input)) problems.push(`${at}.input: Input should be a valid dictionary (${JSON.stringify(block.input)})`);
+  }
+  if (block.type === 'tool_result') {
+    if (assistant) problems.push(`${at}: tool_result in an assistant message`);
+    if (typeof block.content !== 'string' && !Array.isArray(block.content) && block.content !== undefined)
+      problems.push(`${at}.content: not text or blocks`);
+    if (block.is_error !== undefined && typeof block.is_error !== 'boolean') problems.push(`${at}.is_error: not a boolean`);
+  }
+  return problems;
+}
+
+/** A user message's tool_results against the tool_uses of the assistant message before it. */
+function answerProblems(messages: unknown[], i: number): string[] {
+  const message = messages[i] as Block;
+  if (message.role !== 'user') return [];
+  const blocks = Array.isArray(message.content) ? (message.content as Block[]) : [];
+  const previous = i > 0 && isObject(messages[i - 1]) ? (messages[i - 1] as Block) : null;
+  const asked = Array.isArray(previous?.content) ? (previous.content as Block[]).filter((b) => b?.type === 'tool_use').map((b) => String(b.id)) : [];
+  const problems: string[] = [];
+  const answered = new Map<string, number>();
+  let resultsEnded = false;
+  for (const [j, block] of blocks.entries()) {
+    if (block?.type !== 'tool_result') {
+      resultsEnded = true;
+      continue;
+    }
+    if (resultsEnded) problems.push(`messages.${i}.content.${j}: tool_result blocks must come first in the message`);
+    const id = String(block.tool_use_id);
+    answered.set(id, (answered.get(id) ?? 0) + 1);
+    if (!asked.includes(id)) problems.push(`messages.${i}.content.${j}: tool_result for ${id}, which the previous message did not ask for`);
+  }
+  for (const id of new Set(asked)) {
+    const count = answered.get(id) ?? 0;
+    if (count !== 1) problems.push(`messages.${i}: tool_use ${id} has ${count} tool_result blocks (exactly one must follow it)`);
+  }
+  return problems;
+}
