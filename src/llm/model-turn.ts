@@ -4,8 +4,12 @@ import type { ModelTool } from './tool-definitions';
 /** A stored conversation block (run_messages.content): what the model saw or said, plus Toolgate's notes. */
 export type StoredBlock = Record<string, unknown> & { type: string };
 
-/** What the model said in one turn, as Toolgate stores it. */
-export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
+/**
+ * What the model said in one turn. `truncated`: the turn stopped (max_tokens) while this
+ * tool_use was being written, or its streamed input is not complete JSON: `input` is only
+ * the SDK's partial parse of it.
+ */
+export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown; truncated: boolean };
 
 export interface ModelTurn {
   model: string;
@@ -43,15 +47,27 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
   );
   const begun = performance.now();
   let firstTokenMs: number | null = null;
+  // Per block index: the tool input as streamed, and whether the block was closed.
+  const inputJson = new Map<number, string>();
+  const closed = new Set<number>();
   stream.on('streamEvent', (event) => {
-    if (firstTokenMs === null && event.type === 'content_block_delta') firstTokenMs = performance.now() - begun;
+    if (event.type === 'content_block_delta') {
+      if (firstTokenMs === null) firstTokenMs = performance.now() - begun;
+      if (event.delta.type === 'input_json_delta') inputJson.set(event.index, (inputJson.get(event.index) ?? '') + event.delta.partial_json);
+    }
+    if (event.type === 'content_block_stop') closed.add(event.index);
   });
   stream.on('text', (delta) => turn.onText(delta));
   const reply = await stream.finalMessage();
+  const last = reply.content.length - 1;
   return {
-    content: reply.content.flatMap((block): ReplyBlock[] => {
+    content: reply.content.flatMap((block, index): ReplyBlock[] => {
       if (block.type === 'text') return [{ type: 'text', text: block.text }];
-      if (block.type === 'tool_use') return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input }];
+      if (block.type === 'tool_use') {
+        // The API closes the block it was writing when it hits max_tokens, so the stop reason tells.
+        const truncated = (reply.stop_reason === 'max_tokens' && index === last) || !closed.has(index) || !completeJson(inputJson.get(index));
+        return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input, truncated }];
+      }
       return []; // thinking and server-tool blocks are not part of Toolgate's conversation
     }),
     stopReason: reply.stop_reason,
@@ -66,7 +82,8 @@ function toBlockParam(block: StoredBlock): Anthropic.ContentBlockParam {
     case 'text':
       return { type: 'text', text: String(block.text ?? '') };
     case 'tool_use':
-      return { type: 'tool_use', id: String(block.id), name: String(block.name), input: block.input ?? {} };
+      // The API takes only an object: input that was none was refused, and is sent as {}.
+      return { type: 'tool_use', id: String(block.id), name: String(block.name), input: isJsonObject(block.input) ? block.input : {} };
     case 'tool_result':
       return {
         type: 'tool_result',
@@ -78,3 +95,17 @@ function toBlockParam(block: StoredBlock): Anthropic.ContentBlockParam {
       throw new Error(`a stored message block of unknown type ${block.type}`);
   }
 }
+
+/** Streamed tool input that parses whole (none at all is the empty input `{}`). */
+function completeJson(json: string | undefined): boolean {
+  if (json === undefined || json.trim() === '') return true;
+  try {
+    JSON.parse(json);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const isJsonObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);

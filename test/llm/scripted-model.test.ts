@@ -1,0 +1,190 @@
+import Anthropic, { APIError } from '@anthropic-ai/sdk';
+import { streamTurn, type ModelTurn } from '../../src/llm/model-turn';
+import { ScriptedModel } from '../support/scripted-model';
+import { turn } from '../support/scripted-turn';
+
+/**
+ * The scripted model server (test/support/scripted-model.ts) consumed by the real SDK and
+ * by the runtime's own turn (streamTurn): every frame kind of the Messages API stream, the
+ * stop reasons, errors mid-stream and over HTTP, and the conversation checks it makes.
+ */
+const model = new ScriptedModel();
+let client: Anthropic;
+beforeAll(async () => {
+  client = new Anthropic({ apiKey: 'scripted', baseURL: await model.start(), maxRetries: 0 });
+});
+afterAll(() => model.stop());
+beforeEach(() => model.reset());
+
+const QUESTION = [{ role: 'user' as const, content: [{ type: 'text', text: 'Where is my order #12345?' }] }];
+
+function ask(messages: ModelTurn['messages'] = QUESTION, onText: (delta: string) => void = () => undefined) {
+  return streamTurn(client, {
+    model: 'claude-scripted-1',
+    maxTokens: 256,
+    system: 'test',
+    tools: [],
+    messages,
+    signal: new AbortController().signal,
+    onText,
+  });
+}
+
+test('text in pieces, thinking with its signature, redacted thinking and pings: the SDK assembles them; the turn keeps the text', async () => {
+  model.script(
+    turn().thinking('Let me look that up.', 'sig-1').redactedThinking('opaque').ping().text('Your order shipped with UPS.', 4).stop('end_turn', 12),
+  );
+  const deltas: string[] = [];
+  const reply = await ask(QUESTION, (delta) => deltas.push(delta));
+  expect(deltas.length).toBe(4);
+  expect(deltas.join('')).toBe('Your order shipped with UPS.');
+  expect(reply).toMatchObject({
+    content: [{ type: 'text', text: 'Your order shipped with UPS.' }],
+    stopReason: 'end_turn',
+    usage: { output_tokens: 12 },
+  });
+  expect(reply.firstTokenMs).not.toBeNull();
+
+  // The SDK's own view of the same stream: the thinking blocks as the API defines them.
+  model.script(turn().thinking('Hmm.', 'sig-2').redactedThinking('opaque').text('Done.').stop('end_turn'));
+  const message = await client.messages.stream({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'Why?' }] }).finalMessage();
+  expect(message.content).toEqual([
+    { type: 'thinking', thinking: 'Hmm.', signature: 'sig-2' },
+    { type: 'redacted_thinking', data: 'opaque' },
+    { type: 'text', text: 'Done.' },
+  ]);
+  model.assertClean();
+});
+
+test('tool input streamed as input_json_delta pieces is parsed whole; complete input is not truncated', async () => {
+  model.script(
+    turn()
+      .text('Checking.')
+      .toolUse({ id: 'toolu_a', name: 'order_lookup__lookup', input: { orderId: '12345' }, count: 5 })
+      .stop('tool_use'),
+  );
+  const reply = await ask();
+  expect(reply.content).toEqual([
+    { type: 'text', text: 'Checking.' },
+    { type: 'tool_use', id: 'toolu_a', name: 'order_lookup__lookup', input: { orderId: '12345' }, truncated: false },
+  ]);
+  expect(reply.stopReason).toBe('tool_use');
+});
+
+test.each([
+  [
+    'max_tokens inside the block (the API closes it)',
+    turn().toolUse({ id: 'toolu_t', name: 'invoice__send', json: '{"customerId":"1","amount":120.5,"email":"bi', count: 4 }).stop('max_tokens'),
+  ],
+  [
+    'the stream ends inside the block',
+    turn().toolUse({ id: 'toolu_t', name: 'invoice__send', json: '{"customerId":"1","amount":120.5,"email":"bi', open: true }).stop('max_tokens'),
+  ],
+  [
+    'input that is not complete JSON, whatever the stop',
+    turn().toolUse({ id: 'toolu_t', name: 'invoice__send', json: '{"customerId":"1","amount":120.5,"email":"bi' }).text('And more.').stop('tool_use'),
+  ],
+])('a tool_use cut off: %s — the SDK hands back a partial object, the turn marks it truncated', async (_label, frames) => {
+  model.script(frames);
+  const reply = await ask();
+  const use = reply.content.find((b) => b.type === 'tool_use');
+  // What the issue saw executed: the partial parse drops the field being written.
+  expect(use).toEqual({ type: 'tool_use', id: 'toolu_t', name: 'invoice__send', input: { customerId: '1', amount: 120.5 }, truncated: true });
+});
+
+test('max_tokens after a complete tool_use (a text block last) truncates only what was being written', async () => {
+  model.script(
+    turn()
+      .toolUse({ id: 'toolu_ok', name: 'order_lookup__lookup', input: { orderId: '1' } })
+      .text('And then')
+      .stop('max_tokens'),
+  );
+  const reply = await ask();
+  expect(reply.content[0]).toMatchObject({ id: 'toolu_ok', truncated: false });
+  expect(reply.stopReason).toBe('max_tokens');
+});
+
+test.each(['refusal', 'pause_turn', 'stop_sequence'] as const)('stop reason %s comes through', async (reason) => {
+  model.script(turn().text('I will not.').stop(reason));
+  expect((await ask()).stopReason).toBe(reason);
+});
+
+test('an error event mid-stream rejects the turn (no status: the runtime reads it as unavailable) after the text before it', async () => {
+  model.script(turn().text('Partial answer').error('overloaded_error', 'Overloaded'));
+  const deltas: string[] = [];
+  const error = await ask(QUESTION, (delta) => deltas.push(delta)).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(APIError);
+  expect((error as APIError).status).toBeUndefined();
+  expect(String((error as APIError).message)).toContain('Overloaded');
+  expect(deltas.join('')).toBe('Partial answer');
+});
+
+test('an HTTP error answer is the SDK error with its status', async () => {
+  model.script({ status: 529, type: 'overloaded_error', message: 'Overloaded' });
+  const error = await ask().catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(APIError);
+  expect((error as APIError).status).toBe(529);
+});
+
+describe('the conversation check', () => {
+  const ask1 = { role: 'assistant' as const, content: [{ type: 'tool_use', id: 'toolu_1', name: 'order_lookup__lookup', input: { orderId: '1' } }] };
+  const answer1 = { role: 'user' as const, content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '{}' }] };
+
+  test('a valid tool round passes and is recorded', async () => {
+    model.script(turn().text('Shipped.').stop('end_turn'));
+    await ask([...QUESTION, ask1, answer1]);
+    expect(model.requests).toHaveLength(1);
+    expect(model.requests[0].problems).toEqual([]);
+    expect(model.requests[0].messages).toHaveLength(3);
+    model.assertClean();
+  });
+
+  test.each([
+    [
+      'a tool_use without its tool_result',
+      [...QUESTION, ask1, { role: 'user' as const, content: [{ type: 'text', text: 'hi' }] }],
+      /toolu_1 has 0 tool_result/,
+    ],
+    [
+      'two tool_results for one tool_use',
+      [...QUESTION, ask1, { role: 'user' as const, content: [answer1.content[0], answer1.content[0]] }],
+      /toolu_1 has 2 tool_result/,
+    ],
+    [
+      'a duplicated tool_use id',
+      [...QUESTION, { role: 'assistant' as const, content: [ask1.content[0], ask1.content[0]] }, answer1],
+      /tool_use ids must be unique/,
+    ],
+    [
+      'a string input',
+      [...QUESTION, { role: 'assistant' as const, content: [{ ...ask1.content[0], input: 'orderId=1' }] }, answer1],
+      /input: Input should be a valid dictionary/,
+    ],
+  ])('refuses %s (400, and assertClean throws)', async (_label, messages, problem) => {
+    // Sent as raw params: streamTurn would send its own (valid) shape for some of these.
+    const error = await client.messages
+      .stream({ model: 'm', max_tokens: 10, messages: messages as Anthropic.MessageParam[] })
+      .finalMessage()
+      .catch((e: unknown) => e);
+    expect((error as APIError).status).toBe(400);
+    expect(model.problems.join('\n')).toMatch(problem);
+    expect(() => model.assertClean()).toThrow(problem);
+  });
+
+  test("Toolgate's notes never reach the model: streamTurn sends stored blocks in the API's shape", async () => {
+    model.script(turn().text('Ok.').stop('end_turn'));
+    const noted = { role: 'user' as const, content: [{ ...answer1.content[0], toolgate: { pending: true, toolCallId: 'x' } }] };
+    await ask([...QUESTION, { role: 'assistant', content: [{ ...ask1.content[0], input: 'not an object' }] }, noted]);
+    expect(model.requests[0].messages[1].content[0]).toEqual({ ...ask1.content[0], input: {} });
+    model.assertClean();
+  });
+
+  test('an unscripted request is refused and reported; so is a turn nobody asked for', async () => {
+    expect(((await ask().catch((e: unknown) => e)) as APIError).status).toBe(400);
+    expect(() => model.assertClean()).toThrow(/no turn was scripted/);
+    model.reset();
+    model.script(turn().text('never asked').stop('end_turn'));
+    expect(() => model.assertClean()).toThrow(/1 scripted turn\(s\) were never requested/);
+    model.reset();
+  });
+});
