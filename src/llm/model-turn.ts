@@ -41,7 +41,7 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
       max_tokens: turn.maxTokens,
       system: turn.system,
       tools: turn.tools,
-      messages: turn.messages.map((m) => ({ role: m.role, content: m.content.map(toBlockParam) })),
+      messages: sameRoleMerged(turn.messages).map((m) => ({ role: m.role, content: m.content.map(toBlockParam) })),
     },
     { signal: turn.signal },
   );
@@ -74,6 +74,20 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
     usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
     firstTokenMs,
   };
+}
+
+/**
+ * Consecutive messages of one role as one (as the API itself reads them): a message posted
+ * after a stored tool_result message then follows those results in one user turn.
+ */
+function sameRoleMerged(messages: ModelTurn['messages']): ModelTurn['messages'] {
+  const merged: ModelTurn['messages'] = [];
+  for (const message of messages) {
+    const previous = merged.at(-1);
+    if (previous?.role === message.role) previous.content = [...previous.content, ...message.content];
+    else merged.push({ role: message.role, content: message.content });
+  }
+  return merged;
 }
 
 /** A stored block as the Messages API takes it (Toolgate's own notes are not sent). */

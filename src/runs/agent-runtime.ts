@@ -22,7 +22,7 @@ import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
 import { appendMessage, assistantTextLength, isPending, loadMessages, type StoredBlock } from './run-messages';
-import { resultBlock, storedOutcome } from './tool-results';
+import { resultBlock, roundLimitResult, storedOutcome } from './tool-results';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceChat } from '../telemetry/trace-model';
 
@@ -131,7 +131,8 @@ export class AgentRuntime {
           await this.transition(run, 'completed');
           return;
         }
-        if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
+        if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds)
+          return this.failRounds(run, { toolUses, position: messages.length });
         if (!(await this.runTools(run, toolUses, messages.length))) return;
         messages = null;
         continue;
@@ -187,8 +188,33 @@ export class AgentRuntime {
     return { system: prompt ?? DEFAULT_SYSTEM, tools };
   }
 
-  private failRounds(run: AgentRun): Promise<void> {
-    return this.fail(run, 'TOOL_ROUND_LIMIT', `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`);
+  /**
+   * Fails the run at its tool-round limit. The last turn's tool_uses, never run, are answered
+   * in the same transaction (not run, is_error), so that the conversation a posted message
+   * continues stays one the Messages API takes.
+   */
+  private async failRounds(run: AgentRun, unanswered?: { toolUses: StoredBlock[]; position: number }): Promise<void> {
+    const code = 'TOOL_ROUND_LIMIT';
+    const message = `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`;
+    const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
+      if (!(await failRun(tx, run, code, message))) return false;
+      if (unanswered) {
+        const results = unanswered.toolUses.map((use) => roundLimitResult(String(use.id)));
+        appendMessage(tx, run, unanswered.position, 'user', results);
+        await tx.flush();
+        await appendLedgerEvents(tx, [
+          {
+            orgId: run.orgId,
+            type: 'run.message_added',
+            runId: run.id,
+            resourceId: run.id,
+            metadata: { position: unanswered.position, role: 'user', toolResults: results.length },
+          },
+        ]);
+      }
+      return true;
+    });
+    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: code });
   }
 
   /** One streamed model turn; false when the run failed or was cancelled meanwhile. */

@@ -24,6 +24,16 @@ export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): Stored
   return { ...base, is_error: true, content: edited === null ? message : `${message}. ${editedSentence(edited)}` };
 }
 
+/** A tool_use of the turn that went past the run's tool-round limit: never run. */
+export function roundLimitResult(toolUseId: string): StoredBlock {
+  return {
+    type: 'tool_result',
+    tool_use_id: toolUseId,
+    is_error: true,
+    content: 'Not run: this run reached its limit of tool rounds for one message',
+  };
+}
+
 /** A call's outcome as stored: a succeeded call carries its stored (redacted) result, never an error. */
 export function storedOutcome(call: ToolCall): ToolCallOutcome {
   return {
