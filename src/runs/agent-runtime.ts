@@ -5,7 +5,7 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { OutcomeWriter, ToolGateway } from '../gateway/gateway.service';
 import type { SqlRunner } from '../db/raw-transaction';
-import type { ToolCallOutcome } from '../gateway/gateway.types';
+import type { ToolCallOutcome, ToolCallRequest } from '../gateway/gateway.types';
 import { ToolCall } from '../gateway/tool-call.entity';
 import type { ToolRegistry } from '../gateway/tool-registry';
 import { Specialist } from '../orgs/specialist.entity';
@@ -21,8 +21,18 @@ import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
-import { appendMessage, assistantTextLength, isPending, loadMessages, type StoredBlock } from './run-messages';
-import { resultBlock, roundLimitResult, storedOutcome } from './tool-results';
+import {
+  appendMessage,
+  assistantTextLength,
+  isPending,
+  loadMessages,
+  pendingCallId,
+  toolUseNote,
+  type StoredBlock,
+  type ToolUseRefusal,
+} from './run-messages';
+import { refusedKeyResult, resultBlock, roundLimitResult, storedOutcome } from './tool-results';
+import { storedTurn } from './turn-tool-uses';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceChat } from '../telemetry/trace-model';
 
@@ -262,7 +272,7 @@ export class AgentRuntime {
       this.active.delete(run.id);
     }
     this.deps.metrics?.modelTurn(this.deps.settings.name, answer);
-    const content = answer.content;
+    const content = storedTurn(answer.content, answer.stopReason, messages);
     if (!(await started())) return false;
     try {
       return await this.deps.orm.em.fork().transactional(async (tx) => {
@@ -293,25 +303,37 @@ export class AgentRuntime {
     }
   }
 
-  /** Every tool_use of the turn through the gateway; false when the run must wait (a human, or reconciliation). */
+  /**
+   * Every tool_use of the turn through the gateway, each under its own id; false when the run
+   * must wait (a human, or reconciliation). A tool_use refused when the turn was stored
+   * (turn-tool-uses.ts) goes with its refusal: the gateway records it and runs nothing.
+   */
   private async runTools(run: AgentRun, toolUses: StoredBlock[], position: number): Promise<boolean> {
     const results: StoredBlock[] = [];
     let waits = false;
     for (const use of toolUses) {
       const name = parseModelToolName(String(use.name)) ?? { toolName: String(use.name), action: '' };
+      const note = toolUseNote(use);
+      const request: ToolCallRequest & { refusal?: ToolUseRefusal } = {
+        runId: run.id,
+        ...name,
+        params: note && 'rawInput' in note ? note.rawInput : use.input,
+        correlationId: run.correlationId,
+        toolUseId: String(use.id),
+        caller: runtimeCaller(run.orgId),
+        ...(note ? { refusal: note.refusal } : {}),
+      };
       let outcome: ToolCallOutcome;
       try {
-        outcome = await this.deps.gateway.execute({
-          runId: run.id,
-          ...name,
-          params: use.input,
-          correlationId: run.correlationId,
-          toolUseId: String(use.id),
-          caller: runtimeCaller(run.orgId),
-        });
+        outcome = await this.deps.gateway.execute(request);
       } catch (error) {
         if (error instanceof AppError && error.code === 'RUN_NOT_ACTIVE') return false; // cancelled meanwhile
         if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => false);
+        // The id names another call of the run (the gateway recorded the refusal): the model is told, nothing ran.
+        if (error instanceof AppError && error.code === 'IDEMPOTENCY_KEY_REUSED') {
+          results.push(refusedKeyResult(String(use.id)));
+          continue;
+        }
         throw error;
       }
       results.push(resultBlock(String(use.id), outcome));
@@ -346,7 +368,7 @@ export class AgentRuntime {
     let storedWithOutcome: FilledResults | 'reload' | null = null;
     for (const [index, block] of content.entries()) {
       if (!isPending(block)) continue;
-      const call = await em.findOneOrFail(ToolCall, { id: block.toolgate!.toolCallId }, { refresh: true });
+      const call = await em.findOneOrFail(ToolCall, { id: pendingCallId(block) }, { refresh: true });
       if (call.status === 'waiting_approval' || call.status === 'running') return 'wait';
       const toolUseId = String(block.tool_use_id);
       const last = !content.slice(index + 1).some(isPending);

@@ -12,7 +12,27 @@ export interface PendingNote {
   toolCallId: string;
 }
 
-export type StoredBlock = Record<string, unknown> & { type: string; toolgate?: PendingNote };
+/** Why a tool_use is recorded refused instead of run (the gateway's `refusal`). */
+export interface ToolUseRefusal {
+  code: 'TOOL_INPUT_TRUNCATED' | 'INVALID_TOOL_INPUT' | 'IDEMPOTENCY_KEY_REUSED';
+  details?: Record<string, unknown>;
+}
+
+/**
+ * A tool_use the runtime will not run as asked, decided once when the turn is stored (so
+ * every later step reads the same decision): its refusal; `modelId`, the id the model gave
+ * where it was a repeat and the block carries a key of its own instead (ids stay unique in
+ * the conversation); `rawInput`, the model's input where it was not an object (the block's
+ * `input` is then `{}`, the only shape the API takes back).
+ */
+export interface ToolUseNote {
+  pending?: never;
+  refusal: ToolUseRefusal;
+  modelId?: string;
+  rawInput?: unknown;
+}
+
+export type StoredBlock = Record<string, unknown> & { type: string; toolgate?: PendingNote | ToolUseNote };
 
 export async function loadMessages(em: EntityManager, runId: string): Promise<RunMessage[]> {
   return em.find(RunMessage, { runId }, { orderBy: { position: 'asc' } });
@@ -29,6 +49,13 @@ export function appendMessage(
 }
 
 export const isPending = (block: StoredBlock): boolean => block.type === 'tool_result' && block.toolgate?.pending === true;
+
+/** The call a pending tool_result waits for. */
+export const pendingCallId = (block: StoredBlock): string => (block.toolgate as PendingNote).toolCallId;
+
+/** A tool_use's refusal note, if it has one. */
+export const toolUseNote = (block: StoredBlock): ToolUseNote | null =>
+  block.type === 'tool_use' && block.toolgate && 'refusal' in block.toolgate ? block.toolgate : null;
 
 /** The run's assistant text so far: the text blocks of its assistant messages, in order. */
 export function assistantText(messages: RunMessage[]): string {

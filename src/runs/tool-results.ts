@@ -2,6 +2,7 @@ import { errorFor } from '../gateway/call-outcome';
 import { EDITED_NOTICE, editedSentence } from '../gateway/edited-notice';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
+import { ERROR_CATALOG } from '../errors/error-codes';
 import type { StoredBlock } from './run-messages';
 
 /**
@@ -22,6 +23,11 @@ export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): Stored
   }
   const message = outcome.error?.message ?? 'Tool execution failed';
   return { ...base, is_error: true, content: edited === null ? message : `${message}. ${editedSentence(edited)}` };
+}
+
+/** A tool_use whose id the gateway refused (IDEMPOTENCY_KEY_REUSED): the model is told, never another call's result. */
+export function refusedKeyResult(toolUseId: string): StoredBlock {
+  return { type: 'tool_result', tool_use_id: toolUseId, is_error: true, content: ERROR_CATALOG.IDEMPOTENCY_KEY_REUSED.modelMessage! };
 }
 
 /** A tool_use of the turn that went past the run's tool-round limit: never run. */

@@ -41,6 +41,181 @@ const blockedReasons = (run: RunView) =>
   run.ledgerEvents.filter((e) => e.type === 'tool_call.blocked').map((e) => [e.resourceId, (e.metadata as { reason: string }).reason]);
 const toolUses = (run: RunView, position: number): Block[] => run.messages[position].content.filter((b) => b.type === 'tool_use');
 
+describe('a tool_use id given twice in one message', () => {
+  test('two order lookups: the first runs; the second is recorded blocked (IDEMPOTENCY_KEY_REUSED), never run, and answered with an error of its own', async () => {
+    const id = toolUseId();
+    const shopifyBefore = runs.vendorRequests('shopify');
+    model.script(
+      turn()
+        .text('Looking up both orders.')
+        .toolUse({ id, name: LOOKUP, input: { orderId: '12345' } })
+        .toolUse({ id, name: LOOKUP, input: { orderId: '12346' } })
+        .stop('tool_use'),
+      done('Order #12345 shipped.'),
+    );
+    const run = await runs.complete('Where are orders #12345 and #12346?');
+
+    expect(run.status).toBe('completed');
+    expect(runs.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    const [first, second] = run.toolCalls;
+    expect(run.toolCalls).toHaveLength(2);
+    expect(first).toMatchObject({ toolName: 'order_lookup', status: 'succeeded', input: { orderId: '12345' } });
+    expect(second).toMatchObject({
+      toolName: 'order_lookup',
+      status: 'blocked',
+      errorCode: 'IDEMPOTENCY_KEY_REUSED',
+      input: { orderId: '12346' },
+      output: null,
+    });
+    expect(blockedReasons(run)).toEqual([[second.id, 'idempotency_key_reused']]);
+
+    // The repeat has an id of its own in the conversation, and its own (error) result.
+    const uses = toolUses(run, 1);
+    expect(uses.map((u) => u.id)).toEqual([id, `${id}__dup1`]);
+    expect(uses.map((u) => u.input)).toEqual([{ orderId: '12345' }, { orderId: '12346' }]);
+    const results = run.messages[2].content;
+    expect(results.map((r) => r.tool_use_id)).toEqual([id, `${id}__dup1`]);
+    expect(results[0].is_error).toBeUndefined();
+    expect(results[1]).toEqual({ type: 'tool_result', tool_use_id: `${id}__dup1`, is_error: true, content: REUSED });
+
+    // What the model was given: the first lookup's order for the first id only.
+    const given = lastBlocks(model.requests[1]);
+    expect(given).toHaveLength(2);
+    expect(JSON.parse(String(given[0].content))).toMatchObject({ orderNumber: '#12345' });
+    expect(given[1]).toEqual({ type: 'tool_result', tool_use_id: `${id}__dup1`, is_error: true, content: REUSED });
+    expect(model.requests).toHaveLength(2);
+  });
+
+  test('two invoices: one approval, one invoice sent once approved; the second is recorded blocked and never reaches approval or the vendor', async () => {
+    const id = toolUseId();
+    const invoicesBefore = runs.vendorRequests('nango', isInvoiceCreate);
+    model.script(
+      turn()
+        .toolUse({ id, name: INVOICE, input: { customerId: '1', amount: 120.5 } })
+        .toolUse({ id, name: INVOICE, input: { customerId: '1', amount: 99 } })
+        .stop('tool_use'),
+      done('The invoice for $120.50 was sent.'),
+    );
+    const { id: runId } = await runs.start('Invoice customer 1 for $120.50 and $99');
+    const waiting = await runs.waitFor(runId, ['waiting_approval']);
+    expect(waiting.pendingApprovalCount).toBe(1);
+    const [asked, repeat] = waiting.toolCalls;
+    expect(asked).toMatchObject({ status: 'waiting_approval', input: { customerId: '1', amount: 120.5 }, approvalRequest: { status: 'pending' } });
+    expect(repeat).toMatchObject({
+      status: 'blocked',
+      errorCode: 'IDEMPOTENCY_KEY_REUSED',
+      input: { customerId: '1', amount: 99 },
+      approvalRequest: null,
+    });
+    expect(await runs.count('approval_requests', 'tool_call_id in (select id from tool_calls where run_id = ?)', [runId])).toBe(1);
+
+    expect((await runs.resolve(asked.approvalRequest!.id, 'APPROVE')).body.errors).toBeUndefined();
+    const run = await runs.waitFor(runId);
+    expect(run.status).toBe('completed');
+    expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(invoicesBefore + 1);
+    expect(run.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'blocked']);
+    const given = lastBlocks(model.requests[1]);
+    expect(given.map((b) => [b.tool_use_id, b.is_error ?? false])).toEqual([
+      [id, false],
+      [`${id}__dup1`, true],
+    ]);
+    expect(JSON.parse(String(given[0].content))).toMatchObject({ totalAmount: 120.5 });
+    expect(given[1].content).toBe(REUSED);
+  });
+});
+
+describe('a tool_use id reused from an earlier turn', () => {
+  test.each([
+    ['with new input', { orderId: '12346' }],
+    ['with the same input', { orderId: '12345' }],
+  ])('%s: nothing runs for it; it is recorded blocked and answered with an error, never the earlier call’s result', async (_label, input) => {
+    const id = toolUseId();
+    const shopifyBefore = runs.vendorRequests('shopify');
+    model.script(
+      turn()
+        .toolUse({ id, name: LOOKUP, input: { orderId: '12345' } })
+        .stop('tool_use'),
+      turn().text('And the other one.').toolUse({ id, name: LOOKUP, input }).stop('tool_use'),
+      done(),
+    );
+    const run = await runs.complete('Where are my orders?');
+
+    expect(run.status).toBe('completed');
+    expect(runs.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(run.toolCalls.map((c) => [c.status, c.errorCode, c.input])).toEqual([
+      ['succeeded', null, { orderId: '12345' }],
+      ['blocked', 'IDEMPOTENCY_KEY_REUSED', input],
+    ]);
+    expect(blockedReasons(run)).toEqual([[run.toolCalls[1].id, 'idempotency_key_reused']]);
+    expect(toolUses(run, 3).map((u) => u.id)).toEqual([`${id}__dup1`]);
+    expect(lastBlocks(model.requests[2])).toEqual([{ type: 'tool_result', tool_use_id: `${id}__dup1`, is_error: true, content: REUSED }]);
+  });
+});
+
+describe('a tool_use cut off at max_tokens', () => {
+  test('inside an invoice: nothing is sent or approved; recorded blocked TOOL_INPUT_TRUNCATED; the model is told and the run goes on to its next turn', async () => {
+    const cut = toolUseId();
+    const invoicesBefore = runs.vendorRequests('nango');
+    model.script(
+      // The recipient was being written: the SDK's partial parse drops it.
+      turn()
+        .text('Sending the invoice.')
+        .toolUse({ id: cut, name: INVOICE, json: '{"customerId":"1","amount":120.5,"email":"billing@exam', count: 4 })
+        .stop('max_tokens'),
+      done('I could not finish the invoice; please ask again.'),
+    );
+    const { id: runId } = await runs.start('Invoice customer 1 for $120.50 to billing@example.com');
+    const run = await runs.waitFor(runId, ['waiting_approval', ...FINISHED]);
+
+    expect(run.status).toBe('completed');
+    expect(run.reply).toContain('could not finish');
+    expect(runs.vendorRequests('nango')).toBe(invoicesBefore);
+    expect(await runs.count('approval_requests', 'tool_call_id in (select id from tool_calls where run_id = ?)', [run.id])).toBe(0);
+    expect(run.pendingApprovalCount).toBe(0);
+    expect(run.toolCalls).toHaveLength(1);
+    expect(run.toolCalls[0]).toMatchObject({ toolName: 'invoice', status: 'blocked', errorCode: 'TOOL_INPUT_TRUNCATED', approvalRequest: null });
+    expect(blockedReasons(run)).toEqual([[run.toolCalls[0].id, 'tool_input_truncated']]);
+    expect(run.ledgerEvents.map((e) => e.type)).not.toContain('tool_call.approval_requested');
+
+    // The next request holds the cut-off call as an object and its error result, after it.
+    const next = model.requests[1];
+    expect(next.messages.at(-2)!.content.at(-1)).toEqual({ type: 'tool_use', id: cut, name: INVOICE, input: { customerId: '1', amount: 120.5 } });
+    expect(lastBlocks(next)).toEqual([{ type: 'tool_result', tool_use_id: cut, is_error: true, content: TRUNCATED }]);
+  });
+
+  test('turn after turn: bounded like tool rounds (TOOL_ROUND_LIMIT), nothing ever sent', async () => {
+    const invoicesBefore = runs.vendorRequests('nango');
+    for (let i = 0; i <= ROUNDS; i++) model.script(turn().toolUse({ name: INVOICE, json: '{"customerId":"1","amou' }).stop('max_tokens'));
+    const run = await runs.complete('Invoice customer 1 for $120.50');
+
+    expect(run).toMatchObject({ status: 'failed', errorCode: 'TOOL_ROUND_LIMIT' });
+    expect(model.requests).toHaveLength(ROUNDS + 1);
+    expect(runs.vendorRequests('nango')).toBe(invoicesBefore);
+    expect(run.toolCalls.map((c) => c.errorCode)).toEqual(Array(ROUNDS).fill('TOOL_INPUT_TRUNCATED'));
+  });
+});
+
+describe('tool input that is not a JSON object', () => {
+  test.each([
+    ['a list', '["12345"]'],
+    ['a string', '"12345"'],
+  ])('%s: recorded blocked INVALID_TOOL_INPUT, never run; sent back as an object input with its error result', async (_label, json) => {
+    const id = toolUseId();
+    const shopifyBefore = runs.vendorRequests('shopify');
+    model.script(turn().toolUse({ id, name: LOOKUP, json }).stop('tool_use'), done('Which order?'));
+    const run = await runs.complete('Where is my order?');
+
+    expect(run.status).toBe('completed');
+    expect(runs.vendorRequests('shopify')).toBe(shopifyBefore);
+    expect(run.toolCalls).toHaveLength(1);
+    expect(run.toolCalls[0]).toMatchObject({ status: 'blocked', errorCode: 'INVALID_TOOL_INPUT', input: JSON.parse(json) });
+    expect(blockedReasons(run)).toEqual([[run.toolCalls[0].id, 'invalid_tool_input']]);
+    const next = model.requests[1];
+    expect(next.messages.at(-2)!.content).toEqual([{ type: 'tool_use', id, name: LOOKUP, input: {} }]);
+    expect(lastBlocks(next)).toEqual([{ type: 'tool_result', tool_use_id: id, is_error: true, content: INVALID }]);
+  });
+});
+
 describe('the tool-round limit', () => {
   test('the turn past it is answered (not run), so that a posted message continues a conversation the API takes', async () => {
     const ids = Array.from({ length: ROUNDS + 1 }, () => toolUseId());
