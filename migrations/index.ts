@@ -15,6 +15,7 @@ import { Migration20261201191500_upstream_cost } from './Migration20261201191500
 import { Migration20261201202801_webhooks } from './Migration20261201202801_webhooks';
 import { Migration20261201203000_append_point_tool_use } from './Migration20261201203000_append_point_tool_use';
 import { Migration20261202090000_approval_edits } from './Migration20261202090000_approval_edits';
+import { Migration20261204190000_call_fingerprint } from './Migration20261204190000_call_fingerprint';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -31,4 +32,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261201202801_webhooks', class: Migration20261201202801_webhooks },
   { name: 'Migration20261201203000_append_point_tool_use', class: Migration20261201203000_append_point_tool_use },
   { name: 'Migration20261202090000_approval_edits', class: Migration20261202090000_approval_edits },
+  { name: 'Migration20261204190000_call_fingerprint', class: Migration20261204190000_call_fingerprint },
 ];

@@ -1,3 +1,4 @@
+import { callFingerprint } from '../../src/gateway/call-fingerprint';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { APPEND_POINT, type AppendPoint, chainRecords, EVENT_COLUMNS, ledgerRowValues } from '../../src/ledger/ledger.service';
@@ -37,17 +38,18 @@ export interface RawCall {
   policyVersion: number;
 }
 
-const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode, o.suspended_at is not null as org_suspended,
-            (select c.id from tool_calls c where c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = $1) as tool_use_call_id
+const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
+            o.suspended_at is not null as org_suspended, c.id as tool_use_call_id, c.fingerprint as tool_use_fingerprint
        from agent_runs r join orgs o on o.id = r.org_id
+       left join tool_calls c on c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = $1
       where r.id = $2 and r.org_id = $3`;
 const INSERT_DECISION = `insert into "policy_decisions" ("id", "org_id", "run_id", "tool_name", "action", "outcome", "shadow_outcome", "risk",
   "matched_rule_id", "policy_version", "caller_role", "caller_key_id", "reason", "created_at")
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
-const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_name", "action", "correlation_id", "tool_use_id", "status",
+const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_name", "action", "correlation_id", "tool_use_id", "fingerprint", "status",
   "input_redacted", "edited_input_redacted", "output_redacted", "policy_decision_id", "risk_level", "review_required", "error_code", "error_text",
   "vendor_status_code", "node_id", "sealed_input", "retry_count", "duration_ms", "cost_cents", "created_at", "updated_at")
-  values ($15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38)`;
+  values ($15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39)`;
 /** The outcome, only while this node still owns the running call (reconciliation may have taken it). */
 const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::jsonb, duration_ms = $3, retry_count = $4, vendor_status_code = $5,
        cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
@@ -129,6 +131,7 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
       call.action,
       call.correlationId,
       call.toolUseId,
+      callFingerprint(call),
       'running',
       JSON.stringify(call.params),
       null,

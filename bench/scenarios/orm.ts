@@ -1,3 +1,4 @@
+import { callFingerprint } from '../../src/gateway/call-fingerprint';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { TOOLS, VENDOR_RESULT, type BenchOrg, type BenchServer } from '../lib/app';
@@ -53,6 +54,7 @@ export function ormPersist(server: BenchServer, tool: RegisteredTool) {
         run: { id: runId, orgId: org.orgId, status: 'running' },
         request,
         inputRedacted: TOOL.params,
+        fingerprint: callFingerprint({ runId, ...TOOL }),
         tool,
         verdict: VERDICT,
         policyVersion: 1,

@@ -47,25 +47,30 @@ export async function resolveApproval(
   if (APPROVAL_RESOLVER[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${APPROVAL_RESOLVER[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
-  return settle(em, caller, approval, decision, reason, {}, edit, local);
+  return settle(em, caller, approval, decision, reason, { channel: 'graphql' }, edit, local);
 }
+
+/** How a resolution reached Toolgate: recorded on its ledger event with who made it. */
+export type ResolutionChannel = 'graphql' | 'mcp_elicitation' | 'mcp_input_required';
 
 /**
  * A client approval answered by the person at the connected MCP client (an elicitation sent
- * on the agent key's session): only for that run's client approvals, and only when the answer
- * names the approval's exact binding. Single use like any resolution; the ledger says `via`.
+ * on the agent key's session, or an input-required round trip): only where the org turned
+ * `mcp_client_approvals` on (the caller checks), only for that run's client approvals, and only
+ * when the answer names the approval's exact binding. Single use like any resolution; the
+ * ledger says `via` and the channel.
  */
 export async function resolveApprovalByElicitation(
   em: EntityManager,
   caller: Caller,
-  answer: { approvalId: string; runId: string; bindingHash: string; decision: ApprovalDecision },
+  answer: { approvalId: string; runId: string; bindingHash: string; decision: ApprovalDecision; channel: Exclude<ResolutionChannel, 'graphql'> },
 ): Promise<ApprovalRequest> {
   const approval = isUuid(answer.approvalId) ? await em.findOne(ApprovalRequest, { id: answer.approvalId, orgId: caller.orgId }) : null;
   if (!approval || approval.runId !== answer.runId) throw notFound('Approval request');
   if (approval.kind !== 'client') throw new AppError('FORBIDDEN', 'Only client approvals are answered by elicitation');
   if (approval.bindingHash !== answer.bindingHash) throw new AppError('CONFLICT', 'The answer is for another call than the one waiting');
   // An MCP run is external: its resolution queues no step.
-  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation' }, null, null);
+  return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation', channel: answer.channel }, null, null);
 }
 
 async function settle(
@@ -95,7 +100,8 @@ async function settle(
         });
       }
       const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
-      const metadata = { approvalRequestId: resolved.id, kind: resolved.kind, ...extra };
+      // Every resolution names its channel and its principal (the key, and its role).
+      const metadata = { approvalRequestId: resolved.id, kind: resolved.kind, ...extra, principal: { keyId: caller.keyId, role: caller.role } };
       const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
       const event =
         decision === 'approve'

@@ -133,7 +133,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   // The model stopped (max_tokens) while writing the tool_use: its input is incomplete, so it never runs.
   TOOL_INPUT_TRUNCATED: {
     httpStatus: 400,
-    modelMessage: 'The tool input was cut off before it was complete (the reply reached its token limit); nothing ran. Send the call again with its complete input',
+    modelMessage:
+      'The tool input was cut off before it was complete (the reply reached its token limit); nothing ran. Send the call again with its complete input',
   },
   CREDENTIALS_NOT_FOUND: { httpStatus: 424, modelMessage: 'Tool execution failed: integration not configured' },
   CREDENTIALS_UNREADABLE: { httpStatus: 500, modelMessage: 'Tool execution failed: integration not configured' },

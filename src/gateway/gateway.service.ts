@@ -14,11 +14,14 @@ import type { MasterKeyring } from '../credentials/keyring';
 import type { Logger } from '../logger';
 import { ToolCall } from './tool-call.entity';
 import { ToolUseRecorded } from '../ledger/ledger.service';
+import { callFingerprint } from './call-fingerprint';
+import { joinRepeatedCall } from './call-repeats';
 import type { OrgConfigCache } from './org-config-cache';
 import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRegistry } from './tool-registry';
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
 import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
 import { startApprovedCall } from './tool-call-state';
+import { blockIfPolicyBlocks } from './approval-policy-change';
 import { openApprovedParams } from './approved-params';
 import { loadRunForCall } from './run-for-call';
 import { assertDriver, blocked, isStorable, outcomeOf, replay, storable } from './call-outcome';
@@ -50,6 +53,22 @@ export interface GatewayDeps {
 
 const orgSuspended = () => new AppError('ORG_SUSPENDED', 'The organization is suspended; no tool call runs');
 
+/** The run, its org and the call's decision, as an approved call is claimed. */
+interface ApprovedRunRow {
+  status: RunStatus;
+  driver: string;
+  specialist_id: string;
+  org_suspended: boolean;
+  config_version: number;
+  policy_version: number;
+  policy_shadow_mode: boolean;
+  decided_policy_version: number | null;
+  caller_role: string | null;
+}
+
+/** What transaction 1 decided: a call recorded, an answer, a replay, or a reused key refused. */
+type Decided = DecidedCall | ToolCallOutcome | { replayOf: string } | { keyReused: ToolCall };
+
 /** Writes in the transaction that records a call's outcome, from that outcome. */
 export type OutcomeWriter = (tx: SqlTransaction, outcome: ToolCallOutcome) => Promise<void>;
 
@@ -75,10 +94,15 @@ export class ToolGateway {
   /** The feature-flag step alone, from the calls' cache: MCP lists no tools of a disabled org. */
   async toolCallingEnabled(orgId: string): Promise<boolean> {
     if (this.deps.settings.toolCallingKillSwitch) return false;
+    return this.flagOn(orgId, TOOL_CALLING_FLAG);
+  }
+
+  /** One of the org's feature flags, from the calls' cache (a flag with no row is off). */
+  async flagOn(orgId: string, key: string): Promise<boolean> {
     const em = this.deps.orm.em.fork();
     const [org] = await em.execute<{ config_version: number }[]>('select config_version from orgs where id = ?', [orgId]);
     if (!org) return false;
-    return (await this.deps.orgConfig.get(em, orgId, org.config_version)).flags.get(TOOL_CALLING_FLAG) === true;
+    return (await this.deps.orgConfig.get(em, orgId, org.config_version)).flags.get(key) === true;
   }
 
   async execute(request: ToolCallRequest): Promise<ToolCallOutcome> {
@@ -90,29 +114,39 @@ export class ToolGateway {
     let forked: EntityManager | undefined;
     const reads = () => (forked ??= this.deps.orm.em.fork());
     const registered = await this.deps.tools.find(reads, request.caller.orgId, request.toolName, request.action);
-    let decided: DecidedCall | ToolCallOutcome | { replayOf: string };
+    const decided = await this.decideOnce(request, registered, true);
+    if ('replayOf' in decided) return replay(reads(), await reads().findOneOrFail(ToolCall, { id: decided.replayOf }));
+    const tool = registered ? toolKey(registered.definition.toolName, registered.definition.action) : UNKNOWN_TOOL;
+    if ('keyReused' in decided) {
+      this.counted(tool, 'none', blocked(decided.keyReused, 'IDEMPOTENCY_KEY_REUSED'));
+      throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This idempotency key already names another call (another tool, action or params); nothing ran', {
+        toolCallId: decided.keyReused.id,
+      });
+    }
+    if (!('call' in decided)) return this.counted(tool, 'none', decided);
+    if (decided.call.status !== 'running') return this.counted(tool, decided.decision, outcomeOf(decided.call, null, decided.approvalRequestId));
+    return this.counted(tool, decided.decision, await this.run(decided, request.params as Record<string, unknown>, started));
+  }
+
+  /**
+   * Transaction 1. Two requests with one key raced and this one lost: the winner's call is
+   * committed when the loser learns of it (the append point, or the unique constraint as the
+   * backstop), so deciding again answers by the key's rule — a replay, or a refusal when the
+   * winner's content differs.
+   */
+  private async decideOnce(request: ToolCallRequest, registered: RegisteredTool | undefined, retry: boolean): Promise<Decided> {
     try {
-      decided = await traceStage(
+      return await traceStage(
         'decide',
         request,
         () => this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim))),
         describeDecided,
       );
     } catch (error) {
-      // Two requests with one toolUseId raced; the loser answers with the winner's call. The
-      // append point usually tells (ToolUseRecorded); the unique constraint is the backstop.
-      if (error instanceof ToolUseRecorded) return replay(reads(), await reads().findOneOrFail(ToolCall, { id: error.toolCallId }));
-      if (error instanceof UniqueConstraintViolationException && request.toolUseId) {
-        const existing = await this.findByToolUse(reads(), request);
-        if (existing) return replay(reads(), existing);
-      }
+      const raced = error instanceof ToolUseRecorded || (error instanceof UniqueConstraintViolationException && request.toolUseId);
+      if (raced && retry) return this.decideOnce(request, registered, false);
       throw error;
     }
-    if ('replayOf' in decided) return replay(reads(), await reads().findOneOrFail(ToolCall, { id: decided.replayOf }));
-    const tool = registered ? toolKey(registered.definition.toolName, registered.definition.action) : UNKNOWN_TOOL;
-    if (!('call' in decided)) return this.counted(tool, 'none', decided);
-    if (decided.call.status !== 'running') return this.counted(tool, decided.decision, outcomeOf(decided.call, null, decided.approvalRequestId));
-    return this.counted(tool, decided.decision, await this.run(decided, request.params as Record<string, unknown>, started));
   }
 
   /** The answer, counted by tool, policy decision, status and code (replays are not counted again). */
@@ -138,10 +172,12 @@ export class ToolGateway {
         const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
         if (!call) throw notFound('Tool call');
         if (call.status !== 'approved') return { kind: 'replay', call } as const;
-        const [run] = await tx.execute<{ status: RunStatus; driver: string; org_suspended: boolean }[]>(
-          `select r.status, r.driver, o.suspended_at is not null as org_suspended
-             from agent_runs r join orgs o on o.id = r.org_id where r.id = ? for update of r`,
-          [call.runId],
+        const [run] = await tx.execute<ApprovedRunRow[]>(
+          `select r.status, r.driver, r.specialist_id, o.suspended_at is not null as org_suspended, o.config_version,
+                  o.policy_version, o.policy_shadow_mode, d.policy_version as decided_policy_version, d.caller_role
+             from agent_runs r join orgs o on o.id = r.org_id left join policy_decisions d on d.id = ?
+            where r.id = ? for update of r`,
+          [call.policyDecisionId, call.runId],
         );
         // Still approved, not claimed: it can run once the org is resumed.
         if (run.org_suspended) throw orgSuspended();
@@ -150,18 +186,21 @@ export class ToolGateway {
           throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
         }
         const approval = await tx.findOneOrFail(ApprovalRequest, { toolCallId, orgId: caller.orgId });
-        // Same AAD as the approval's (org, call): its sealed params become the running call's input.
-        if (!(await startApprovedCall(tx, call.id, this.deps.nodeId, approval.sealedParams))) {
-          return { kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) } as const;
-        }
-        // The managed entity is left as loaded (the commit's flush must not write it again).
-        claim(call.id);
+        // The run's row is locked: whoever else executes this call waits here, then finds it claimed.
+        const start = async () => {
+          // Same AAD as the approval's (org, call): its sealed params become the running call's input.
+          if (!(await startApprovedCall(tx, call.id, this.deps.nodeId, approval.sealedParams))) return false;
+          claim(call.id); // the managed entity is left as loaded (the commit's flush must not write it again)
+          return true;
+        };
+        const current = async () => ({ kind: 'replay', call: await tx.findOneOrFail(ToolCall, { id: call.id }, { refresh: true }) }) as const;
         const tool = await this.deps.tools.find(tx, call.orgId, call.toolName, call.action);
+        let params: Record<string, unknown>;
         try {
           if (!tool) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
-          const params = await openApprovedParams(tx, this.deps.keyring, call, approval);
-          return { kind: 'run', call, tool, approval, params } as const;
+          params = await openApprovedParams(tx, this.deps.keyring, call, approval);
         } catch (error) {
+          if (!(await start())) return current();
           const code = error instanceof AppError ? error.code : 'CONFLICT';
           await recordRefusedApproval(tx, call, approval, code, this.deps.nodeId);
           this.deps.inFlight.delete(call.id);
@@ -171,6 +210,23 @@ export class ToolGateway {
             error: new AppError(code, error instanceof AppError ? error.message : 'The approved call cannot be resumed'),
           } as const;
         }
+        // Policy changed since the call was decided: approving runs it unless the policy now blocks it.
+        if (run.decided_policy_version !== null && run.policy_version !== run.decided_policy_version) {
+          const config = await this.deps.orgConfig.get(tx, call.orgId, run.config_version);
+          const blockedNow = await blockIfPolicyBlocks(tx, config.rules, {
+            call,
+            approvalRequestId: approval.id,
+            params,
+            callerRole: run.caller_role ?? 'agent',
+            specialistId: run.specialist_id,
+            defaultRisk: tool.definition.defaultRisk,
+            policyVersion: run.policy_version,
+            shadowMode: run.policy_shadow_mode,
+          });
+          if (blockedNow) return current();
+        }
+        if (!(await start())) return current();
+        return { kind: 'run', call, tool, approval, params } as const;
       }),
     );
     if (claimed.kind === 'replay') return replay(em, claimed.call);
@@ -208,17 +264,40 @@ export class ToolGateway {
     request: ToolCallRequest,
     registered: RegisteredTool | undefined,
     claim: (callId: string) => void,
-  ): Promise<DecidedCall | ToolCallOutcome | { replayOf: string }> {
+  ): Promise<Decided> {
     const run = await loadRunForCall(tx, request.caller.orgId, request.runId, request.toolUseId ?? null);
     // Read with the run, so a suspension holds on every node from its commit on; nothing is recorded.
     if (run.orgSuspended) throw orgSuspended();
     assertDriver(run.driver, request.caller);
-    if (run.toolUseCallId) return { replayOf: run.toolUseCallId };
-    const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
-    const key = toolKey(request.toolName, request.action);
+    const fingerprint = callFingerprint({ runId: run.id, toolName: request.toolName, action: request.action, params: request.params });
     // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.
     const stored = { ...request, toolName: storable(request.toolName).slice(0, 200), action: storable(request.action).slice(0, 200) };
-    const base = { run, request: stored, inputRedacted: storable(redactInput(request.params)), metadata: this.deps.orm.getMetadata() };
+    const base = {
+      run,
+      request: stored,
+      inputRedacted: storable(redactInput(request.params)),
+      fingerprint,
+      metadata: this.deps.orm.getMetadata(),
+    };
+    if (run.toolUseCall) {
+      // A key names exactly one call: its own content replays (calls older than fingerprints too).
+      const named = run.toolUseCall;
+      if (named.fingerprint === null || named.fingerprint === fingerprint) return { replayOf: named.id };
+      // Recorded without the key (it stays the other call's), and never run.
+      const refused = { ...base, request: { ...stored, toolUseId: null } };
+      const details = { toolUseId: request.toolUseId, existingToolCallId: named.id };
+      return { keyReused: await recordBlockedCall(tx, refused, 'IDEMPOTENCY_KEY_REUSED', BLOCK_REASONS.IDEMPOTENCY_KEY_REUSED, details) };
+    }
+    if (request.joinRepeats) {
+      const joined = await joinRepeatedCall(tx, run.id, fingerprint);
+      if (joined) return { replayOf: joined };
+    }
+    if (request.refusal) {
+      const { code, details = {} } = request.refusal;
+      return blocked(await recordBlockedCall(tx, base, code, BLOCK_REASONS[code], storable(details)), code);
+    }
+    const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
+    const key = toolKey(request.toolName, request.action);
 
     if (this.deps.settings.toolCallingKillSwitch || !config.flags.get(TOOL_CALLING_FLAG)) {
       return blocked(
@@ -323,15 +402,5 @@ export class ToolGateway {
       // Still `running` after this (the outcome could not be written) means abandoned: reconciled.
       this.deps.inFlight.delete(call.id);
     }
-  }
-
-  /** A plain existence check first: on the hot path the answer is almost always "none". */
-  private async findByToolUse(em: EntityManager, request: ToolCallRequest): Promise<ToolCall | null> {
-    const [row] = await em.execute<{ id: string }[]>('select id from tool_calls where run_id = ? and org_id = ? and tool_use_id = ?', [
-      request.runId,
-      request.caller.orgId,
-      request.toolUseId,
-    ]);
-    return row ? em.findOne(ToolCall, { id: row.id }) : null;
   }
 }

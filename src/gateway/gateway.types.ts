@@ -9,10 +9,25 @@ export interface ToolCallRequest {
   action: string;
   params: unknown;
   correlationId: string;
-  /** The model's tool_use id: a repeated request with the same id never runs twice. */
+  /**
+   * The idempotency key (a model's tool_use id, an MCP client's key): it names exactly one
+   * call. The same key with the same content replays it; with other content it is refused
+   * (IDEMPOTENCY_KEY_REUSED). Without one, every request is a new call, unless `joinRepeats`.
+   */
   toolUseId?: string | null;
+  /**
+   * A request without a key of its own that repeats a call needing approval (an MCP client
+   * asked to "call again later"): it joins the run's call with the same content that holds an
+   * approval, whatever the concurrency, instead of asking again.
+   */
+  joinRepeats?: boolean;
+  /** Recorded as blocked with this code and never run: input the runtime knows is not the model's whole call. */
+  refusal?: { code: RefusalCode; details?: Record<string, unknown> };
   caller: Caller;
 }
+
+/** Why the caller itself refuses a call before the gateway decides it. */
+export type RefusalCode = 'TOOL_INPUT_TRUNCATED' | 'INVALID_TOOL_INPUT' | 'IDEMPOTENCY_KEY_REUSED';
 
 /** What the gateway answers (ADR-029 step 12), with the sentence the model is told on failure. */
 export interface ToolCallOutcome {

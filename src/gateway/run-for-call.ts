@@ -16,13 +16,13 @@ export interface RunForCall {
   shadowMode: boolean;
   /** The org is suspended: no tool call runs for it. */
   orgSuspended: boolean;
-  /** The call already made with the request's toolUseId, if any (a replay). */
-  toolUseCallId: string | null;
+  /** The call already made with the request's toolUseId, if any, and its fingerprint (null: recorded before fingerprints). */
+  toolUseCall: { id: string; fingerprint: string | null } | null;
 }
 
 /**
  * The run, if it is the caller's org's and active; NOT_FOUND or RUN_NOT_ACTIVE otherwise.
- * The replay check for `toolUseId` rides along: on the hot path its answer is almost always "none".
+ * The replay check for `toolUseId` rides along (the call and what it was): on the hot path its answer is almost always "none".
  */
 export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: string, toolUseId: string | null): Promise<RunForCall> {
   if (!isUuid(runId)) throw notFound('Run');
@@ -39,12 +39,14 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
       policy_shadow_mode: boolean;
       org_suspended: boolean;
       tool_use_call_id: string | null;
+      tool_use_fingerprint: string | null;
     }[]
   >(
     `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
             o.suspended_at is not null as org_suspended,
-            (select c.id from tool_calls c where c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = ?) as tool_use_call_id
+            c.id as tool_use_call_id, c.fingerprint as tool_use_fingerprint
        from agent_runs r join orgs o on o.id = r.org_id
+       left join tool_calls c on c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = ?
       where r.id = ? and r.org_id = ?`,
     [toolUseId, runId, orgId],
   );
@@ -65,6 +67,6 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
     policyVersion: row.policy_version,
     shadowMode: row.policy_shadow_mode,
     orgSuspended: row.org_suspended,
-    toolUseCallId: row.tool_use_call_id,
+    toolUseCall: row.tool_use_call_id ? { id: row.tool_use_call_id, fingerprint: row.tool_use_fingerprint } : null,
   };
 }

@@ -31,6 +31,8 @@ interface CallBase {
   run: { id: string; orgId: string; status: RunStatus };
   request: ToolCallRequest;
   inputRedacted: unknown;
+  /** The call's content as one value (call-fingerprint.ts): what its key names. */
+  fingerprint: string;
   /** The ORM's metadata: the rows' INSERTs are made from it. */
   metadata: MetadataStorage;
 }
@@ -54,6 +56,7 @@ function newCall(base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'sta
     action: base.request.action,
     correlationId: base.request.correlationId,
     toolUseId: base.request.toolUseId ?? null,
+    fingerprint: base.fingerprint,
     inputRedacted: base.inputRedacted,
     ...fields,
   });

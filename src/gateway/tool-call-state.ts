@@ -19,6 +19,7 @@ import { sqlList } from '../db/sql-list';
  *   waiting_approval → approved                           approveCall
  *   waiting_approval → blocked                            rejectCall, expireCall
  *   waiting_approval | approved → blocked                 cancelRunCalls
+ *   approved → blocked                                    blockApprovedCall (policy changed, now blocks)
  *   approved → running                                    startApprovedCall
  *   running → succeeded | failed                          settleCall (owner node only)
  *   running → running, on another node                    takeOverCall (reconciliation)
@@ -28,6 +29,7 @@ export const TOOL_CALL_TRANSITIONS = {
   reject: { from: ['waiting_approval'], to: 'blocked' },
   expire: { from: ['waiting_approval'], to: 'blocked' },
   cancel: { from: ['waiting_approval', 'approved'], to: 'blocked' },
+  policyBlock: { from: ['approved'], to: 'blocked' },
   start: { from: ['approved'], to: 'running' },
   succeed: { from: ['running'], to: 'succeeded' },
   fail: { from: ['running'], to: 'failed' },
@@ -121,6 +123,15 @@ export async function cancelRunCalls(tx: EntityManager, runId: string, actor: Ac
     [ERROR_CATALOG.RUN_CANCELLED.modelMessage, runId],
   );
   return rows.map((row) => callEvent(refOf(row), 'tool_call.blocked', { reason: 'run_cancelled', errorCode: 'RUN_CANCELLED' }, actor));
+}
+
+/**
+ * approved → blocked: the policy changed after the call was decided and now blocks it
+ * (POLICY_BLOCKED), so approving it does not run it. The event names the rule.
+ */
+export async function blockApprovedCall(tx: EntityManager, callId: string, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
+  const row = await block(tx, callId, T.policyBlock.from, 'POLICY_BLOCKED');
+  return row ? callEvent(refOf(row), 'tool_call.blocked', { ...metadata, reason: 'policy_blocked', errorCode: 'POLICY_BLOCKED' }) : null;
 }
 
 async function block(tx: EntityManager, callId: string, from: readonly ToolCallStatus[], code: ErrorCode): Promise<CallRow | null> {

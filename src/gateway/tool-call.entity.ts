@@ -21,6 +21,11 @@ export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
   name: 'tool_calls_running_node_idx',
   expression: `create index "tool_calls_running_node_idx" on "tool_calls" ("node_id") where status = 'running'`,
 })
+// A request without a key of its own finds the call it repeats by its content.
+@Index({
+  name: 'tool_calls_run_fingerprint_idx',
+  expression: `create index "tool_calls_run_fingerprint_idx" on "tool_calls" ("run_id", "fingerprint") where "fingerprint" is not null`,
+})
 @Check({
   name: 'tool_calls_counters_check',
   expression: 'retry_count >= 0 and (duration_ms is null or duration_ms >= 0) and cost_cents >= 0',
@@ -47,6 +52,10 @@ export class ToolCall {
   /** The model's tool_use id, so a replayed turn never creates a second call. */
   @Property({ type: 'text', nullable: true })
   toolUseId: string | null = null;
+
+  /** The call's content (run, tool, action, canonical params): what its key names (call-fingerprint.ts). */
+  @Property({ type: 'text', nullable: true })
+  fingerprint: string | null = null;
 
   @Enum({ items: [...TOOL_CALL_STATUSES], type: 'text' })
   status!: ToolCallStatus;

@@ -6,7 +6,6 @@ import {
   inputRequired,
   inputResponse,
 } from '@modelcontextprotocol/server';
-import { approvalBindingHash } from '../approvals/approval-binding';
 import type { ApprovalKind } from '../approvals/approval-request.entity';
 import { ToolCall } from '../gateway/tool-call.entity';
 import { replay } from '../gateway/call-outcome';
@@ -17,27 +16,6 @@ export interface ApprovalRef {
   approvalId: string;
   kind: ApprovalKind;
   bindingHash: string;
-}
-
-/**
- * In a run, a call that needed approval is identified by its binding — org, run, tool,
- * action, canonical params, policy version — so repeating it (a new MCP request, a new
- * session on the same run) answers with that call's state instead of asking again: still
- * waiting, its result once approved (it runs once, with a reviewer's edits if any), or its
- * rejection. Read only.
- */
-export async function findBoundCall(
-  em: EntityManager,
-  call: { orgId: string; runId: string; toolName: string; action: string; params: unknown; policyVersion: number },
-): Promise<{ approval: ApprovalRef; outcome: ToolCallOutcome } | null> {
-  // A reviewer's edit rebinds the approval to the edited params; the requested binding still finds it.
-  const hash = approvalBindingHash(call);
-  const [row] = await em.execute<ApprovalRow[]>(
-    `select id, tool_call_id, kind, binding_hash from approval_requests
-      where org_id = ? and run_id = ? and (binding_hash = ? or requested_binding_hash = ?) order by created_at desc limit 1`,
-    [call.orgId, call.runId, hash, hash],
-  );
-  return row ? { approval: refOf(row), outcome: await callOutcome(em, call.orgId, row.tool_call_id) } : null;
 }
 
 export async function findApproval(em: EntityManager, orgId: string, approvalId: string): Promise<ApprovalRef> {
@@ -70,6 +48,8 @@ export type ClientAnswer = { decision: 'approve' | 'reject' | null } | { deferre
  * `requestState` names the approval and its binding; the retried call carries the answer.
  */
 export interface ClientApprovalChannel {
+  /** Recorded with the resolution (the ledger names every resolution's channel). */
+  readonly name: 'mcp_elicitation' | 'mcp_input_required';
   ask(question: { approvalId: string; bindingHash: string; toolName: string; params: unknown }): Promise<ClientAnswer>;
 }
 
@@ -99,6 +79,7 @@ function decisionOf(result: { action: ElicitResult['action']; content?: Record<s
 
 export function sessionChannel(elicit: (params: ElicitRequestFormParams) => Promise<ElicitResult>): ClientApprovalChannel {
   return {
+    name: 'mcp_elicitation',
     async ask(question) {
       // Unanswered in time (the SDK's request timeout) or refused by the client: no decision,
       // the approval stays pending and the call answers "waiting", as for an expert.
@@ -110,6 +91,7 @@ export function sessionChannel(elicit: (params: ElicitRequestFormParams) => Prom
 
 export function inputRequiredChannel(responses: Record<string, unknown> | undefined, requestState: unknown): ClientApprovalChannel {
   return {
+    name: 'mcp_input_required',
     async ask(question) {
       const state = `${question.approvalId}.${question.bindingHash}`;
       const view = inputResponse(responses, INPUT_KEY);

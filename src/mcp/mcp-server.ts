@@ -7,6 +7,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { AppError } from '../errors/app-error';
+import { MCP_CLIENT_APPROVALS_FLAG } from '../orgs/feature-flag.entity';
 import type { ToolRegistry } from '../gateway/tool-registry';
 import type { McpBinding } from './mcp-binding';
 import { type McpCallDeps, callTool } from './mcp-call';
@@ -38,25 +39,26 @@ export function createMcpServer(deps: McpServerDeps, binding: McpBinding, servin
     }),
   );
   server.setRequestHandler('tools/call', (request, ctx) =>
-    guarded(deps, () => {
+    guarded(deps, async () => {
       const progressToken = ctx.mcpReq._meta?.progressToken;
       const capabilities =
         serving.era === 'legacy'
           ? server.getClientCapabilities()
           : ((ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined);
+      // The agent's own client answers client approvals only where the org opted in: otherwise the
+      // governed party could approve its own call. Without it the call waits for a client key.
+      const askClient = capabilities?.elicitation !== undefined && (await deps.gateway.flagOn(binding.caller.orgId, MCP_CLIENT_APPROVALS_FLAG));
       return callTool(deps, {
         binding,
         name: request.params.name,
         args: request.params.arguments,
-        sessionId: ctx.sessionId ?? null,
-        requestId: ctx.mcpReq.id,
         meta: ctx.mcpReq._meta,
         correlationId: serving.correlationId,
         progress: (progress, message) =>
           progressToken === undefined
             ? Promise.resolve()
             : ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message } }),
-        clientApproval: capabilities?.elicitation ? channelFor(serving, ctx) : null,
+        clientApproval: askClient ? channelFor(serving, ctx) : null,
       });
     }),
   );

@@ -101,8 +101,9 @@ function outcomeAttributes(outcome: ToolCallOutcome): Attributes {
 }
 
 /** decide: a call to run now, an answer already (blocked, waiting for approval), or a replay. */
-export function describeDecided(result: { call: ToolCall } | ToolCallOutcome | { replayOf: string }): Attributes {
+export function describeDecided(result: { call: ToolCall } | ToolCallOutcome | { replayOf: string } | { keyReused: ToolCall }): Attributes {
   if ('replayOf' in result) return { [TOOLGATE.toolCallId]: result.replayOf, [TOOLGATE.replayed]: true };
+  if ('keyReused' in result) return { ...callAttributes(result.keyReused), [TOOLGATE.errorCode]: 'IDEMPOTENCY_KEY_REUSED' };
   if ('call' in result) return { ...callAttributes(result.call), [TOOLGATE.status]: result.call.status };
   return outcomeAttributes(result);
 }

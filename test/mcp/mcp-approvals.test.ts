@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
+import { SetFeatureFlagDocument } from '../../gql/graphql';
 import {
   CLIENT_AMOUNT,
   EXPERT_AMOUNT,
@@ -19,6 +20,9 @@ let flow: Flow;
 const clients: Client[] = [];
 beforeAll(async () => {
   flow = await startFlow();
+  // This suite's org lets the person at the MCP client answer client approvals (off by default: mcp-identity.test.ts).
+  const flag = await flow.app.gql(SetFeatureFlagDocument, { key: flow.keys.admin, variables: { key: 'mcp_client_approvals', enabled: true } });
+  if (flag.body.errors) throw new Error(JSON.stringify(flag.body.errors));
 });
 afterAll(async () => {
   for (const client of clients) await client.close();

@@ -61,12 +61,12 @@ describe('MCP clients and metadata', () => {
     }
   });
 
-  test('a request re-sent with the same JSON-RPC id in the session (a retry) never runs twice', async () => {
+  test("a retry is safe with the client's own key; the JSON-RPC id is never a key (re-sent without one, it is a new call)", async () => {
     const run = await demo.gw.startRun();
     const client = await connectMcp(demo.app, `runs/${run.id}`, demo.seed.keys.agent);
     const transport = client.transport as { sessionId?: string; protocolVersion?: string };
     const before = demo.gw.vendorRequests('shopify');
-    const send = () =>
+    const send = (meta?: Record<string, unknown>) =>
       fetch(new URL(`/mcp/runs/${run.id}`, demo.app.url), {
         method: 'POST',
         headers: {
@@ -80,15 +80,19 @@ describe('MCP clients and metadata', () => {
           jsonrpc: '2.0',
           id: 77,
           method: 'tools/call',
-          params: { name: 'order_lookup.lookup', arguments: { orderId: '12345' } },
+          params: { name: 'order_lookup.lookup', arguments: { orderId: '12345' }, ...(meta ? { _meta: meta } : {}) },
         }),
       }).then((response) => response.text());
     try {
-      const [first, retry] = [await send(), await send()];
+      const keyed = { 'io.toolgate/idempotencyKey': 'retry-1' };
+      const [first, retry] = [await send(keyed), await send(keyed)];
       expect(first).toContain('"orderNumber":"#12345"');
       expect(retry).toContain('"replayed":true');
       expect(await demo.gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(1);
       expect(demo.gw.vendorRequests('shopify') - before).toBe(1);
+      // The same JSON-RPC id without a key: another client could send it too, so it is a new call.
+      expect(await send()).toContain('"replayed":false');
+      expect(await demo.gw.count('tool_calls', 'run_id = ?', [run.id])).toBe(2);
     } finally {
       await client.close();
     }

@@ -1,0 +1,52 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RiskLevel } from '../catalog/risk';
+import { appendLedgerEvents } from '../ledger/ledger.service';
+import { type CompiledRule, evaluatePolicy } from '../policy/policy-evaluator';
+import { blockApprovedCall, type CallRef } from './tool-call-state';
+
+/** An approved call whose org's policy changed since it was decided, with what it runs with. */
+export interface ApprovedUnderNewPolicy {
+  call: CallRef;
+  approvalRequestId: string;
+  /** The params it would run with (a reviewer's edits included). */
+  params: Record<string, unknown>;
+  callerRole: string;
+  specialistId: string;
+  defaultRisk: RiskLevel;
+  /** The org's policy version now. */
+  policyVersion: number;
+  shadowMode: boolean;
+}
+
+/**
+ * An approval survives a policy change (ARCHITECTURE.md, "Call identity"): approving a call
+ * executes it, unless the policy as it is now blocks it. Then it is recorded blocked with the
+ * rule that blocks it, its approved params are dropped, and true is answered; nothing runs.
+ * Any other verdict (allow, or an approval a person has just given) lets it run.
+ */
+export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly CompiledRule[], approved: ApprovedUnderNewPolicy): Promise<boolean> {
+  const { call } = approved;
+  const verdict = evaluatePolicy(
+    rules,
+    {
+      toolName: call.toolName,
+      action: call.action,
+      params: approved.params,
+      callerRole: approved.callerRole,
+      specialistId: approved.specialistId,
+      defaultRisk: approved.defaultRisk,
+    },
+    approved.shadowMode,
+  );
+  if (verdict.outcome !== 'block') return false;
+  const event = await blockApprovedCall(tx, call.id, {
+    approvalRequestId: approved.approvalRequestId,
+    matchedRuleId: verdict.matchedRuleId,
+    policyVersion: approved.policyVersion,
+    reevaluated: true,
+  });
+  if (!event) return false;
+  await appendLedgerEvents(tx, [event]);
+  await tx.execute('update approval_requests set sealed_params = null where id = ?', [approved.approvalRequestId]);
+  return true;
+}
