@@ -21,16 +21,7 @@ import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
-import {
-  appendMessage,
-  assistantTextLength,
-  isPending,
-  loadMessages,
-  pendingCallId,
-  toolUseNote,
-  type StoredBlock,
-  type ToolUseRefusal,
-} from './run-messages';
+import { appendMessage, assistantTextLength, isPending, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
 import { refusedKeyResult, resultBlock, roundLimitResult, storedOutcome } from './tool-results';
 import { storedTurn } from './turn-tool-uses';
 import type { ToolgateMetrics } from '../telemetry/metrics';
@@ -314,7 +305,7 @@ export class AgentRuntime {
     for (const use of toolUses) {
       const name = parseModelToolName(String(use.name)) ?? { toolName: String(use.name), action: '' };
       const note = toolUseNote(use);
-      const request: ToolCallRequest & { refusal?: ToolUseRefusal } = {
+      const request: ToolCallRequest = {
         runId: run.id,
         ...name,
         params: note && 'rawInput' in note ? note.rawInput : use.input,

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ToolCallRequest } from '../gateway/gateway.types';
 import { RunMessage, type MessageRole } from './run-message.entity';
 
 /**
@@ -13,10 +14,7 @@ export interface PendingNote {
 }
 
 /** Why a tool_use is recorded refused instead of run (the gateway's `refusal`). */
-export interface ToolUseRefusal {
-  code: 'TOOL_INPUT_TRUNCATED' | 'INVALID_TOOL_INPUT' | 'IDEMPOTENCY_KEY_REUSED';
-  details?: Record<string, unknown>;
-}
+type ToolUseRefusal = NonNullable<ToolCallRequest['refusal']>;
 
 /**
  * A tool_use the runtime will not run as asked, decided once when the turn is stored (so

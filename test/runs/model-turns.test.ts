@@ -2,7 +2,8 @@ import { useDemoApp } from '../support/demo-fixture';
 import { ERROR_CATALOG } from '../../src/errors/error-codes';
 import { ScriptedModel, type ScriptedRequest } from '../support/scripted-model';
 import { toolUseId, turn } from '../support/scripted-turn';
-import { FINISHED, RunClient, isInvoiceCreate, type Block, type RunView } from './run-helpers';
+import { FINISHED, RunClient, isInvoiceCreate, until, type Block, type RunView } from './run-helpers';
+import { runtimeCaller } from '../../src/auth/caller';
 
 /**
  * Issue 26, item 3: each tool_use of a model turn gets a tool_result of its own. Real runs
@@ -149,6 +150,43 @@ describe('a tool_use id reused from an earlier turn', () => {
     expect(blockedReasons(run)).toEqual([[run.toolCalls[1].id, 'idempotency_key_reused']]);
     expect(toolUses(run, 3).map((u) => u.id)).toEqual([`${id}__dup1`]);
     expect(lastBlocks(model.requests[2])).toEqual([{ type: 'tool_result', tool_use_id: `${id}__dup1`, is_error: true, content: REUSED }]);
+  });
+});
+
+describe('a tool_use id the gateway finds naming another call', () => {
+  // Defensive: the runtime never sends such a key itself (repeats get keys of their own), but
+  // a call made with the id before the turn was stored (here, straight through the gateway) stands.
+  test('the gateway refuses it (recorded, nothing runs); the runtime answers with the catalog sentence and goes on', async () => {
+    const id = toolUseId();
+    let runId: string | undefined;
+    const shopifyBefore = runs.vendorRequests('shopify');
+    model.script(async () => {
+      await until(() => runId !== undefined, 'the started run');
+      const params = { orderId: '12345' };
+      const caller = runtimeCaller(demo.seed.orgId);
+      await demo.app.services.gateway.execute({
+        runId: runId!,
+        toolName: 'order_lookup',
+        action: 'lookup',
+        params,
+        correlationId: 'test',
+        toolUseId: id,
+        caller,
+      });
+      return turn()
+        .toolUse({ id, name: LOOKUP, input: { orderId: '12346' } })
+        .stop('tool_use');
+    }, done());
+    runId = (await runs.start('Where is order #12346?')).id;
+    const run = await runs.waitFor(runId);
+
+    expect(run.status).toBe('completed');
+    expect(runs.vendorRequests('shopify')).toBe(shopifyBefore + 1);
+    expect(run.toolCalls.map((c) => [c.status, c.errorCode, c.input])).toEqual([
+      ['succeeded', null, { orderId: '12345' }],
+      ['blocked', 'IDEMPOTENCY_KEY_REUSED', { orderId: '12346' }],
+    ]);
+    expect(lastBlocks(model.requests[1])).toEqual([{ type: 'tool_result', tool_use_id: id, is_error: true, content: REUSED }]);
   });
 });
 

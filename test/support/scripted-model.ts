@@ -23,7 +23,8 @@ export interface HttpErrorAnswer {
 }
 
 type Answer = SseFrame[] | HttpErrorAnswer;
-export type ScriptedTurn = Answer | ((request: ScriptedRequest) => Answer);
+/** A turn, or a function of the request that answers one (it may first act on the app, e.g. record a call). */
+export type ScriptedTurn = Answer | ((request: ScriptedRequest) => Answer | Promise<Answer>);
 
 export interface ScriptedRequest {
   /** The request body as sent (model, max_tokens, system, tools, messages, stream). */
@@ -98,7 +99,7 @@ export class ScriptedModel {
     if (problems.length > 0) return this.refuse(res, `request ${n}: ${problems.join('; ')}`);
     const next = this.turns.shift();
     if (!next) return this.refuse(res, `request ${n}: no turn was scripted for it (${request.messages.length} messages)`);
-    const answer = typeof next === 'function' ? next(request) : next;
+    const answer = typeof next === 'function' ? await next(request) : next;
     if (!Array.isArray(answer)) return answerError(res, answer);
     await writeFrames(res, answer);
   }
