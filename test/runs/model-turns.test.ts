@@ -69,8 +69,10 @@ describe('a tool_use id given twice in one message', () => {
       output: null,
     });
     expect(blockedReasons(run)).toEqual([[second.id, 'idempotency_key_reused']]);
+    const blockedEvent = run.ledgerEvents.find((e) => e.type === 'tool_call.blocked')!;
+    expect(blockedEvent.metadata).toMatchObject({ errorCode: 'IDEMPOTENCY_KEY_REUSED', toolUseId: id, duplicatedInMessage: true });
 
-    // The repeat has an id of its own in the conversation, and its own (error) result.
+    // The repeat has an id of its own in the conversation, and its own (error) result; readers see each block with its own call.
     const uses = toolUses(run, 1);
     expect(uses.map((u) => u.id)).toEqual([id, `${id}__dup1`]);
     expect(uses.map((u) => u.input)).toEqual([{ orderId: '12345' }, { orderId: '12346' }]);
@@ -78,6 +80,10 @@ describe('a tool_use id given twice in one message', () => {
     expect(results.map((r) => r.tool_use_id)).toEqual([id, `${id}__dup1`]);
     expect(results[0].is_error).toBeUndefined();
     expect(results[1]).toEqual({ type: 'tool_result', tool_use_id: `${id}__dup1`, is_error: true, content: REUSED });
+    expect(run.messages[1].blocks.slice(1)).toEqual([
+      expect.objectContaining({ toolUseId: id, toolCallId: first.id, status: 'succeeded' }),
+      expect.objectContaining({ toolUseId: `${id}__dup1`, toolCallId: second.id, status: 'blocked' }),
+    ]);
 
     // What the model was given: the first lookup's order for the first id only.
     const given = lastBlocks(model.requests[1]);
