@@ -167,7 +167,8 @@ describe('a tool_use id the gateway finds naming another call', () => {
     let runId: string | undefined;
     const shopifyBefore = runs.vendorRequests('shopify');
     model.script(async () => {
-      await until(() => runId !== undefined, 'the started run');
+      // The first model request goes out with the run.started transaction: the call waits for it.
+      await until(async () => runId !== undefined && (await runs.get(runId)).status === 'running', 'the run to be running');
       const params = { orderId: '12345' };
       const caller = runtimeCaller(demo.seed.orgId);
       await demo.app.services.gateway.execute({

@@ -99,7 +99,12 @@ export class ScriptedModel {
     if (problems.length > 0) return this.refuse(res, `request ${n}: ${problems.join('; ')}`);
     const next = this.turns.shift();
     if (!next) return this.refuse(res, `request ${n}: no turn was scripted for it (${request.messages.length} messages)`);
-    const answer = typeof next === 'function' ? await next(request) : next;
+    let answer: Answer;
+    try {
+      answer = typeof next === 'function' ? await next(request) : next;
+    } catch (error) {
+      return this.refuse(res, `request ${n}: its scripted turn threw: ${String(error)}`);
+    }
     if (!Array.isArray(answer)) return answerError(res, answer);
     await writeFrames(res, answer);
   }
