@@ -169,16 +169,21 @@ export class ToolGateway {
     if (!isUuid(toolCallId)) throw notFound('Tool call');
     const claimed = await this.claiming((claim) =>
       em.transactional(async (tx) => {
-        const call = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
-        if (!call) throw notFound('Tool call');
-        if (call.status !== 'approved') return { kind: 'replay', call } as const;
+        const found = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
+        if (!found) throw notFound('Tool call');
+        if (found.status !== 'approved') return { kind: 'replay', call: found } as const;
         const [run] = await tx.execute<ApprovedRunRow[]>(
           `select r.status, r.driver, r.specialist_id, o.suspended_at is not null as org_suspended, o.config_version,
                   o.policy_version, o.policy_shadow_mode, d.policy_version as decided_policy_version, d.caller_role
              from agent_runs r join orgs o on o.id = r.org_id left join policy_decisions d on d.id = ?
-            where r.id = ? for update of r`,
-          [call.policyDecisionId, call.runId],
+            where r.id = ? for no key update of r`,
+          [found.policyDecisionId, found.runId],
         );
+        // Read again once the run's row is held: another request may have claimed and run it
+        // meanwhile. Its outcome transaction holds the call's row and then wants the run's, so
+        // this one must not wait on the call's row while holding the run's.
+        const call = await tx.findOneOrFail(ToolCall, { id: toolCallId }, { refresh: true });
+        if (call.status !== 'approved') return { kind: 'replay', call } as const;
         // Still approved, not claimed: it can run once the org is resumed.
         if (run.org_suspended) throw orgSuspended();
         assertDriver(run.driver, caller);

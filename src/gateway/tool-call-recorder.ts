@@ -201,28 +201,35 @@ export async function recordOutcome(
 ): Promise<ToolCall | null> {
   const tool = toolKey(call.toolName, call.action);
   const base = { orgId: call.orgId, runId: call.runId, resourceId: call.id };
-  const settled = await settleCall(tx, call, extra.nodeId, {
-    ok: outcome.ok,
-    outputRedacted: outcome.ok ? redactOutput(outcome.data) : null,
-    durationMs: extra.durationMs,
-    retryCount: outcome.retries.length,
-    vendorStatusCode: outcome.vendorStatusCode,
-    costCents: extra.costCents,
-    errorCode: outcome.ok ? null : outcome.code,
-    errorText: outcome.ok ? null : outcome.errorText,
-    before: outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
-    metadata: outcome.ok
-      ? { durationMs: extra.durationMs, retryCount: outcome.retries.length, costCents: extra.costCents }
-      : {
-          reason: outcome.reason,
-          errorCode: outcome.code,
-          vendorStatusCode: outcome.vendorStatusCode,
-          durationMs: extra.durationMs,
-          retryCount: outcome.retries.length,
-        },
-  });
+  const settled = await settleCall(
+    tx,
+    call,
+    extra.nodeId,
+    {
+      ok: outcome.ok,
+      outputRedacted: outcome.ok ? redactOutput(outcome.data) : null,
+      durationMs: extra.durationMs,
+      retryCount: outcome.retries.length,
+      vendorStatusCode: outcome.vendorStatusCode,
+      costCents: extra.costCents,
+      errorCode: outcome.ok ? null : outcome.code,
+      errorText: outcome.ok ? null : outcome.errorText,
+      before: outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
+      metadata: outcome.ok
+        ? { durationMs: extra.durationMs, retryCount: outcome.retries.length, costCents: extra.costCents }
+        : {
+            reason: outcome.reason,
+            errorCode: outcome.code,
+            vendorStatusCode: outcome.vendorStatusCode,
+            durationMs: extra.durationMs,
+            retryCount: outcome.retries.length,
+          },
+    },
+    // The run's row before the org's ledger lock: a call deciding an approval in the same run
+    // locks them in that order, so the other order would deadlock with it.
+    () => afterSettled(tx, call, extra.approvalRequestId),
+  );
   if (!settled) return null;
-  await afterSettled(tx, call, extra.approvalRequestId);
   return call;
 }
 

@@ -198,7 +198,14 @@ export function failureSettlement(
  * taken over for reconciliation is settled by that node, never twice. One UPDATE (hot path).
  * `call` gets the written fields; it must not be managed by `tx` (or the commit writes them again).
  */
-export async function settleCall(tx: SqlTransaction, call: CallRef, nodeId: string, settlement: Settlement): Promise<LedgerEvent[] | null> {
+export async function settleCall(
+  tx: SqlTransaction,
+  call: CallRef,
+  nodeId: string,
+  settlement: Settlement,
+  /** Writes that follow from the settlement (the run's cost): after the call's row, before the ledger, as every path locks. */
+  afterUpdate?: () => Promise<void>,
+): Promise<LedgerEvent[] | null> {
   const fields = {
     status: settlement.ok ? T.succeed.to : T.fail.to,
     outputRedacted: settlement.ok ? settlement.outputRedacted : null,
@@ -234,6 +241,7 @@ export async function settleCall(tx: SqlTransaction, call: CallRef, nodeId: stri
   );
   if (changed.length === 0) return null;
   Object.assign(call, fields);
+  await afterUpdate?.();
   return appendLedgerEvents(tx, [
     ...(settlement.before ?? []),
     callEvent(call, settlement.ok ? 'tool_call.succeeded' : 'tool_call.failed', settlement.metadata),

@@ -68,10 +68,10 @@ export class Reconciler {
       const { settlement, how, vendor } = await this.settle(call, options.deadline ?? null, options.inFlight ?? false);
       settlement.durationMs = Math.round(performance.now() - started);
       const settled = await this.deps.orm.em.fork().transactional(async (tx) => {
-        const events = await settleCall(tx, call, nodeId, settlement);
-        if (!events) return false;
         const [approval] = await tx.execute<{ id: string }[]>('select id from approval_requests where tool_call_id = ?', [call.id]);
-        await afterSettled(tx, call, approval?.id ?? null);
+        // The run's row is written before the ledger's lock is taken, as on every path.
+        const events = await settleCall(tx, call, nodeId, settlement, () => afterSettled(tx, call, approval?.id ?? null));
+        if (!events) return false;
         const [run] = await tx.execute<{ status: string; driver: string }[]>('select status, driver from agent_runs where id = ?', [call.runId]);
         // Toolgate's own runtime continues the run from this outcome, on whichever node.
         if (run?.driver === 'internal' && run.status === 'running') await enqueueRunStep(tx, call.runId);

@@ -404,7 +404,7 @@ export class AgentRuntime {
 
   /** Locks the run row; true while it may still take model output. */
   private async lockActive(tx: EntityManager, runId: string): Promise<boolean> {
-    const [row] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [runId]);
+    const [row] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for no key update', [runId]);
     return row?.status === 'running';
   }
 

@@ -84,7 +84,7 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
       const run = await findRun(tx, caller.orgId, runId);
       if (run.driver !== 'internal')
         throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
-      await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
+      await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
       await tx.refresh(run);
       if (run.status !== 'completed' && run.status !== 'failed') throw notAnswered(run.status);
       const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [
@@ -108,7 +108,7 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
 export async function cancelRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
   return em.transactional(async (tx) => {
     const run = await findRun(tx, caller.orgId, runId);
-    await tx.execute('select id from agent_runs where id = ? for update', [run.id]);
+    await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
     await tx.refresh(run);
     if (!['queued', 'running', 'waiting_approval'].includes(run.status)) {
       throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}`, { runStatus: run.status });

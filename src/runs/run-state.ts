@@ -114,7 +114,7 @@ export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, p
  * the caller's batch so it follows the call's own events).
  */
 export async function awaitApproval(tx: SqlTransaction, run: RunRef, actor: Actor, toolCallId: string): Promise<LedgerEntry[]> {
-  const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for update', [run.id]);
+  const [previous] = await tx.execute<{ status: RunStatus }[]>('select status from agent_runs where id = ? for no key update', [run.id]);
   await tx.execute(
     `update agent_runs set pending_approval_count = pending_approval_count + 1, status = 'waiting_approval', updated_at = now()
       where id = ? and status in (${sqlList(RUN_TRANSITIONS.awaitApproval.from)})`,
@@ -129,7 +129,7 @@ export async function awaitApproval(tx: SqlTransaction, run: RunRef, actor: Acto
  * may start it on this one).
  */
 export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor, local?: StepBatch | null): Promise<LedgerEntry[]> {
-  const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for update', [run.id]);
+  const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for no key update', [run.id]);
   const [row] = await tx.execute<{ status: string; driver: string }[]>(
     `update agent_runs
         set pending_approval_count = greatest(pending_approval_count - 1, 0),

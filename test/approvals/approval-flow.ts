@@ -93,8 +93,8 @@ export function useFlow(): Flow {
 }
 
 /** A flow of its own (e.g. with other settings), for one test; the caller closes `app`. */
-export async function startFlow(env: Record<string, string> = {}): Promise<Flow> {
-  const app = await startTestApp(env, { sandboxes: true });
+export async function startFlow(env: Record<string, string> = {}, options: { captureLogs?: boolean } = {}): Promise<Flow> {
+  const app = await startTestApp(env, { sandboxes: true, ...options });
   try {
     const seed = await seedDemo(app.em(), app.masterKey);
     const keyIds = await prepareFlow(app, seed);
