@@ -1,3 +1,4 @@
+import { callFingerprint } from '../../src/gateway/call-fingerprint';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { canonicalJson } from '../../src/ledger/canonical-json';
@@ -31,10 +32,10 @@ export async function floorToolCall(pool: pg.Pool, call: RawCall): Promise<void>
                      policy_version, caller_role, caller_key_id, reason, created_at)
                    values (${q(decisionId)}, ${q(call.orgId)}, ${q(call.runId)}, ${q(call.toolName)}, ${q(call.action)}, 'allow', null, 'low', null,
                      ${call.policyVersion}, ${q(call.caller.role)}, ${q(call.caller.keyId)}, 'no rule matched; catalog default risk low', ${q(now)})),
-            w1 as (insert into tool_calls (id, org_id, run_id, tool_name, action, correlation_id, tool_use_id, status, input_redacted,
+            w1 as (insert into tool_calls (id, org_id, run_id, tool_name, action, correlation_id, tool_use_id, fingerprint, status, input_redacted,
                      policy_decision_id, risk_level, review_required, node_id, sealed_input, retry_count, cost_cents, created_at, updated_at)
                    values (${q(callId)}, ${q(call.orgId)}, ${q(call.runId)}, ${q(call.toolName)}, ${q(call.action)}, ${q(call.correlationId)},
-                     ${q(call.toolUseId)}, 'running', ${q(JSON.stringify(call.params))}, ${q(decisionId)}, 'low', false, ${q(NODE_ID)},
+                     ${q(call.toolUseId)}, ${q(callFingerprint(call))}, 'running', ${q(JSON.stringify(call.params))}, ${q(decisionId)}, 'low', false, ${q(NODE_ID)},
                      ${q(SEALED_INPUT_JSON)}, 0, 0, ${q(now)}, ${q(now)}))
        ${insertEvent(q, call, callId, 'tool_call.requested', call.caller, requestedMetadata(call))};
        commit;`,
