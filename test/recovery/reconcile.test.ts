@@ -114,7 +114,8 @@ async function approvedInvoice(node: Awaited<ReturnType<typeof dyingNode>>, runI
   return outcome.toolCallId;
 }
 
-const invoicesFor = (toolCallId: string) => nango.effects().filter((e) => e.privateNote === `toolgate:toolgate-${toolCallId}`);
+/** The call's invoices: its marker is the first word of their PrivateNote (the request's marker follows). */
+const invoicesFor = (toolCallId: string) => nango.effects().filter((e) => e.privateNote?.split(' ')[0] === `toolgate:toolgate-${toolCallId}`);
 
 async function ledgerOf(toolCallId: string) {
   return (await demo.gw.call(toolCallId)).ledgerEvents.map((e) => ({ type: e.type, ...e.metadata }));
