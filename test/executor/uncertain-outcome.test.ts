@@ -5,6 +5,7 @@ import type { Fault } from '../../src/vendors/sandbox/sandbox-server';
 import type { NangoSandbox } from '../../src/vendors/nango/nango.sandbox';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import type { CallAnswerFragment } from '../gql/graphql';
+import { Feed, closeSockets, connect, ledgerHead } from '../realtime/realtime-helpers';
 
 /**
  * A non-idempotent call whose outcome is uncertain — the vendor answered after the timeout,
@@ -21,7 +22,7 @@ const TIMEOUT_MS = 10_000;
 const clock = new ManualClock();
 const demo = useDemoApp(
   { VENDOR_TIMEOUT_MS: String(TIMEOUT_MS), VENDOR_RETRY_BASE_MS: '1', VENDOR_RETRY_MAX_DELAY_MS: '5', VENDOR_BREAKER_THRESHOLD: '1000' },
-  { sandboxes: true, clock },
+  { sandboxes: true, clock, beforeClose: closeSockets },
 );
 
 let nango: NangoSandbox;
@@ -115,6 +116,12 @@ describe('an uncertain outcome is settled by asking the vendor', () => {
 
   test('503 on every email attempt: reported as created but not emailed, for review; the repeat finishes the email on the same invoice', async () => {
     const run = await demo.gw.startRun();
+    const experts = new Feed<{ change: string; toolCall: { id: string; status: string; reviewRequired: boolean } }>(
+      connect(demo.app.wsUrl, demo.seed.keys.expert).client,
+      'subscription($after: String) { approvalRequests(afterSequence: $after) { change toolCall { id status reviewRequired } } }',
+      { after: await ledgerHead(demo.app, demo.seed.orgId) },
+      'approvalRequests',
+    );
     fault({ kind: 'status', status: 503 }, SEND, 20);
     const answer = await approvedInvoice(run.id);
 
@@ -130,6 +137,12 @@ describe('an uncertain outcome is settled by asking the vendor', () => {
     const { call, event } = await outcomeEvent(answer.toolCallId);
     expect(call).toMatchObject({ status: 'succeeded', reviewRequired: true });
     expect(event).toMatchObject({ partial: 'created_not_emailed', resumed: false });
+    // The experts' feed shows it to finish (after the approval's own items).
+    await experts.count(3, 'requested, approved, review_required');
+    expect(experts.items.at(-1)).toEqual({
+      change: 'review_required',
+      toolCall: { id: answer.toolCallId, status: 'succeeded', reviewRequired: true },
+    });
 
     demo.app.sandbox!.clearFaults();
     const repeat = await approvedInvoice(run.id);
