@@ -56,7 +56,8 @@ export const ERROR_CODES = [
   'VENDOR_TIMEOUT',
   'VENDOR_RATE_LIMITED',
   'CIRCUIT_OPEN',
-  // Recovery: a call interrupted by a crash, a shutdown or a database outage
+  // Recovery: a call interrupted by a crash, a shutdown or a database outage, or a non-idempotent
+  // attempt whose outcome was uncertain (a timeout, a reset after sending, a 5xx), settled by asking the vendor
   'VENDOR_NOT_PERFORMED',
   'VENDOR_OUTCOME_UNKNOWN',
   // The `toolgate` command's operational failures (exit 1; src/cli-failure.ts)
@@ -133,7 +134,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   // The model stopped (max_tokens) while writing the tool_use: its input is incomplete, so it never runs.
   TOOL_INPUT_TRUNCATED: {
     httpStatus: 400,
-    modelMessage: 'The tool input was cut off before it was complete (the reply reached its token limit); nothing ran. Send the call again with its complete input',
+    modelMessage:
+      'The tool input was cut off before it was complete (the reply reached its token limit); nothing ran. Send the call again with its complete input',
   },
   CREDENTIALS_NOT_FOUND: { httpStatus: 424, modelMessage: 'Tool execution failed: integration not configured' },
   CREDENTIALS_UNREADABLE: { httpStatus: 500, modelMessage: 'Tool execution failed: integration not configured' },
