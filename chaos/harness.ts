@@ -26,6 +26,8 @@ export interface ChaosOptions {
   lookups: number;
   slowMs: number;
   terminalWithinMs: number;
+  /** VENDOR_TIMEOUT_MS of vendor_timeout's and vendor_5xx's nodes (vendor_timeout answers 1 s later). */
+  vendorTimeoutMs: number;
   /** Seed of the choice of each failpoint's n. */
   seed: number;
   logDir: string;
@@ -45,6 +47,7 @@ export const DEFAULTS: Omit<ChaosOptions, 'seed' | 'logDir'> = {
   lookups: 1,
   slowMs: 1500,
   terminalWithinMs: 60_000,
+  vendorTimeoutMs: 10_000,
   logLevel: 'warn',
   heartbeatMs: 250,
   deadAfterMs: 1500,
@@ -104,7 +107,7 @@ export async function runChaos(
           logLevel: options.logLevel,
           heartbeatMs: options.heartbeatMs,
           deadAfterMs: options.deadAfterMs,
-          nodeEnv: { WORKER_CONCURRENCY: String(options.workerConcurrency), ...scenarioNodeEnv(name) },
+          nodeEnv: { WORKER_CONCURRENCY: String(options.workerConcurrency), ...scenarioNodeEnv(name, options.vendorTimeoutMs) },
         });
         const driver = new Driver(cluster, log);
         const record: ScenarioRecord = {
@@ -112,6 +115,7 @@ export async function runChaos(
           startedAt: Date.now(),
           kills: [],
           expectUnknown: name === 'outcome_unknown',
+          expectKills: name !== 'vendor_timeout' && name !== 'vendor_5xx',
           notes: [],
           terminalAfterMs: null,
           clockStart: 0,
@@ -128,6 +132,7 @@ export async function runChaos(
             lookups: options.lookups,
             slowMs: options.slowMs,
             terminalWithinMs: options.terminalWithinMs,
+            vendorTimeoutMs: options.vendorTimeoutMs,
             random,
           },
         };

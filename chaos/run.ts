@@ -11,12 +11,15 @@ import { SCENARIOS, type ScenarioName } from './lib/scenarios';
  * compiled server. Options as flags or environment variables (flags win):
  *
  *   --scenarios a,b     CHAOS_SCENARIOS      after_approval, vendor_call, after_vendor_response,
- *                                            during_model_stream, outcome_unknown, two_nodes (default: all)
+ *                                            during_model_stream, outcome_unknown, two_nodes,
+ *                                            vendor_timeout, vendor_5xx (default: all)
  *   --runs N            CHAOS_RUNS           invoice runs per scenario (default 9)
  *   --batch N           CHAOS_BATCH          invoice runs per kill (default 3)
  *   --two-node-runs N   CHAOS_TWO_NODE_RUNS  invoice runs of two_nodes (default 8)
  *   --lookups N         CHAOS_LOOKUPS        order-lookup runs per batch where a scenario has them (default 1)
  *   --slow-ms N         CHAOS_SLOW_MS        how long the sandbox holds a slowed request (default 1500)
+ *   --vendor-timeout-ms N CHAOS_VENDOR_TIMEOUT_MS  VENDOR_TIMEOUT_MS of vendor_timeout and vendor_5xx (default 10000;
+ *                                            vendor_timeout's creates answer 1 s later)
  *   --seed N            CHAOS_SEED           seed of the failpoints' n (default: random, printed)
  *   --log-dir DIR       CHAOS_LOG_DIR        logs of every process and report.json (default: a temp folder)
  *   --log-level L       CHAOS_LOG_LEVEL      LOG_LEVEL of the nodes (default warn)
@@ -32,6 +35,7 @@ const FLAGS: Record<string, string> = {
   'two-node-runs': 'CHAOS_TWO_NODE_RUNS',
   lookups: 'CHAOS_LOOKUPS',
   'slow-ms': 'CHAOS_SLOW_MS',
+  'vendor-timeout-ms': 'CHAOS_VENDOR_TIMEOUT_MS',
   seed: 'CHAOS_SEED',
   'log-dir': 'CHAOS_LOG_DIR',
   'log-level': 'CHAOS_LOG_LEVEL',
@@ -77,6 +81,7 @@ function parseOptions(argv: string[], env: NodeJS.ProcessEnv): ChaosOptions {
     twoNodeRuns: int('two-node-runs', DEFAULTS.twoNodeRuns, 1),
     lookups: int('lookups', DEFAULTS.lookups, 0),
     slowMs: int('slow-ms', DEFAULTS.slowMs, 600),
+    vendorTimeoutMs: int('vendor-timeout-ms', DEFAULTS.vendorTimeoutMs, 500),
     seed: int('seed', Math.floor(Math.random() * 2 ** 31)),
     logDir: path.resolve(values['log-dir'] ?? defaultLogDir()),
     logLevel,
@@ -128,7 +133,7 @@ async function main(): Promise<number> {
   );
   const report = await runChaos(options, log, { onDatabaseServer: (s) => (server = s) });
   const table = renderTable(report.results, options.terminalWithinMs);
-  const command = `CHAOS_SEED=${options.seed} npm run chaos -- --scenarios ${options.scenarios.join(',')} --runs ${options.runs} --batch ${options.batch} --two-node-runs ${options.twoNodeRuns} --lookups ${options.lookups}`;
+  const command = `CHAOS_SEED=${options.seed} npm run chaos -- --scenarios ${options.scenarios.join(',')} --runs ${options.runs} --batch ${options.batch} --two-node-runs ${options.twoNodeRuns} --lookups ${options.lookups} --vendor-timeout-ms ${options.vendorTimeoutMs}`;
   const markdown = [
     `Chaos run ${report.startedAt} – ${report.finishedAt} on ${report.database}`,
     `Repeat: ${command}`,

@@ -66,6 +66,7 @@ export type Fault =
   | { kind: 'slow'; delayMs: number }
   | { kind: 'hang' }
   | { kind: 'reset' }
+  | { kind: 'after_effect'; status: number | null }
   | { kind: 'malformed_json' }
   | { kind: 'rate_limit'; retryAfter: 'seconds' | 'http_date'; seconds: number };
 

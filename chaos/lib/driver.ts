@@ -20,6 +20,10 @@ export interface TrackedRun {
   batch: number;
   customerId?: string;
   amount?: number;
+  /** What the customer wrote (and writes again when a scenario has the customer repeat it). */
+  message: string;
+  /** The run's reply after each turn, where a scenario recorded it (the customer's repeat makes a second turn). */
+  replies: string[];
 }
 
 export interface ToolCallView {
@@ -32,12 +36,21 @@ export interface ToolCallView {
   reviewRequired: boolean;
 }
 
+/** What a call's stored (redacted) result says of its invoice, when it is invoice.send's. */
+export interface InvoiceOutput {
+  invoiceId?: string;
+  docNumber?: string | null;
+  partial?: string;
+  repeated?: boolean;
+}
+
 export interface RunView {
   id: string;
   status: string;
   errorCode: string | null;
   reply: string | null;
-  toolCalls: Omit<ToolCallView, 'runId'>[];
+  /** In creation order. */
+  toolCalls: (Omit<ToolCallView, 'runId'> & { output: InvoiceOutput | null })[];
 }
 
 export interface ApprovalView {
@@ -81,19 +94,20 @@ export class Driver {
   /** startAgentRun as the client; null when the node died before answering (the run may exist; verification lists every run). */
   async startInvoiceRun(node: Node, batch: number): Promise<TrackedRun | null> {
     const invoice = invoiceMessage(this.invoiceCount++);
-    return this.start(node, batch, invoice.message, { kind: 'invoice', customerId: invoice.customerId, amount: invoice.amount });
+    return this.start(node, batch, invoice.message, {
+      kind: 'invoice',
+      customerId: invoice.customerId,
+      amount: invoice.amount,
+      message: invoice.message,
+      replies: [],
+    });
   }
 
   async startLookupRun(node: Node, batch: number): Promise<TrackedRun | null> {
-    return this.start(node, batch, LOOKUP_MESSAGE, { kind: 'lookup' });
+    return this.start(node, batch, LOOKUP_MESSAGE, { kind: 'lookup', message: LOOKUP_MESSAGE, replies: [] });
   }
 
-  private async start(
-    node: Node,
-    batch: number,
-    message: string,
-    what: Pick<TrackedRun, 'kind' | 'customerId' | 'amount'>,
-  ): Promise<TrackedRun | null> {
+  private async start(node: Node, batch: number, message: string, what: Omit<TrackedRun, 'id' | 'startedVia' | 'batch'>): Promise<TrackedRun | null> {
     try {
       const data = await graphql<{ startAgentRun: { id: string } }>(
         node.url,
@@ -109,6 +123,19 @@ export class Driver {
       this.lostRequests.push(`startAgentRun via ${node.name}: ${error.message}`);
       return null;
     }
+  }
+
+  /** postMessage as the client: the customer writes `run.message` again in the finished run. */
+  async repeatMessage(node: Node, run: TrackedRun): Promise<void> {
+    await graphql(node.url, this.key('client'), 'mutation($id: ID!, $text: String!) { postMessage(runId: $id, text: $text) { id status } }', {
+      id: run.id,
+      text: run.message,
+    });
+  }
+
+  /** Stores each run's current reply as the reply of its latest turn. */
+  async recordReplies(node: Node, runs: TrackedRun[]): Promise<void> {
+    for (const run of runs) run.replies.push((await this.run(node, run.id)).reply ?? '');
   }
 
   async pendingApprovals(node: Node): Promise<ApprovalView[]> {
@@ -181,7 +208,7 @@ export class Driver {
     const data = await graphql<{ run: RunView }>(
       node.url,
       this.key('client'),
-      'query($id: ID!) { run(id: $id) { id status errorCode reply toolCalls { id toolName action status errorCode reviewRequired } } }',
+      'query($id: ID!) { run(id: $id) { id status errorCode reply toolCalls { id toolName action status errorCode reviewRequired output } } }',
       { id },
     );
     return data.run;

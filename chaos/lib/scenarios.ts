@@ -2,6 +2,8 @@ import { toolCallIdOfRequestId } from './clients';
 import type { Cluster, Node } from './cluster';
 import { TERMINAL_RUN, type Driver, type TrackedRun } from './driver';
 import { sleep } from './processes';
+import { approveAll, batches, startBatch } from './batches';
+import { UNCERTAIN_TITLES, uncertainScenario } from './uncertain';
 
 /**
  * The kill points. Each scenario drives invoice runs (high risk: an expert approves each)
@@ -9,7 +11,17 @@ import { sleep } from './processes';
  * batch ends with a kill of the node, which is restarted under the same name (except in
  * two_nodes, where node-b takes over). What the scenario did is recorded for verify.ts.
  */
-export const SCENARIOS = ['after_approval', 'vendor_call', 'after_vendor_response', 'during_model_stream', 'outcome_unknown', 'two_nodes'] as const;
+export const SCENARIOS = [
+  'after_approval',
+  'vendor_call',
+  'after_vendor_response',
+  'during_model_stream',
+  'outcome_unknown',
+  'two_nodes',
+  // No node dies: the vendor's answer is lost or late (uncertain.ts).
+  'vendor_timeout',
+  'vendor_5xx',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
@@ -19,6 +31,7 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   during_model_stream: 'during_model_stream (failpoint)',
   outcome_unknown: 'outcome unknown (SIGKILL at the vendor, lookups 503)',
   two_nodes: 'two nodes, node-a SIGKILLed at the vendor',
+  ...UNCERTAIN_TITLES,
 };
 
 export interface ScenarioSettings {
@@ -32,6 +45,8 @@ export interface ScenarioSettings {
   slowMs: number;
   /** Every run must be terminal this long after the last (re)start or kill. */
   terminalWithinMs: number;
+  /** VENDOR_TIMEOUT_MS of the nodes of vendor_timeout and vendor_5xx. */
+  vendorTimeoutMs: number;
   random: () => number;
 }
 
@@ -55,6 +70,10 @@ export interface ScenarioRecord {
   kills: KillRecord[];
   /** Only outcome_unknown may end calls VENDOR_OUTCOME_UNKNOWN. */
   expectUnknown: boolean;
+  /** A scenario that kills no node (the vendor misbehaves instead) says so. */
+  expectKills: boolean;
+  /** Where "terminal within" counts from when no restart or kill came later (the last approval of a scenario without kills). */
+  clockFrom?: number;
   notes: string[];
   /** ms from the last (re)start or kill to every run terminal; null: not within the limit. */
   terminalAfterMs: number | null;
@@ -75,10 +94,13 @@ const NODE_A = 'node-a';
 const NODE_B = 'node-b';
 
 /** Node environment a scenario needs beyond the defaults. */
-export function scenarioNodeEnv(name: ScenarioName): Record<string, string> {
+export function scenarioNodeEnv(name: ScenarioName, vendorTimeoutMs: number): Record<string, string> {
   // The lookups made to fail on purpose would open the nango breaker (5 failures in a row), and
-  // the next batch's invoices would fail CIRCUIT_OPEN without reaching the vendor.
-  return name === 'outcome_unknown' ? { VENDOR_BREAKER_THRESHOLD: '1000' } : {};
+  // the next batch's invoices would fail CIRCUIT_OPEN without reaching the vendor. So would the
+  // faults of vendor_timeout and vendor_5xx, which every run of a batch meets at once.
+  if (name === 'outcome_unknown') return { VENDOR_BREAKER_THRESHOLD: '1000' };
+  if (name === 'vendor_timeout' || name === 'vendor_5xx') return { VENDOR_BREAKER_THRESHOLD: '1000', VENDOR_TIMEOUT_MS: String(vendorTimeoutMs) };
+  return {};
 }
 
 export async function runScenario(ctx: ScenarioContext): Promise<void> {
@@ -93,13 +115,10 @@ export async function runScenario(ctx: ScenarioContext): Promise<void> {
       return vendorCallScenario(ctx, true);
     case 'two_nodes':
       return twoNodesScenario(ctx);
+    case 'vendor_timeout':
+    case 'vendor_5xx':
+      return uncertainScenario(ctx, ctx.record.name);
   }
-}
-
-function batches(settings: ScenarioSettings): number[] {
-  const sizes: number[] = [];
-  for (let left = settings.runs; left > 0; left -= settings.batch) sizes.push(Math.min(settings.batch, left));
-  return sizes;
 }
 
 const between = (random: () => number, low: number, high: number) => low + Math.floor(random() * (high - low + 1));
@@ -160,18 +179,6 @@ function recordKill(
   ctx.log(
     `  killed ${node.name}#${node.incarnation} (${how}; ${kill.exit})${held.length ? `; held at the vendor: ${held.length} invoice write(s)` : ''}${lookupsHeld ? `, ${lookupsHeld} lookup(s)` : ''}`,
   );
-}
-
-/**
- * Starts a batch: `size` invoice runs (and `lookups` lookup runs) via `nodes` in turn, all
- * at once, so that every run exists before a failpoint can fire.
- */
-async function startBatch(ctx: ScenarioContext, nodes: Node[], batch: number, size: number, lookups: number): Promise<TrackedRun[]> {
-  const started = await Promise.all([
-    ...Array.from({ length: lookups }, (_, i) => ctx.driver.startLookupRun(nodes[i % nodes.length], batch)),
-    ...Array.from({ length: size }, (_, i) => ctx.driver.startInvoiceRun(nodes[i % nodes.length], batch)),
-  ]);
-  return started.filter((run): run is TrackedRun => run !== null);
 }
 
 /**
@@ -271,19 +278,6 @@ async function killAtVendor(ctx: ScenarioContext, node: Node, callIds: () => Set
       return false;
     }
     await sleep(50);
-  }
-}
-
-/** Approves the pending approvals of `runs` (one at a time), each via the next of `nodes`. */
-async function approveAll(ctx: ScenarioContext, nodes: Node[], runs: TrackedRun[]): Promise<void> {
-  const invoices = runs.filter((r) => r.kind === 'invoice').map((r) => r.id);
-  const approvals = await ctx.driver.waitForApprovals(nodes[0], invoices, 30_000);
-  if (!approvals || !(await ctx.driver.waitParked(nodes[0], invoices, 30_000))) {
-    throw new Error(`the approvals of batch ${runs[0]?.batch} did not all appear within 30 s`);
-  }
-  for (const [i, approval] of approvals.entries()) {
-    const result = await ctx.driver.approve(nodes[i % nodes.length], approval.id);
-    if (result !== 'approved') ctx.log(`  approval ${approval.id}: ${result}`);
   }
 }
 
@@ -427,7 +421,7 @@ async function twoNodesScenario(ctx: ScenarioContext): Promise<void> {
 export async function settle(ctx: ScenarioContext): Promise<void> {
   const { cluster, driver, settings, record } = ctx;
   const lastKill = record.kills.length ? record.startedAt + record.kills.at(-1)!.atMs : 0;
-  record.clockStart = Math.max(cluster.lastStartAt, lastKill);
+  record.clockStart = Math.max(cluster.lastStartAt, lastKill, record.clockFrom ?? 0);
   const outcome = await driver.drive({
     deadline: record.clockStart + settings.terminalWithinMs,
     approve: true,

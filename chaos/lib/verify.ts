@@ -94,15 +94,35 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
       fail(`call ${id} has ${mine.length} invoices: ${mine.map((e) => e.invoiceId).join(', ')}`);
     }
   }
+  // Each run asks for one invoice (a customer who repeats it asks for the same one): one at most per run.
+  const callsWithInvoices = new Map<string, string[]>();
+  for (const [id, mine] of byCall) {
+    const runId = callsById.get(id)!.runId;
+    callsWithInvoices.set(runId, [...(callsWithInvoices.get(runId) ?? []), ...mine.map((e) => e.invoiceId)]);
+  }
+  for (const [runId, invoices] of callsWithInvoices) {
+    // (A call's own duplicates are counted above; these are the run's other calls' invoices.)
+    const extra = [...byCall.keys()].filter((id) => callsById.get(id)!.runId === runId).length - 1;
+    if (extra > 0) {
+      duplicated += extra;
+      fail(`run ${runId} asked for one invoice; the vendor holds ${invoices.length}: ${invoices.join(', ')}`);
+    }
+  }
 
   // 4. Nothing acknowledged lost, nothing done but denied; the customer told the truth.
   let underReview = 0;
   let toldWrong = 0;
   for (const call of invoiceCalls) {
-    const mine = byCall.get(call.id) ?? [];
     const run = tracked.get(call.runId);
+    // A repeat of an earlier request finds that request's invoice: its own is the one its result names.
+    const mine = byCall.get(call.id) ?? (call.output?.repeated ? effects.filter((e) => e.invoiceId === call.output?.invoiceId) : []);
     const unknown = call.status === 'failed' && call.errorCode === 'VENDOR_OUTCOME_UNKNOWN';
-    if (unknown) underReview += 1;
+    // Created, its email left undone and said so (for review): reported as what it is.
+    const partial = call.status === 'succeeded' && call.output?.partial === 'created_not_emailed' && call.reviewRequired;
+    if (unknown || partial) underReview += 1;
+    // The reply of the turn this call was made in (the customer's repeat makes a second turn).
+    const turn = call.run.toolCalls.filter((c) => c.toolName === 'invoice' && c.action === 'send').findIndex((c) => c.id === call.id);
+    const reply = run?.replies[turn] ?? call.run.reply ?? '';
     if (call.status === 'succeeded') {
       if (mine.length === 0) {
         lost += 1;
@@ -111,16 +131,20 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
         // (More than one email is counted as a duplicated effect above.)
         const emails = mine[0].emailsSent;
         const expected = CUSTOMERS_WITH_EMAIL.has(run.customerId) ? 1 : 0;
-        if (emails === 0 && expected === 1) {
+        if (emails === 0 && expected === 1 && !partial) {
           lost += 1;
           fail(`call ${call.id} succeeded; its invoice ${mine[0].invoiceId} was never emailed, though customer ${run.customerId} has an address`);
         } else if (expected === 0 && emails > 0) {
           fail(`call ${call.id} succeeded; its invoice ${mine[0].invoiceId} was emailed, though customer ${run.customerId} has no address`);
         }
       }
-      if (call.run.status === 'completed' && mine[0] && !(call.run.reply ?? '').includes(`Invoice ${mine[0].docNumber} `)) {
+      if (call.run.status === 'completed' && mine[0] && !reply.includes(`Invoice ${mine[0].docNumber} `)) {
         toldWrong += 1;
-        fail(`run ${call.runId}: call ${call.id} made invoice ${mine[0].docNumber}, but the reply says: ${JSON.stringify(call.run.reply)}`);
+        fail(`run ${call.runId}: call ${call.id} made invoice ${mine[0].docNumber}, but the reply says: ${JSON.stringify(reply)}`);
+      }
+      if (partial && !/could not be emailed/.test(reply)) {
+        toldWrong += 1;
+        fail(`run ${call.runId}: call ${call.id}'s invoice was not emailed, but the reply says: ${JSON.stringify(reply)}`);
       }
     } else if (mine.length > 0 && !(unknown && call.reviewRequired)) {
       lost += 1;
@@ -128,9 +152,9 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
         `call ${call.id} (run ${call.runId}) ended ${outcomeOf(call)} but the vendor made invoice ${mine.map((e) => `${e.invoiceId} (emails ${e.emailsSent})`).join(', ')}`,
       );
     }
-    if (call.status === 'failed' && call.run.status === 'completed' && !/unable/i.test(call.run.reply ?? '')) {
+    if (call.status === 'failed' && call.run.status === 'completed' && !/unable/i.test(reply)) {
       toldWrong += 1;
-      fail(`run ${call.runId}: call ${call.id} failed (${call.errorCode}), but the reply says: ${JSON.stringify(call.run.reply)}`);
+      fail(`run ${call.runId}: call ${call.id} failed (${call.errorCode}), but the reply says: ${JSON.stringify(reply)}`);
     }
   }
 
@@ -170,13 +194,15 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
     if (held.size === 0) fail('no invoice write was held at the vendor at any kill: the scenario proved nothing');
   }
   for (const call of calls) {
-    if (call.reviewRequired && call.errorCode !== 'VENDOR_OUTCOME_UNKNOWN') fail(`call ${call.id} is marked for review but ended ${outcomeOf(call)}`);
+    const partial = call.status === 'succeeded' && call.output?.partial === 'created_not_emailed';
+    if (call.reviewRequired && call.errorCode !== 'VENDOR_OUTCOME_UNKNOWN' && !partial)
+      fail(`call ${call.id} is marked for review but ended ${outcomeOf(call)}`);
   }
 
   // 7. The audit chain.
   const verification = await cluster.ledgerVerify();
   if (!verification.ok) fail(`toolgate ledger verify: exit ${verification.exitCode}, ${JSON.stringify(verification.orgs)}`);
-  if (record.kills.length === 0) fail('no node was killed');
+  if (record.expectKills && record.kills.length === 0) fail('no node was killed');
 
   return {
     name: record.name,

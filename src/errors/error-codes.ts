@@ -56,7 +56,8 @@ export const ERROR_CODES = [
   'VENDOR_TIMEOUT',
   'VENDOR_RATE_LIMITED',
   'CIRCUIT_OPEN',
-  // Recovery: a call interrupted by a crash, a shutdown or a database outage
+  // Recovery: a call interrupted by a crash, a shutdown or a database outage, or a non-idempotent
+  // attempt whose outcome was uncertain (a timeout, a reset after sending, a 5xx), settled by asking the vendor
   'VENDOR_NOT_PERFORMED',
   'VENDOR_OUTCOME_UNKNOWN',
   // The `toolgate` command's operational failures (exit 1; src/cli-failure.ts)

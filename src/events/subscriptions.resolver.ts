@@ -73,7 +73,7 @@ export class ApprovalRequestEventType {
 
   @Field({
     description:
-      'requested, approved, rejected, expired or cancelled; review_required: an interrupted call whose outcome the vendor could not confirm (VENDOR_OUTCOME_UNKNOWN), for an expert to check',
+      'requested, approved, rejected, expired or cancelled; review_required: a call whose outcome the vendor could not confirm (VENDOR_OUTCOME_UNKNOWN), or an action left partly done (an invoice created but not emailed), for an expert to check',
   })
   change!: string;
 
@@ -204,8 +204,9 @@ export class SubscriptionResolver {
   }
 }
 
-/** A settled call nobody could confirm (reconciliation): a person must check it. */
+/** A settled call nobody could confirm, or a partial action nobody could finish (executor/uncertain-outcome.ts): a person must check it. */
 function needsReview(event: LedgerEvent): boolean {
+  if (event.type === 'tool_call.succeeded') return typeof event.metadata.partial === 'string' && event.metadata.resumed === false;
   return event.type === 'tool_call.failed' && event.metadata.errorCode === 'VENDOR_OUTCOME_UNKNOWN';
 }
 

@@ -30,7 +30,15 @@ export interface ExecutionRequest {
 
 export type ExecutorErrorCode = Extract<
   ErrorCode,
-  'CREDENTIALS_NOT_FOUND' | 'CREDENTIALS_UNREADABLE' | 'VENDOR_ERROR' | 'VENDOR_TIMEOUT' | 'VENDOR_RATE_LIMITED' | 'CIRCUIT_OPEN'
+  | 'CREDENTIALS_NOT_FOUND'
+  | 'CREDENTIALS_UNREADABLE'
+  | 'VENDOR_ERROR'
+  | 'VENDOR_TIMEOUT'
+  | 'VENDOR_RATE_LIMITED'
+  | 'CIRCUIT_OPEN'
+  // A non-idempotent call whose attempt left the outcome uncertain, settled by asking the vendor.
+  | 'VENDOR_NOT_PERFORMED'
+  | 'VENDOR_OUTCOME_UNKNOWN'
 >;
 
 /** One retry the executor made, for the ledger (`tool_call.retried`). */
@@ -48,6 +56,10 @@ export type ExecutionOutcome =
       data: unknown;
       vendorStatusCode: number | null;
       retries: RetryRecord[];
+      /** For the outcome's ledger event: how an uncertain attempt was settled (uncertain-outcome.ts). */
+      metadata?: Record<string, unknown>;
+      /** A person should look: a partial action left unfinished. */
+      reviewRequired?: boolean;
     }
   | {
       ok: false;
@@ -58,6 +70,9 @@ export type ExecutionOutcome =
       reason: string;
       vendorStatusCode: number | null;
       retries: RetryRecord[];
+      metadata?: Record<string, unknown>;
+      /** VENDOR_OUTCOME_UNKNOWN: the action may have happened. */
+      reviewRequired?: boolean;
     };
 
 /**
@@ -65,7 +80,8 @@ export type ExecutionOutcome =
  * non-idempotent action, asked with the idempotency key the call was sent with).
  */
 export type LookupOutcome =
-  | { kind: 'performed'; data: unknown; vendorStatusCode: number | null }
+  /** `partial`: the effect exists but a later step could not be finished (e.g. `created_not_emailed`). */
+  | { kind: 'performed'; data: unknown; vendorStatusCode: number | null; partial?: string }
   | { kind: 'not_performed' }
   | { kind: 'unknown'; reason: string };
 

@@ -1,7 +1,7 @@
 import { BrokenCircuitError } from 'cockatiel';
 import { AppError } from '../errors/app-error';
 import { ERROR_CATALOG } from '../errors/error-codes';
-import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendors/vendor-handler';
+import { VendorHttpError, VendorPartialError, VendorProtocolError, VendorRejectedError } from '../vendors/vendor-handler';
 import { VendorNetworkError } from '../vendors/http';
 import type { ExecutorErrorCode } from './executor.types';
 
@@ -31,6 +31,8 @@ const RETRYABLE_STATUS = new Set([429, 502, 503, 504]);
 /** Maps anything an attempt threw to a stable code; nothing of the vendor's text survives. */
 export function classifyFailure(error: unknown): Failure {
   const base = { vendorStatusCode: null, transient: false, vendorUnhealthy: false, retryAfterMs: null };
+  // What happened first is the vendor's; the failure is the later step's.
+  if (error instanceof VendorPartialError) return classifyFailure(error.cause);
   if (error instanceof VendorHttpError) {
     const status = error.status;
     return {

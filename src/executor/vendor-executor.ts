@@ -9,6 +9,8 @@ import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vend
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
 import type { DynamicActions, RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
+import { LANDING_GRACE_MS, effectKeyOf, outcomeAfterLookup, uncertaintyOf, type Uncertainty } from './uncertain-outcome';
+import { VendorPartialError } from '../vendors/vendor-handler';
 import { ClockHalfOpen, NO_WAIT, retryDelayMs } from './backoff';
 import { toolKey } from '../catalog/tool-key';
 import { systemClock, type Clock } from '../clock';
@@ -105,8 +107,31 @@ export class VendorExecutor implements ToolExecutor {
           'vendor call failed',
         );
       }
+      const uncertainty = action.idempotent ? null : uncertaintyOf(error);
+      if (uncertainty) return this.settleUncertain(request, uncertainty, failure.vendorStatusCode);
       return fail(failure.code, failure.reason, failure.vendorStatusCode, retries);
     }
+  }
+
+  /**
+   * A non-idempotent attempt that may have acted: once its request can no longer land, the
+   * vendor is asked (lookup, with the call's key, finishing a partial action), so the call
+   * is never reported failed when it was done, nor left to be repeated when it may have been.
+   */
+  private async settleUncertain(request: ExecutionRequest, uncertainty: Uncertainty, vendorStatusCode: number | null): Promise<ExecutionOutcome> {
+    if (uncertainty.mayLand) await this.clock.sleep(LANDING_GRACE_MS);
+    const found = await this.lookup(request);
+    const outcome = outcomeAfterLookup(uncertainty, found, { vendorStatusCode });
+    this.deps.logger.warn(
+      {
+        tool: toolKey(request.tool.toolName, request.tool.action),
+        toolCallId: request.toolCallId,
+        code: outcome.ok ? null : outcome.code,
+        ...outcome.metadata,
+      },
+      'uncertain vendor outcome settled by asking the vendor',
+    );
+    return outcome;
   }
 
   /**
@@ -125,7 +150,14 @@ export class VendorExecutor implements ToolExecutor {
       if (!prepared.ok) return { kind: 'unknown', reason: prepared.reason };
       const retries: RetryRecord[] = [];
       const attempt = this.attempt(request, prepared, (ctx) => lookup.call(registered.action, request.params, ctx));
-      const answer: unknown = await this.withRetries(attempt, retries, prepared.handler.vendor, tool);
+      let answer: unknown;
+      try {
+        answer = await this.withRetries(attempt, retries, prepared.handler.vendor, tool);
+      } catch (error) {
+        // The effect exists; a later step it tried to finish failed: performed, partly.
+        if (error instanceof VendorPartialError) return { kind: 'performed', data: error.result, vendorStatusCode: 200, partial: error.state };
+        throw error;
+      }
       if (retries.length > 0) this.deps.logger.info({ tool, toolCallId: request.toolCallId, retries }, 'vendor lookup retried');
       if (typeof answer === 'object' && answer !== null && 'performed' in answer) {
         if (answer.performed === true && 'result' in answer) return { kind: 'performed', data: answer.result, vendorStatusCode: 200 };
@@ -201,6 +233,7 @@ export class VendorExecutor implements ToolExecutor {
                 urls,
                 signal,
                 idempotencyKey: `toolgate-${request.toolCallId}`,
+                effectKey: effectKeyOf(request),
                 cache: this.cacheFor(handler.vendor),
                 clock: this.clock,
               }),

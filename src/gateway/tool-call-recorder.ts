@@ -214,15 +214,18 @@ export async function recordOutcome(
       costCents: extra.costCents,
       errorCode: outcome.ok ? null : outcome.code,
       errorText: outcome.ok ? null : outcome.errorText,
+      ...(outcome.reviewRequired ? { reviewRequired: true } : {}),
       before: outcome.retries.map((retry) => ({ ...base, type: 'tool_call.retried' as const, metadata: { tool, ...retry } })),
+      // An uncertain attempt settled by asking the vendor says how (executor/uncertain-outcome.ts).
       metadata: outcome.ok
-        ? { durationMs: extra.durationMs, retryCount: outcome.retries.length, costCents: extra.costCents }
+        ? { durationMs: extra.durationMs, retryCount: outcome.retries.length, costCents: extra.costCents, ...outcome.metadata }
         : {
             reason: outcome.reason,
             errorCode: outcome.code,
             vendorStatusCode: outcome.vendorStatusCode,
             durationMs: extra.durationMs,
             retryCount: outcome.retries.length,
+            ...outcome.metadata,
           },
     },
     // The run's row before the org's ledger lock: a call deciding an approval in the same run

@@ -155,11 +155,16 @@ export class Reconciler {
         )
       : { kind: 'unknown', reason: 'no_lookup' };
     switch (lookup.kind) {
-      case 'performed':
-        return {
-          how: 'vendor_confirmed',
-          settlement: success(lookup.data, lookup.vendorStatusCode, 0, tool.definition.costCents, 'vendor_confirmed'),
-        };
+      case 'performed': {
+        const settlement = success(lookup.data, lookup.vendorStatusCode, 0, tool.definition.costCents, 'vendor_confirmed');
+        // The effect exists, a later step of it could not be finished: what it is, for a person to finish.
+        if (lookup.partial)
+          return {
+            how: 'vendor_confirmed',
+            settlement: { ...settlement, reviewRequired: true, metadata: { ...settlement.metadata, partial: lookup.partial, resumed: false } },
+          };
+        return { how: 'vendor_confirmed', settlement };
+      }
       case 'not_performed':
         if (inFlight) return { how: 'vendor_outcome_unknown', settlement: unknown('attempt_in_flight') };
         return { how: 'vendor_not_performed', settlement: failure('VENDOR_NOT_PERFORMED', 'not_performed', 'vendor_not_performed') };

@@ -1,12 +1,29 @@
 import type { Clock } from '../clock';
 import { VendorHttpError, VendorProtocolError, parseRetryAfter } from './vendor-handler';
 
-/** The connection failed or was reset before an answer arrived. */
+/**
+ * The connection failed or was reset before an answer arrived. `mayHaveArrived`: false only
+ * when the request certainly never left (refused, no such host); a reset after sending may
+ * have reached the vendor, which matters for an action that must not run twice.
+ */
 export class VendorNetworkError extends Error {
-  constructor() {
+  constructor(readonly mayHaveArrived = true) {
     super('vendor connection failed');
     this.name = 'VendorNetworkError';
   }
+}
+
+/** Failures of the connect phase: nothing was sent. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** The VendorNetworkError for what fetch (or a client built on it) threw, from the codes in its cause chain. */
+export function networkErrorOf(error: unknown): VendorNetworkError {
+  for (let cause = error, depth = 0; cause && depth < 5; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && NEVER_SENT.has(code)) return new VendorNetworkError(false);
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return new VendorNetworkError(true);
 }
 
 export interface VendorJsonResponse<T = unknown> {
@@ -35,14 +52,15 @@ export async function fetchJson<T = unknown>(
     });
   } catch (error) {
     if (init.signal.aborted) throw error;
-    throw new VendorNetworkError();
+    throw networkErrorOf(error);
   }
   let text: string;
   try {
     text = await response.text();
   } catch (error) {
     if (init.signal.aborted) throw error;
-    throw new VendorNetworkError();
+    // The answer had begun: the request arrived.
+    throw new VendorNetworkError(true);
   }
   if (!response.ok) {
     throw new VendorHttpError(response.status, parseRetryAfter(response.headers.get('retry-after'), init.clock.now()));

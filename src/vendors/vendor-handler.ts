@@ -28,6 +28,12 @@ export interface VendorContext {
   signal: AbortSignal;
   /** Stable per tool call: sent as the vendor's idempotency key on writes. */
   idempotencyKey: string;
+  /**
+   * Stable per requested effect: the same for every call of one run that asks for the same
+   * action with the same input (a customer repeating a request). A non-idempotent action
+   * marks what it creates with it and looks for it before creating again.
+   */
+  effectKey: string;
   /** Per-handler memory that lives as long as the process (e.g. cached access tokens). */
   cache: Map<string, unknown>;
   /** The time for token expiry and the like (systemClock in production; tests move a manual one). */
@@ -57,7 +63,11 @@ export interface VendorAction<Input = Record<string, unknown>, Output = unknown>
   /** Documented shape of the normalized result. */
   describeResult: string;
   execute(input: Input, ctx: VendorContext): Promise<Output>;
-  /** Non-idempotent actions: did the call with ctx.idempotencyKey happen at the vendor? Throws when the vendor cannot tell. */
+  /**
+   * Non-idempotent actions: did the call with ctx.idempotencyKey happen at the vendor (or an
+   * earlier call of the same effect, ctx.effectKey)? Finishes what a partial call left
+   * undone. Throws when the vendor cannot tell.
+   */
   lookup?(input: Input, ctx: VendorContext): Promise<{ performed: true; result: Output } | { performed: false }>;
 }
 
@@ -88,6 +98,23 @@ export class VendorHttpError extends Error {
   ) {
     super(`vendor answered HTTP ${status}`);
     this.name = 'VendorHttpError';
+  }
+}
+
+/**
+ * A multi-step action stopped after some of its steps happened at the vendor (an invoice
+ * created, its email not sent): `result` is what the vendor holds now, `state` names it
+ * (e.g. `created_not_emailed`), `cause` is the later step's failure. The executor resumes
+ * the rest through the action's `lookup`, or reports this result as it is.
+ */
+export class VendorPartialError extends Error {
+  constructor(
+    readonly result: unknown,
+    readonly state: string,
+    override readonly cause: unknown,
+  ) {
+    super(`vendor action partly performed (${state})`);
+    this.name = 'VendorPartialError';
   }
 }
 

@@ -70,8 +70,14 @@ describe('VendorExecutor.lookup', () => {
   test('created but not emailed: the lookup finishes it, once', async () => {
     const tenant = await newTenant(app, ['nango']);
     const request = invoiceRequest(tenant);
-    app.sandbox!.injectFault('nango', { kind: 'reset' }, { pathIncludes: '/send' });
-    expect(await executor.execute(request)).toMatchObject({ ok: false, reason: 'connection_failed' });
+    // Refused on the call's send and on each of its resumes (the executor's lookup, with its retries).
+    app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { pathIncludes: '/send', times: MAX_RETRIES + 2 });
+    expect(await executor.execute(request)).toMatchObject({
+      ok: true,
+      data: { emailStatus: 'NotSet', sentTo: null, partial: 'created_not_emailed' },
+      metadata: { partial: 'created_not_emailed', resumed: false },
+      reviewRequired: true,
+    });
     expect(nango.effects()).toEqual([expect.objectContaining({ emailsSent: 0 })]);
 
     const first = await lookup(request);
@@ -79,6 +85,7 @@ describe('VendorExecutor.lookup', () => {
     expect(await lookup(request)).toEqual(first);
     expect(nango.effects()).toEqual([expect.objectContaining({ emailsSent: 1 })]);
     const sends = vendorRequests(app, 'nango', '/send').filter((r) => r.fault === null);
+    expect(vendorRequests(app, 'nango', '/send')).toHaveLength(MAX_RETRIES + 3);
     expect(sends.map((r) => r.query.get('requestid'))).toEqual([`toolgate-${request.toolCallId}-send`]);
   });
 
@@ -86,6 +93,7 @@ describe('VendorExecutor.lookup', () => {
     const tenant = await newTenant(app, ['nango']);
     const request = invoiceRequest(tenant);
     await executor.execute(request);
+    resetSandbox(app);
     app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: MAX_RETRIES, pathIncludes: INVOICE_QUERY });
     expect(await lookup(request)).toMatchObject({ kind: 'performed' });
     expect(vendorRequests(app, 'nango', '/query').map((r) => r.fault)).toEqual([...Array(MAX_RETRIES).fill('status'), null]);

@@ -306,6 +306,15 @@ describe('offline model with the real Anthropic SDK', () => {
         }),
       ).toBe('Invoice 1038 for 120.50 USD was sent to jo@example.com.');
     });
+    it('an invoice the email step could not finish, and one an earlier identical request had made', async () => {
+      const invoice = { invoiceId: '130', docNumber: '1038', totalAmount: 120.5, currency: 'USD', customerId: '58' };
+      expect(await answerTo({ ...invoice, emailStatus: 'NotSet', sentTo: null, partial: 'created_not_emailed' })).toBe(
+        'Invoice 1038 for 120.50 USD was created, but it could not be emailed yet; an expert will follow up.',
+      );
+      expect(await answerTo({ ...invoice, emailStatus: 'EmailSent', sentTo: 'jo@example.com', repeated: true })).toBe(
+        'Invoice 1038 for 120.50 USD was sent to jo@example.com. It had already been made for this request; no second invoice was created.',
+      );
+    });
     it('errors and approvals', async () => {
       expect(await answerTo('The order service is temporarily unavailable.', { isError: true })).toBe(
         "I'm unable to do that right now: The order service is temporarily unavailable. Let me connect you with an Expert.",

@@ -22,7 +22,11 @@ import { systemClock } from '../../src/clock';
  */
 let nango: NangoSandbox;
 
-const demo = useDemoApp({ VENDOR_RETRY_BASE_MS: '1' }, { sandboxes: true, liveness: true, beforeClose: closeSockets });
+// One executor serves the dying node and the live one here: a breaker of its own would open on the dying node's failures.
+const demo = useDemoApp(
+  { VENDOR_RETRY_BASE_MS: '1', VENDOR_BREAKER_THRESHOLD: '1000' },
+  { sandboxes: true, liveness: true, beforeClose: closeSockets },
+);
 beforeAll(async () => {
   nango = demo.app.sandbox!.sandbox<NangoSandbox>('nango')!;
 });
@@ -114,7 +118,8 @@ async function approvedInvoice(node: Awaited<ReturnType<typeof dyingNode>>, runI
   return outcome.toolCallId;
 }
 
-const invoicesFor = (toolCallId: string) => nango.effects().filter((e) => e.privateNote === `toolgate:toolgate-${toolCallId}`);
+/** The call's invoices: its marker is the first word of their PrivateNote (the request's marker follows). */
+const invoicesFor = (toolCallId: string) => nango.effects().filter((e) => e.privateNote?.split(' ')[0] === `toolgate:toolgate-${toolCallId}`);
 
 async function ledgerOf(toolCallId: string) {
   return (await demo.gw.call(toolCallId)).ledgerEvents.map((e) => ({ type: e.type, ...e.metadata }));
@@ -250,6 +255,30 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(review.toolCalls.edges.map((e: { node: { id: string } }) => e.node.id)).toContain(callId);
     // Exactly one invoice exists; nothing was repeated.
     expect(invoicesFor(callId)).toHaveLength(1);
+  });
+
+  test('created but the email cannot be sent: succeeded with the invoice that exists, marked partial and for review', async () => {
+    const run = await demo.gw.startRun();
+    // Every email attempt is refused, the dying node's and the live node's lookup alike.
+    demo.app.sandbox!.injectFault('nango', { kind: 'status', status: 503 }, { times: 100, pathIncludes: '/send' });
+    const node = await dyingNode({ reachVendor: true });
+    const callId = await approvedInvoice(node, run.id, QBO_DEMO_CUSTOMERS.amys);
+    for (let i = 0; i < 100 && invoicesFor(callId).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await node.die();
+    await node.attemptsOver();
+    expect((await demo.app.liveness!.sweep()).reconciled).toBe(1);
+
+    const call = await demo.gw.call(callId);
+    const [invoice] = invoicesFor(callId);
+    expect(call).toMatchObject({ status: 'succeeded', reviewRequired: true });
+    expect(call.output).toMatchObject({ invoiceId: invoice.invoiceId, sentTo: null, partial: 'created_not_emailed' });
+    expect((await ledgerOf(callId)).at(-1)).toMatchObject({
+      type: 'tool_call.succeeded',
+      reconciled: 'vendor_confirmed',
+      partial: 'created_not_emailed',
+      resumed: false,
+    });
+    expect(invoicesFor(callId)).toEqual([expect.objectContaining({ emailsSent: 0 })]);
   });
 
   test("this node's own call whose outcome could not be written is settled by its next sweep", async () => {

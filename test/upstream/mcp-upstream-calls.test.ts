@@ -165,26 +165,39 @@ describe('upstream trouble maps to the executor codes', () => {
     expect(keys).toEqual([`toolgate-${answer.toolCallId}`, `toolgate-${answer.toolCallId}`]);
   });
 
-  test('a 500 on a non-idempotent tool: VENDOR_ERROR with the status, never retried', async () => {
+  // An upstream tool cannot be asked whether a call happened: an answer that leaves it open is
+  // VENDOR_OUTCOME_UNKNOWN for review, never "temporary issue" (which invites a second message).
+  test('a 500 on a non-idempotent tool: VENDOR_OUTCOME_UNKNOWN with the status, never retried', async () => {
     await rule('mcp.sbxw', 'allow');
     app.sandbox!.injectFault('mcp', { kind: 'status', status: 500 }, { bodyIncludes: 'tools/call', times: 3 });
     const { answer, raw } = await callUpstream(app, tenant, runId, NOTIFY, CONTACT);
-    expect(answer).toMatchObject({ status: 'failed', error: { code: 'VENDOR_ERROR', message: FAILURE } });
+    expect(answer).toMatchObject({
+      status: 'failed',
+      error: { code: 'VENDOR_OUTCOME_UNKNOWN', message: expect.stringContaining('may have happened') },
+    });
     const call = await inspectUpstreamCall(app, tenant, answer.toolCallId);
     expect(call).toMatchObject({ retryCount: 0, vendorStatusCode: 500 });
+    expect(call.ledgerEvents.find((e) => e.type === 'tool_call.failed')?.metadata).toMatchObject({
+      reason: 'no_lookup',
+      uncertain: '500',
+      reconciled: 'vendor_outcome_unknown',
+    });
     expect(raw).not.toContain('vendor-internal-trace-xyz');
     expect(toolCallsSeen(app)).toHaveLength(1);
     expect(sandbox.notifications).toHaveLength(0);
   });
 
-  test('a dropped connection on a non-idempotent tool: VENDOR_ERROR connection_failed, never repeated', async () => {
+  test('a dropped connection on a non-idempotent tool: VENDOR_OUTCOME_UNKNOWN (it may have arrived), never repeated', async () => {
     await rule('mcp.sbxw', 'allow');
     app.sandbox!.injectFault('mcp', { kind: 'reset' }, { bodyIncludes: 'tools/call', times: 3 });
     const { answer } = await callUpstream(app, tenant, runId, NOTIFY, CONTACT);
-    expect(answer).toMatchObject({ status: 'failed', error: { code: 'VENDOR_ERROR' } });
+    expect(answer).toMatchObject({ status: 'failed', error: { code: 'VENDOR_OUTCOME_UNKNOWN' } });
     const call = await inspectUpstreamCall(app, tenant, answer.toolCallId);
     expect(call.retryCount).toBe(0);
-    expect(call.ledgerEvents.find((e) => e.type === 'tool_call.failed')?.metadata.reason).toBe('connection_failed');
+    expect(call.ledgerEvents.find((e) => e.type === 'tool_call.failed')?.metadata).toMatchObject({
+      reason: 'no_lookup',
+      uncertain: 'connection_reset',
+    });
     expect(toolCallsSeen(app)).toHaveLength(1);
   });
 

@@ -1,5 +1,5 @@
 import type { SandboxRequest, VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
-import { VendorHttpError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
+import { VendorHttpError, VendorPartialError, VendorProtocolError, type VendorContext } from '../../src/vendors/vendor-handler';
 import { nangoHandler } from '../../src/vendors/nango/nango.handler';
 import { accountBalanceAction } from '../../src/vendors/nango/account-balance.action';
 import { sendInvoiceAction } from '../../src/vendors/nango/send-invoice.action';
@@ -29,8 +29,16 @@ beforeEach(() => {
   nangoSandbox.reset();
 });
 
-function context(credentials: Record<string, unknown> = {}, idempotencyKey = 'tc-1'): VendorContext {
-  return vendorContext({ ...nangoDemoCredentials, ...credentials }, { api: server.urlFor('nango') }, { idempotencyKey });
+/** `effectKey`: the request a call makes (one run, one input); calls of another request differ. */
+function context(credentials: Record<string, unknown> = {}, idempotencyKey = 'tc-1', effectKey = 'effect-1'): VendorContext {
+  return vendorContext({ ...nangoDemoCredentials, ...credentials }, { api: server.urlFor('nango') }, { idempotencyKey, effectKey });
+}
+
+/** The invoice of a partial action (created, email failed): its VendorPartialError and the email step's failure. */
+async function partial(promise: Promise<unknown>): Promise<VendorPartialError> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(VendorPartialError);
+  return error as VendorPartialError;
 }
 
 const httpStatus = async (promise: Promise<unknown>): Promise<number> => (await httpError(promise)).status;
@@ -96,7 +104,7 @@ describe('account_balance.lookup through the Nango proxy', () => {
 describe('invoice.send through the Nango proxy', () => {
   const input = { customerId: QBO_DEMO_CUSTOMERS.amys, amount: 150.5, currency: 'USD', description: 'Consulting, May', email: 'ap@amys.example' };
 
-  test('creates the invoice, then sends it to the given address', async () => {
+  test('looks for the request’s invoice, creates it, then sends it to the given address', async () => {
     const result = await sendInvoiceAction.execute(input, context());
     expect(result).toEqual({
       invoiceId: '130',
@@ -108,8 +116,13 @@ describe('invoice.send through the Nango proxy', () => {
       sentTo: 'ap@amys.example',
     });
 
-    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${company}/invoice`, `POST ${company}/invoice/130/send`]);
-    const [create, send] = server.requests;
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+      `GET ${company}/query`,
+      `POST ${company}/invoice`,
+      `POST ${company}/invoice/130/send`,
+    ]);
+    expect(seen[0].query.get('query')).toBe("select * from Invoice where CustomerRef = '1' STARTPOSITION 1 MAXRESULTS 1000");
+    const [, create, send] = server.requests;
     for (const request of [create, send]) expectNangoHeaders(request.headers);
     expect(create.headers['content-type']).toBe('application/json');
     expect(create.body).toEqual({
@@ -124,13 +137,14 @@ describe('invoice.send through the Nango proxy', () => {
       CustomerRef: { value: '1' },
       CurrencyRef: { value: 'USD' },
       BillEmail: { Address: 'ap@amys.example' },
-      PrivateNote: 'toolgate:tc-1',
+      // The call's marker, then the request's (found by a repeat of the request).
+      PrivateNote: 'toolgate:tc-1 toolgate:effect-1',
     });
     // QuickBooks' idempotency key on both writes: the call's key, and the key + -send.
-    expect(Object.fromEntries(seen[0].query)).toEqual({ requestid: 'tc-1', minorversion: '75' });
+    expect(Object.fromEntries(seen[1].query)).toEqual({ requestid: 'tc-1', minorversion: '75' });
     expect(send.headers['content-type']).toBe('application/octet-stream');
     expect(send.body).toBeNull();
-    expect(Object.fromEntries(seen[1].query)).toEqual({ sendTo: 'ap@amys.example', requestid: 'tc-1-send', minorversion: '75' });
+    expect(Object.fromEntries(seen[2].query)).toEqual({ sendTo: 'ap@amys.example', requestid: 'tc-1-send', minorversion: '75' });
 
     const [invoice] = nangoSandbox.createdInvoices();
     expect(invoice).toMatchObject({
@@ -138,10 +152,18 @@ describe('invoice.send through the Nango proxy', () => {
       EmailStatus: 'EmailSent',
       BillEmail: { Address: 'ap@amys.example' },
       TotalAmt: 150.5,
-      PrivateNote: 'toolgate:tc-1',
+      PrivateNote: 'toolgate:tc-1 toolgate:effect-1',
     });
     expect(nangoSandbox.effects()).toEqual([
-      { invoiceId: '130', docNumber: '1037', customerId: '1', totalAmount: 150.5, privateNote: 'toolgate:tc-1', requestId: 'tc-1', emailsSent: 1 },
+      {
+        invoiceId: '130',
+        docNumber: '1037',
+        customerId: '1',
+        totalAmount: 150.5,
+        privateNote: 'toolgate:tc-1 toolgate:effect-1',
+        requestId: 'tc-1',
+        emailsSent: 1,
+      },
     ]);
   });
 
@@ -149,29 +171,48 @@ describe('invoice.send through the Nango proxy', () => {
     const key = `toolgate-${'0f8e2c1a-9b7d-4c3e-8f6a-5d4c3b2a1f0e'}`;
     expect(key).toHaveLength(45);
     await sendInvoiceAction.execute(input, context({}, key));
-    expect(seen.map((r) => r.query.get('requestid'))).toEqual([key, `${key}-send`]);
+    expect(seen.map((r) => r.query.get('requestid'))).toEqual([null, key, `${key}-send`]);
     expect(`${key}-send`).toHaveLength(50);
     // A longer key could not make a valid requestid: refused before any request.
     await expect(sendInvoiceAction.execute(input, context({}, `${key}x`))).rejects.toThrow('idempotency key');
-    expect(server.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(3);
   });
 
-  test('is not idempotent as an action: two calls (two keys) create two invoices', async () => {
-    const first = await sendInvoiceAction.execute(input, context({}, 'tc-1'));
-    const second = await sendInvoiceAction.execute(input, context({}, 'tc-2'));
+  test('is not idempotent as an action: two calls of two requests create two invoices', async () => {
+    const first = await sendInvoiceAction.execute(input, context({}, 'tc-1', 'effect-1'));
+    const second = await sendInvoiceAction.execute(input, context({}, 'tc-2', 'effect-2'));
     expect(second.invoiceId).not.toBe(first.invoiceId);
     expect(second.docNumber).not.toBe(first.docNumber);
     expect(nangoSandbox.createdInvoices().map((i) => i.Id)).toEqual([first.invoiceId, second.invoiceId]);
     expect(server.requests.filter((r) => r.path === `${company}/invoice`)).toHaveLength(2);
   });
 
-  test('the same key twice (a repeat of the same call): QuickBooks answers the first invoice and emails once', async () => {
+  test('the same key twice (a repeat of the same call): its invoice is found before a create, emailed once', async () => {
     const first = await sendInvoiceAction.execute(input, context());
     const again = await sendInvoiceAction.execute(input, context());
     expect(again).toEqual(first);
-    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(4);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
     expect(nangoSandbox.createdInvoices()).toHaveLength(1);
     expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: first.invoiceId, requestId: 'tc-1', emailsSent: 1 })]);
+  });
+
+  test('another call of the same request (the customer asking again): the earlier invoice, marked repeated, nothing created', async () => {
+    const first = await sendInvoiceAction.execute(input, context({}, 'tc-1'));
+    const again = await sendInvoiceAction.execute(input, context({}, 'tc-2'));
+    expect(again).toEqual({ ...first, repeated: true });
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: first.invoiceId, requestId: 'tc-1', emailsSent: 1 })]);
+    // Its lookup (after a crash) finds the same invoice by the request's marker.
+    expect(await sendInvoiceAction.lookup!(input, context({}, 'tc-2'))).toEqual({ performed: true, result: again });
+  });
+
+  test('an earlier invoice of the request whose email failed: the repeat finishes the email, once', async () => {
+    server.injectFault('nango', { kind: 'status', status: 503 }, { pathIncludes: '/send' });
+    const failed = await partial(sendInvoiceAction.execute(input, context({}, 'tc-1')));
+    expect(failed.result).toMatchObject({ invoiceId: '130', emailStatus: 'NotSet', sentTo: null, partial: 'created_not_emailed' });
+    const again = await sendInvoiceAction.execute(input, context({}, 'tc-2'));
+    expect(again).toMatchObject({ invoiceId: '130', emailStatus: 'EmailSent', sentTo: 'ap@amys.example', repeated: true });
+    expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: '130', emailsSent: 1 })]);
   });
 
   test("without an email, the customer's primary address is used", async () => {
@@ -179,11 +220,12 @@ describe('invoice.send through the Nango proxy', () => {
     expect(result).toMatchObject({ emailStatus: 'EmailSent', sentTo: 'Birds@Intuit.com', currency: 'USD', totalAmount: 20 });
     expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
       `GET ${company}/customer/1`,
+      `GET ${company}/query`,
       `POST ${company}/invoice`,
       `POST ${company}/invoice/130/send`,
     ]);
-    expect(server.requests[1].body).not.toHaveProperty('CurrencyRef');
-    expect(seen[2].query.get('sendTo')).toBe('Birds@Intuit.com');
+    expect(server.requests[2].body).not.toHaveProperty('CurrencyRef');
+    expect(seen[3].query.get('sendTo')).toBe('Birds@Intuit.com');
   });
 
   test('without any address on file the invoice is created but not emailed', async () => {
@@ -220,9 +262,21 @@ describe('invoice.send through the Nango proxy', () => {
     expect(euro).toMatchObject({ currency: 'EUR', emailStatus: 'EmailSent', sentTo: 'compta@brasserie-lumiere.example' });
   });
 
-  test('a send that fails after the create leaves one unsent invoice (why it must not be retried blindly)', async () => {
+  test('a send that fails after the create leaves one unsent invoice: a partial action, with the invoice as its result', async () => {
     server.injectFault('nango', { kind: 'status', status: 500 }, { pathIncludes: '/send' });
-    expect(await httpStatus(sendInvoiceAction.execute(input, context()))).toBe(500);
+    const failed = await partial(sendInvoiceAction.execute(input, context()));
+    expect(failed.state).toBe('created_not_emailed');
+    expect((failed.cause as VendorHttpError).status).toBe(500);
+    expect(failed.result).toEqual({
+      invoiceId: '130',
+      docNumber: '1037',
+      totalAmount: 150.5,
+      currency: 'USD',
+      customerId: '1',
+      emailStatus: 'NotSet',
+      sentTo: null,
+      partial: 'created_not_emailed',
+    });
     expect(nangoSandbox.createdInvoices().map((i) => i.EmailStatus)).toEqual(['NotSet']);
   });
 });
@@ -332,9 +386,11 @@ describe('invoice.send lookup (reconciliation by idempotency key)', () => {
   });
 
   test('an unknown key is not performed, also next to a key that contains it', async () => {
-    await sendInvoiceAction.execute(input, context({}, 'tc-10'));
-    expect(await lookup(input, context({}, 'tc-1'))).toEqual({ performed: false });
-    expect(await lookup({ ...input, customerId: QBO_DEMO_CUSTOMERS.billsWindsurf }, context({}, 'tc-10'))).toEqual({ performed: false });
+    await sendInvoiceAction.execute(input, context({}, 'tc-10', 'effect-10'));
+    expect(await lookup(input, context({}, 'tc-1', 'effect-1'))).toEqual({ performed: false });
+    expect(await lookup({ ...input, customerId: QBO_DEMO_CUSTOMERS.billsWindsurf }, context({}, 'tc-10', 'effect-10'))).toEqual({
+      performed: false,
+    });
     expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
   });
 
@@ -349,7 +405,7 @@ describe('invoice.send lookup (reconciliation by idempotency key)', () => {
 
   test('created but not emailed (the crash came between create and send): emailed once, however often looked up', async () => {
     server.injectFault('nango', { kind: 'status', status: 500 }, { pathIncludes: '/send' });
-    expect(await httpStatus(sendInvoiceAction.execute(input, context()))).toBe(500);
+    await partial(sendInvoiceAction.execute(input, context()));
     expect(nangoSandbox.effects()).toEqual([expect.objectContaining({ invoiceId: '130', emailsSent: 0 })]);
 
     seen.length = 0;
@@ -394,7 +450,7 @@ describe('invoice.send lookup (reconciliation by idempotency key)', () => {
       "select * from Invoice where CustomerRef = '1' STARTPOSITION 1 MAXRESULTS 1000",
       "select * from Invoice where CustomerRef = '1' STARTPOSITION 1001 MAXRESULTS 1000",
     ]);
-    expect(await lookup(input, context({}, 'tc-404'))).toEqual({ performed: false });
+    expect(await lookup(input, context({}, 'tc-404', 'effect-404'))).toEqual({ performed: false });
   });
 
   test('a customer id is quoted as a QuickBooks literal', async () => {
@@ -409,7 +465,7 @@ describe('invoice.send lookup (reconciliation by idempotency key)', () => {
     // Other /query calls do not match the fault.
     expect((await accountBalanceAction.execute({}, context())).accounts).toHaveLength(6);
     expect(await httpStatus(lookup(input, context()))).toBe(503);
-    expect(server.requests.map((r) => r.fault)).toEqual([null, null, null, 'status']);
+    expect(server.requests.map((r) => r.fault)).toEqual([null, null, null, null, 'status']);
 
     server.injectFault('nango', { kind: 'malformed_json' }, { pathIncludes: 'from Invoice where CustomerRef' });
     expect(await rejection(lookup(input, context()))).toBeInstanceOf(VendorProtocolError);

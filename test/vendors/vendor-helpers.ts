@@ -34,6 +34,7 @@ export function vendorContext(
     urls,
     signal: new AbortController().signal,
     idempotencyKey: 'tc-1',
+    effectKey: 'effect-1',
     cache: new Map(),
     clock: systemClock,
     ...overrides,

@@ -120,8 +120,12 @@ function describeInvoice(i: Json): string {
   const currency = str(i.currency);
   const forText = amount === null ? '' : ` for ${money(amount)}${currency ? ` ${currency}` : ''}`;
   const sentTo = str(i.sentTo);
-  if (sentTo) return `Invoice ${number}${forText} was sent to ${sentTo}.`;
-  return `Invoice ${number}${forText} was created but not emailed, as there is no email address on file.`;
+  // The result says what exists: an unfinished email and an earlier request's invoice are told as such.
+  if (i.partial === 'created_not_emailed')
+    return `Invoice ${number}${forText} was created, but it could not be emailed yet; an expert will follow up.`;
+  const again = i.repeated === true ? ' It had already been made for this request; no second invoice was created.' : '';
+  if (sentTo) return `Invoice ${number}${forText} was sent to ${sentTo}.${again}`;
+  return `Invoice ${number}${forText} was created but not emailed, as there is no email address on file.${again}`;
 }
 
 /** Which vendor result a JSON object is, by its shape. */

@@ -1,7 +1,7 @@
 import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendor-handler';
-import { VendorNetworkError } from '../http';
+import { networkErrorOf } from '../http';
 import { META } from '../../mcp/mcp-result';
 
 /**
@@ -79,9 +79,9 @@ function vendorErrorOf(error: unknown): Error {
     const status = (error.data as { status?: unknown } | undefined)?.status;
     if (typeof status === 'number') return new VendorHttpError(status);
     if (error.code === 'INVALID_RESULT' || error.code === 'UNSUPPORTED_RESULT_TYPE') return new VendorProtocolError(null);
-    return new VendorNetworkError();
+    return networkErrorOf(error);
   }
   if (error instanceof SyntaxError) return new VendorProtocolError(null);
   // fetch's TypeError ("fetch failed"), a reset socket, a closed stream.
-  return new VendorNetworkError();
+  return networkErrorOf(error);
 }

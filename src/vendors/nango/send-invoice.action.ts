@@ -1,4 +1,4 @@
-import { VendorProtocolError, type VendorAction, type VendorContext } from '../vendor-handler';
+import { VendorPartialError, VendorProtocolError, type VendorAction, type VendorContext } from '../vendor-handler';
 import { idString } from '../input-schema';
 import { quickbooksRequest } from './nango.transport';
 
@@ -9,24 +9,31 @@ import { quickbooksRequest } from './nango.transport';
  * company and request): QuickBooks answers a repeated requestid with the first response
  * instead of doing the operation again. The create sends `requestid=<idempotencyKey>`, the
  * email `requestid=<idempotencyKey>-send`, and the invoice's PrivateNote carries
- * `toolgate:<idempotencyKey>` so that `lookup` can find it after a crash.
+ * `toolgate:<idempotencyKey>` (this call) and `toolgate:<effectKey>` (this request of this
+ * run, whichever call makes it) so that `lookup` can find it.
  *
  * QuickBooks Accounting API (Invoice entity), through the Nango proxy:
  * 1. Without `email` only: GET /v3/company/{realmId}/customer/{customerId} for the
  *    customer's PrimaryEmailAddr (an API-created invoice carries no address otherwise).
- * 2. POST /v3/company/{realmId}/invoice?requestid=<key> { Line: [SalesItemLineDetail],
+ * 2. The look before the create: the customer's invoices (the query below) for one that
+ *    carries the effect marker. An identical earlier request of the run (the customer
+ *    asking again after a timeout) made it: it is the answer (`repeated: true`), emailed
+ *    now if that was left undone; nothing new is created. (The requestid alone cannot do
+ *    this: it names one call, and QuickBooks remembers it only for a while.)
+ * 3. POST /v3/company/{realmId}/invoice?requestid=<key> { Line: [SalesItemLineDetail],
  *    CustomerRef, CurrencyRef?, BillEmail?, PrivateNote } → { Invoice: { Id, DocNumber,
  *    TotalAmt, EmailStatus, … } }
- * 3. When there is an address: POST /v3/company/{realmId}/invoice/{Id}/send?sendTo=<email>
+ * 4. When there is an address: POST /v3/company/{realmId}/invoice/{Id}/send?sendTo=<email>
  *    &requestid=<key>-send (empty application/octet-stream body) → { Invoice: { EmailStatus:
- *    'EmailSent', BillEmail } }
+ *    'EmailSent', BillEmail } }. If this step fails the invoice exists: VendorPartialError
+ *    `created_not_emailed`, with the created invoice as its result.
  *
- * lookup (reconciliation of a call whose outcome was lost): GET /v3/company/{realmId}/query
+ * lookup (an outcome that was lost or uncertain): GET /v3/company/{realmId}/query
  * ?query=select * from Invoice where CustomerRef = '<id>' STARTPOSITION n MAXRESULTS 1000,
- * page by page, for the invoice whose PrivateNote carries the key. None → not performed.
- * Emailed, or no address applies → performed. Created but not emailed while an address
- * applies (the crash came between steps 2 and 3) → step 3 with the same `-send` requestid,
- * then performed.
+ * page by page, for the invoice whose PrivateNote carries the call's or the effect's
+ * marker. None → not performed. Emailed, or no address applies → performed. Created but not
+ * emailed while an address applies (the crash or the failure came between steps 3 and 4)
+ * → step 4 with the call's `-send` requestid, then performed.
  */
 export interface SendInvoiceInput {
   customerId: string;
@@ -46,6 +53,10 @@ export interface SendInvoiceResult {
   emailStatus: string;
   /** The address QuickBooks emailed, or null when the invoice was not sent. */
   sentTo: string | null;
+  /** Set when the invoice exists but a later step did not happen: it was not emailed although an address applies. */
+  partial?: 'created_not_emailed';
+  /** Set when an identical earlier request of the run had already made this invoice: nothing new was created. */
+  repeated?: true;
 }
 
 /** The QuickBooks item billed on the line when the credential names none ("Services"). */
@@ -78,8 +89,11 @@ export function requestIds(idempotencyKey: string): { create: string; send: stri
   return { create: idempotencyKey, send };
 }
 
-/** What the created invoice's PrivateNote carries, so that the call's invoice can be found. */
+/** The PrivateNote marker of a key, so that the call's (or the effect's) invoice can be found. */
 export const privateNoteFor = (idempotencyKey: string): string => `toolgate:${idempotencyKey}`;
+
+/** The created invoice's PrivateNote: the call's marker, then the effect's. */
+const notesFor = (ctx: VendorContext): string => `${privateNoteFor(ctx.idempotencyKey)} ${privateNoteFor(ctx.effectKey)}`;
 
 /** Whether a PrivateNote carries the marker as a whole word (`tc-1` must not find `tc-10`). */
 function carriesMarker(note: unknown, marker: string): boolean {
@@ -174,8 +188,9 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
   idempotent: false,
   describeResult:
     '{ invoiceId, docNumber: string | null, totalAmount: number, currency: ISO 4217 | null, customerId, ' +
-    'emailStatus: EmailSent | NotSet | NeedToSend, sentTo: email address | null (null: created but not emailed, ' +
-    'no address given or on file) }',
+    'emailStatus: EmailSent | NotSet | NeedToSend, sentTo: email address | null (null: created but not emailed), ' +
+    "partial?: 'created_not_emailed' (an address applies but the email could not be sent), " +
+    'repeated?: true (an identical earlier request of this conversation had made this invoice; no second one was created) }',
 
   async execute(input: SendInvoiceInput, ctx: VendorContext): Promise<SendInvoiceResult> {
     const ids = requestIds(ctx.idempotencyKey);
@@ -183,32 +198,49 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
     const itemId = typeof configuredItem === 'string' && QBO_ID.test(configuredItem) ? configuredItem : DEFAULT_ITEM_ID;
     const email = input.email?.trim() || (await customerEmail(ctx, input.customerId));
 
+    const existing = await findInvoice(ctx, input.customerId, markersOf(ctx));
+    if (existing) return finish(ctx, input, existing, email ?? '', ids.send);
     const created = invoiceOf(
       await quickbooksRequest<unknown>(ctx, {
         method: 'POST',
         path: '/invoice',
         query: { requestid: ids.create },
-        json: invoiceBody(input, itemId, email, privateNoteFor(ctx.idempotencyKey)),
+        json: invoiceBody(input, itemId, email, notesFor(ctx)),
       }),
     );
-    const createdResult = normalize(created, input.customerId);
-    if (!email) return createdResult;
-    return sendInvoice(ctx, createdResult.invoiceId, email, ids.send, input.customerId);
+    return finish(ctx, input, created, email ?? '', ids.send);
   },
 
   async lookup(input: SendInvoiceInput, ctx: VendorContext) {
     const ids = requestIds(ctx.idempotencyKey);
-    const invoice = await findInvoice(ctx, input.customerId, privateNoteFor(ctx.idempotencyKey));
+    const invoice = await findInvoice(ctx, input.customerId, markersOf(ctx));
     if (!invoice) return { performed: false as const };
-    const found = normalize(invoice, input.customerId);
     const billed = isObject(invoice.BillEmail) && typeof invoice.BillEmail.Address === 'string' ? invoice.BillEmail.Address.trim() : '';
     // execute puts the address it sends to on the created invoice, so BillEmail tells
     // whether one applied even when the customer's address changed since.
-    const email = input.email?.trim() || billed;
-    if (found.emailStatus === 'EmailSent' || !email) return { performed: true as const, result: found };
-    return { performed: true as const, result: await sendInvoice(ctx, found.invoiceId, email, ids.send, input.customerId) };
+    return { performed: true as const, result: await finish(ctx, input, invoice, input.email?.trim() || billed, ids.send) };
   },
 };
+
+/** The call's marker and the effect's. */
+const markersOf = (ctx: VendorContext): string[] => [privateNoteFor(ctx.idempotencyKey), privateNoteFor(ctx.effectKey)];
+
+/**
+ * The call's answer from its invoice (created now, or found): emailed first when `email`
+ * applies and it was not yet (the call's `-send` requestid makes a repeat of this step
+ * answer the first send). If the email fails the invoice still exists: VendorPartialError.
+ */
+async function finish(ctx: VendorContext, input: SendInvoiceInput, invoice: Json, email: string, sendRequestId: string): Promise<SendInvoiceResult> {
+  const found = normalize(invoice, input.customerId);
+  const mark = (result: SendInvoiceResult): SendInvoiceResult =>
+    carriesMarker(invoice.PrivateNote, privateNoteFor(ctx.idempotencyKey)) ? result : { ...result, repeated: true };
+  if (found.emailStatus === 'EmailSent' || !email) return mark(found);
+  try {
+    return mark(await sendInvoice(ctx, found.invoiceId, email, sendRequestId, input.customerId));
+  } catch (error) {
+    throw new VendorPartialError(mark({ ...found, partial: 'created_not_emailed' }), 'created_not_emailed', error);
+  }
+}
 
 /** Emails a created invoice; the requestid makes a repeat answer the first send. */
 async function sendInvoice(ctx: VendorContext, invoiceId: string, email: string, requestId: string, customerId: string): Promise<SendInvoiceResult> {
@@ -222,8 +254,8 @@ async function sendInvoice(ctx: VendorContext, invoiceId: string, email: string,
   return normalize(sent, customerId);
 }
 
-/** The customer's invoice whose PrivateNote carries the marker, or null; reads every page. */
-async function findInvoice(ctx: VendorContext, customerId: string, marker: string): Promise<Json | null> {
+/** The customer's invoice whose PrivateNote carries one of the markers, or null; reads every page. */
+async function findInvoice(ctx: VendorContext, customerId: string, markers: string[]): Promise<Json | null> {
   for (let page = 0; page < MAX_PAGES; page++) {
     const startPosition = page * PAGE_SIZE + 1;
     const body = await quickbooksRequest<unknown>(ctx, {
@@ -236,7 +268,7 @@ async function findInvoice(ctx: VendorContext, customerId: string, marker: strin
     if (!Array.isArray(rows)) invalid();
     for (const row of rows) {
       if (!isObject(row)) invalid();
-      if (carriesMarker(row.PrivateNote, marker)) return row;
+      if (markers.some((marker) => carriesMarker(row.PrivateNote, marker))) return row;
     }
     if (rows.length < PAGE_SIZE) return null;
   }

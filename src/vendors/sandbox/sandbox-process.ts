@@ -38,7 +38,7 @@ export interface ServedSandboxes {
 
 export const DEFAULT_SANDBOX_PORT = 4020;
 
-const FAULT_KINDS = new Set<Fault['kind']>(['status', 'rate_limit', 'hang', 'malformed_json', 'slow', 'reset']);
+const FAULT_KINDS = new Set<Fault['kind']>(['status', 'rate_limit', 'hang', 'malformed_json', 'slow', 'reset', 'after_effect']);
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -67,6 +67,9 @@ export function parseFault(value: unknown): Fault | string {
       return { kind: 'malformed_json' };
     case 'reset':
       return { kind: 'reset' };
+    case 'after_effect':
+      if (value.status === null || value.status === undefined) return { kind: 'after_effect', status: null };
+      return isInteger(value.status, 100, 599) ? { kind: 'after_effect', status: value.status } : 'fault.status must be an HTTP status or null';
   }
 }
 

@@ -45,7 +45,9 @@ export type Fault =
   | { kind: 'hang' }
   | { kind: 'malformed_json' }
   | { kind: 'slow'; delayMs: number }
-  | { kind: 'reset' };
+  | { kind: 'reset' }
+  /** The vendor acts, then its answer is lost: replaced by `status` (a gateway's 502/504), or the connection drops (null). */
+  | { kind: 'after_effect'; status: number | null };
 
 export interface RecordedRequest {
   vendor: string;
@@ -183,11 +185,12 @@ export class SandboxServer {
       if (this.requests.length > MAX_RECORDED) this.requests.splice(0, this.requests.length - MAX_RECORDED);
       if (fault && (await this.answerFault(fault, req, res))) return;
 
+      let response: SandboxResponse = { status: 404, json: { errors: 'Not Found' } };
       for (const route of sandbox.routes) {
         if (route.method !== req.method) continue;
         const match = route.path.exec(path);
         if (!match) continue;
-        const response = await route.handle({
+        response = await route.handle({
           method: req.method,
           path,
           query: url.searchParams,
@@ -196,19 +199,25 @@ export class SandboxServer {
           body,
           params: { ...(match.groups ?? {}) },
         });
-        return send(res, response);
+        break;
       }
-      send(res, { status: 404, json: { errors: 'Not Found' } });
+      if (fault?.kind === 'after_effect') {
+        // The effect happened above; the caller never learns it.
+        if (fault.status === null) req.socket.destroy();
+        else send(res, faultAnswer(fault.status));
+        return;
+      }
+      send(res, response);
     } catch {
       if (!res.headersSent) send(res, { status: 500, json: { errors: 'sandbox failure' } });
     }
   }
 
-  /** Answers a fault; returns false for `slow`, after which the real answer follows. */
+  /** Answers a fault; returns false for `slow` and `after_effect`, after which the sandbox acts. */
   private async answerFault(fault: Fault, req: http.IncomingMessage, res: http.ServerResponse): Promise<boolean> {
     switch (fault.kind) {
       case 'status':
-        send(res, { status: fault.status, json: { errors: `sandbox fault ${fault.status}`, secret_detail: 'vendor-internal-trace-xyz' } });
+        send(res, faultAnswer(fault.status));
         return true;
       case 'rate_limit': {
         const retryAfter = fault.retryAfter === 'seconds' ? String(fault.seconds) : new Date(this.clock.now() + fault.seconds * 1000).toUTCString();
@@ -229,9 +238,17 @@ export class SandboxServer {
       case 'slow':
         await this.clock.sleep(fault.delayMs);
         return false;
+      case 'after_effect':
+        return false;
     }
   }
 }
+
+/** A faulty answer's body: vendor-internal detail that must never leave the executor. */
+const faultAnswer = (status: number): SandboxResponse => ({
+  status,
+  json: { errors: `sandbox fault ${status}`, secret_detail: 'vendor-internal-trace-xyz' },
+});
 
 function readBody(req: http.IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
