@@ -9,6 +9,7 @@ import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vend
 import type { ExecutionOutcome, ExecutionRequest, ExecutorErrorCode, LookupOutcome, RetryRecord, ToolExecutor } from './executor.types';
 import type { DynamicActions, RegisteredAction, VendorRegistry } from './vendor-registry';
 import { AttemptTimeoutError, classifyFailure, sanitizedText } from './failure-classifier';
+import { earlierEffectMayExist } from './earlier-effect';
 import { LANDING_GRACE_MS, effectKeyOf, outcomeAfterLookup, uncertaintyOf, type Uncertainty } from './uncertain-outcome';
 import { VendorPartialError } from '../vendors/vendor-handler';
 import { ClockHalfOpen, NO_WAIT, retryDelayMs } from './backoff';
@@ -44,6 +45,8 @@ type Prepared =
       credentials: Record<string, unknown>;
       urls: Record<string, string>;
       timeoutMs: number;
+      /** An earlier identical request of the run may have left an effect (earlier-effect.ts). */
+      lookForEarlierEffect: boolean;
     }
   | { ok: false; code: ExecutorErrorCode; reason: string };
 
@@ -205,7 +208,9 @@ export class VendorExecutor implements ToolExecutor {
     } catch {
       return { ok: false, code: 'CREDENTIALS_UNREADABLE', reason: 'credentials_invalid' };
     }
-    return { ok: true, handler, action, credentials, urls, timeoutMs: request.tool.timeoutMs ?? this.deps.settings.timeoutMs };
+    // Only a non-idempotent action that can find its effects asks whether an earlier identical request left one.
+    const lookForEarlierEffect = !action.idempotent && action.lookup !== undefined && (await earlierEffectMayExist(this.deps.orm.em.fork(), request));
+    return { ok: true, handler, action, credentials, urls, timeoutMs: request.tool.timeoutMs ?? this.deps.settings.timeoutMs, lookForEarlierEffect };
   }
 
   /**
@@ -234,6 +239,7 @@ export class VendorExecutor implements ToolExecutor {
                 signal,
                 idempotencyKey: `toolgate-${request.toolCallId}`,
                 effectKey: effectKeyOf(request),
+                lookForEarlierEffect: prepared.lookForEarlierEffect,
                 cache: this.cacheFor(handler.vendor),
                 clock: this.clock,
               }),

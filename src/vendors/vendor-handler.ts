@@ -34,6 +34,13 @@ export interface VendorContext {
    * marks what it creates with it and looks for it before creating again.
    */
   effectKey: string;
+  /**
+   * An earlier call of the same request in this run may have acted without being answered
+   * plainly (it timed out, was reset after sending, failed after an earlier step, or was cut
+   * by a crash): look for its effect (ctx.effectKey) before creating. Otherwise an identical
+   * request is a new one, and its action creates anew.
+   */
+  lookForEarlierEffect: boolean;
   /** Per-handler memory that lives as long as the process (e.g. cached access tokens). */
   cache: Map<string, unknown>;
   /** The time for token expiry and the like (systemClock in production; tests move a manual one). */

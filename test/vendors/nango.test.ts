@@ -206,6 +206,16 @@ describe('invoice.send through the Nango proxy', () => {
     expect(await sendInvoiceAction.lookup!(input, context({}, 'tc-2'))).toEqual({ performed: true, result: again });
   });
 
+  test('the same request after a plain success (no earlier effect to look for): a second invoice, and its lookup claims only its own', async () => {
+    const fresh = (key: string) => ({ ...context({}, key), lookForEarlierEffect: false });
+    const first = await sendInvoiceAction.execute(input, fresh('tc-1'));
+    const second = await sendInvoiceAction.execute(input, fresh('tc-2'));
+    expect(second.invoiceId).not.toBe(first.invoiceId);
+    expect(second.repeated).toBeUndefined();
+    expect(nangoSandbox.createdInvoices()).toHaveLength(2);
+    expect(await sendInvoiceAction.lookup!(input, fresh('tc-3'))).toEqual({ performed: false });
+  });
+
   test('an earlier invoice of the request whose email failed: the repeat finishes the email, once', async () => {
     server.injectFault('nango', { kind: 'status', status: 503 }, { pathIncludes: '/send' });
     const failed = await partial(sendInvoiceAction.execute(input, context({}, 'tc-1')));

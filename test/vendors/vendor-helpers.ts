@@ -35,6 +35,7 @@ export function vendorContext(
     signal: new AbortController().signal,
     idempotencyKey: 'tc-1',
     effectKey: 'effect-1',
+    lookForEarlierEffect: true,
     cache: new Map(),
     clock: systemClock,
     ...overrides,

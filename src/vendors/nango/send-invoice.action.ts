@@ -15,11 +15,13 @@ import { quickbooksRequest } from './nango.transport';
  * QuickBooks Accounting API (Invoice entity), through the Nango proxy:
  * 1. Without `email` only: GET /v3/company/{realmId}/customer/{customerId} for the
  *    customer's PrimaryEmailAddr (an API-created invoice carries no address otherwise).
- * 2. The look before the create: the customer's invoices (the query below) for one that
- *    carries the effect marker. An identical earlier request of the run (the customer
- *    asking again after a timeout) made it: it is the answer (`repeated: true`), emailed
- *    now if that was left undone; nothing new is created. (The requestid alone cannot do
- *    this: it names one call, and QuickBooks remembers it only for a while.)
+ * 2. The look before the create, only when an earlier identical request of the run may have
+ *    acted unanswered (ctx.lookForEarlierEffect: it timed out, failed after sending, or was
+ *    cut by a crash): the customer's invoices (the query below) for one that carries the
+ *    effect marker. Found, it is the answer (`repeated: true`), emailed now if that was left
+ *    undone; nothing new is created. (The requestid alone cannot do this: it names one call,
+ *    and QuickBooks remembers it only for a while.) A request repeated after a plain success
+ *    is a new invoice, as the agent asked.
  * 3. POST /v3/company/{realmId}/invoice?requestid=<key> { Line: [SalesItemLineDetail],
  *    CustomerRef, CurrencyRef?, BillEmail?, PrivateNote } → { Invoice: { Id, DocNumber,
  *    TotalAmt, EmailStatus, … } }
@@ -198,7 +200,7 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
     const itemId = typeof configuredItem === 'string' && QBO_ID.test(configuredItem) ? configuredItem : DEFAULT_ITEM_ID;
     const email = input.email?.trim() || (await customerEmail(ctx, input.customerId));
 
-    const existing = await findInvoice(ctx, input.customerId, markersOf(ctx));
+    const existing = ctx.lookForEarlierEffect ? await findInvoice(ctx, input.customerId, markersOf(ctx)) : null;
     if (existing) return finish(ctx, input, existing, email ?? '', ids.send);
     const created = invoiceOf(
       await quickbooksRequest<unknown>(ctx, {
@@ -222,8 +224,11 @@ export const sendInvoiceAction: VendorAction<SendInvoiceInput, SendInvoiceResult
   },
 };
 
-/** The call's marker and the effect's. */
-const markersOf = (ctx: VendorContext): string[] => [privateNoteFor(ctx.idempotencyKey), privateNoteFor(ctx.effectKey)];
+/** The call's marker, and the effect's when an earlier identical request may have left it (else another call's invoice is not this one's). */
+const markersOf = (ctx: VendorContext): string[] => [
+  privateNoteFor(ctx.idempotencyKey),
+  ...(ctx.lookForEarlierEffect ? [privateNoteFor(ctx.effectKey)] : []),
+];
 
 /**
  * The call's answer from its invoice (created now, or found): emailed first when `email`
