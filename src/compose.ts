@@ -143,6 +143,7 @@ export async function composeToolgate(
             vendorTimeoutMs: config.vendor.timeoutMs,
             inFlight: services.inFlight,
             reconciler: services.reconciler,
+            heldJobs: services.heldJobs,
             logger,
             onFenced: overrides.onFenced ?? stopFenced,
           });
@@ -158,6 +159,9 @@ export async function composeToolgate(
             logger,
             concurrency: config.node.workerConcurrency,
             metrics,
+            heldJobs: services.heldJobs,
+            // A pool that ended on its own (an outcome it could not write) is replaced; its leftover locks are released.
+            onLockOwnerRetired: (lockOwner) => liveness?.retireLockOwner(lockOwner),
             onLockOwner: (lockOwner) => {
               liveness?.addLockOwner(lockOwner);
               // Steps started here lock their jobs as this worker would: released with its locks if this node dies.
