@@ -127,7 +127,10 @@ export async function startHttpServer(
         res.status(503).json({ status: 'migrations_pending', pending });
         return;
       }
-      res.json({ status: 'ready' });
+      // Redis lost: the node still serves (rate limits in memory, events from the ledger), so it stays ready and says what is degraded.
+      const bus = services.realtime.bus;
+      const redisDown = (bus.kind === 'redis' && bus.connected?.() === false) || !rateLimits.connected();
+      res.json(redisDown ? { status: 'ready', degraded: ['redis'] } : { status: 'ready' });
     } catch (error) {
       // Polled every few seconds by orchestrators: an outage is one short line, not a stack each time.
       if (isDatabaseUnavailable(error)) logger.warn({ cause: describeUnavailable(error) }, 'readiness check failed');
