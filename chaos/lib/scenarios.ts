@@ -2,6 +2,7 @@ import { toolCallIdOfRequestId } from './clients';
 import type { Cluster, Node } from './cluster';
 import { TERMINAL_RUN, type Driver, type TrackedRun } from './driver';
 import { sleep } from './processes';
+import { storeScenario, type OutageRecord, type ScenarioStores } from './store-scenarios';
 
 /**
  * The kill points. Each scenario drives invoice runs (high risk: an expert approves each)
@@ -9,7 +10,16 @@ import { sleep } from './processes';
  * batch ends with a kill of the node, which is restarted under the same name (except in
  * two_nodes, where node-b takes over). What the scenario did is recorded for verify.ts.
  */
-export const SCENARIOS = ['after_approval', 'vendor_call', 'after_vendor_response', 'during_model_stream', 'outcome_unknown', 'two_nodes'] as const;
+export const SCENARIOS = [
+  'after_approval',
+  'vendor_call',
+  'after_vendor_response',
+  'during_model_stream',
+  'outcome_unknown',
+  'two_nodes',
+  'postgres_crash',
+  'redis_loss',
+] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
 export const SCENARIO_TITLES: Record<ScenarioName, string> = {
@@ -19,6 +29,8 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   during_model_stream: 'during_model_stream (failpoint)',
   outcome_unknown: 'outcome unknown (SIGKILL at the vendor, lookups 503)',
   two_nodes: 'two nodes, node-a SIGKILLed at the vendor',
+  postgres_crash: 'PostgreSQL crashed (pg_ctl stop -m immediate) under two nodes, restarted after 8–20 s',
+  redis_loss: 'Redis (bus and rate limits) SIGKILLed under two nodes, restarted after 4–8 s',
 };
 
 export interface ScenarioSettings {
@@ -61,6 +73,10 @@ export interface ScenarioRecord {
   clockStart: number;
   /** When the harness may read the vendor's effects: no slowed request is still held. */
   quietAfter: number;
+  /** Store outages (postgres_crash, redis_loss): no node is killed there. */
+  outages: OutageRecord[];
+  /** When the store came back the last time: the 60-second clock starts there. */
+  storeBackAt?: number;
 }
 
 export interface ScenarioContext {
@@ -69,6 +85,8 @@ export interface ScenarioContext {
   settings: ScenarioSettings;
   record: ScenarioRecord;
   log: (line: string) => void;
+  /** The private PostgreSQL or Redis of a store scenario. */
+  stores?: ScenarioStores | null;
 }
 
 const NODE_A = 'node-a';
@@ -93,6 +111,9 @@ export async function runScenario(ctx: ScenarioContext): Promise<void> {
       return vendorCallScenario(ctx, true);
     case 'two_nodes':
       return twoNodesScenario(ctx);
+    case 'postgres_crash':
+    case 'redis_loss':
+      return storeScenario(ctx, ctx.record.name);
   }
 }
 
@@ -427,7 +448,7 @@ async function twoNodesScenario(ctx: ScenarioContext): Promise<void> {
 export async function settle(ctx: ScenarioContext): Promise<void> {
   const { cluster, driver, settings, record } = ctx;
   const lastKill = record.kills.length ? record.startedAt + record.kills.at(-1)!.atMs : 0;
-  record.clockStart = Math.max(cluster.lastStartAt, lastKill);
+  record.clockStart = Math.max(cluster.lastStartAt, lastKill, record.storeBackAt ?? 0);
   const outcome = await driver.drive({
     deadline: record.clockStart + settings.terminalWithinMs,
     approve: true,
