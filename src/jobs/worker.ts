@@ -120,7 +120,9 @@ export async function startWorker(options: {
       crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
       events,
       logger: new WorkerLogger((scope) => (level, message, meta) => {
-        const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
+        // Its listener and cron retrying through an outage are not errors of ours: warn, as every other loop does.
+        const outage = level === 'error' && isDatabaseUnavailable(meta?.error ?? meta?.fatalError);
+        const method = level === 'error' && !outage ? 'error' : level === 'warning' || outage ? 'warn' : 'debug';
         log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
       }),
     });
