@@ -7,6 +7,7 @@ import { Driver } from './lib/driver';
 import { killAll } from './lib/processes';
 import { runScenario, scenarioNodeEnv, settle, SCENARIOS, type ScenarioName, type ScenarioRecord } from './lib/scenarios';
 import { verifyScenario, type ScenarioResult } from './lib/verify';
+import { openStores, type ScenarioStores } from './lib/store-scenarios';
 
 /**
  * The crash harness (`npm run chaos`, and a small configuration in test/chaos): for each
@@ -100,14 +101,17 @@ export async function runChaos(
       const began = Date.now();
       log(`scenario ${name}`);
       let cluster: Cluster | null = null;
+      let stores: ScenarioStores | null = null;
       let failed = true;
       try {
-        cluster = await Cluster.create(name, server, {
+        // A store scenario's own PostgreSQL (to crash) or Redis (to lose).
+        stores = await openStores(name, log);
+        cluster = await Cluster.create(name, stores?.server ?? server, {
           logDir: options.logDir,
           logLevel: options.logLevel,
           heartbeatMs: options.heartbeatMs,
           deadAfterMs: options.deadAfterMs,
-          nodeEnv: { WORKER_CONCURRENCY: String(options.workerConcurrency), ...scenarioNodeEnv(name, options.vendorTimeoutMs) },
+          nodeEnv: { WORKER_CONCURRENCY: String(options.workerConcurrency), ...scenarioNodeEnv(name, options.vendorTimeoutMs), ...stores?.nodeEnv },
         });
         const driver = new Driver(cluster, log);
         const record: ScenarioRecord = {
@@ -120,12 +124,14 @@ export async function runChaos(
           terminalAfterMs: null,
           clockStart: 0,
           quietAfter: 0,
+          outages: [],
         };
         const ctx = {
           cluster,
           driver,
           record,
           log,
+          stores,
           settings: {
             runs: name === 'two_nodes' ? options.twoNodeRuns : options.runs,
             batch: options.batch,
@@ -155,6 +161,7 @@ export async function runChaos(
           return false;
         });
         if (kept) log(`  kept the database of ${name}: ${cluster!.db.url}`);
+        await stores?.close().catch((error: unknown) => log(`  stopping the private store of ${name} failed: ${String(error)}`));
       }
     }
   } finally {

@@ -12,7 +12,7 @@ import { SCENARIOS, type ScenarioName } from './lib/scenarios';
  *
  *   --scenarios a,b     CHAOS_SCENARIOS      after_approval, vendor_call, after_vendor_response,
  *                                            during_model_stream, outcome_unknown, two_nodes,
- *                                            vendor_timeout, vendor_5xx (default: all)
+ *                                            vendor_timeout, vendor_5xx, postgres_crash, redis_loss (default: all)
  *   --runs N            CHAOS_RUNS           invoice runs per scenario (default 9)
  *   --batch N           CHAOS_BATCH          invoice runs per kill (default 3)
  *   --two-node-runs N   CHAOS_TWO_NODE_RUNS  invoice runs of two_nodes (default 8)

@@ -14,6 +14,7 @@ import { upstreamMcpActions } from './vendors/mcp/mcp-upstream';
 import type { RunEvents } from './runs/run-events';
 import { AgentRuntime } from './runs/agent-runtime';
 import { LocalSteps } from './runs/local-steps';
+import { HeldJobs } from './jobs/held-jobs';
 import { createModelClient } from './llm/model-client';
 import type { Realtime } from './events/realtime';
 import { InFlightCalls } from './recovery/in-flight';
@@ -39,6 +40,8 @@ export interface AppServices {
   runtime: AgentRuntime;
   /** Run steps this node starts itself when its request committed them (attached to the worker's lock owner). */
   localSteps: LocalSteps;
+  /** The jobs this process runs or is still completing, worker and in-process steps alike (node liveness reaps any other lock of its own). */
+  heldJobs: HeldJobs;
   /** This process's id in toolgate_nodes: it owns the tool calls it runs until they settle. */
   nodeId: string;
   /** Tool calls this node is executing now (shutdown waits for them; the rest of its `running` calls are abandoned). */
@@ -125,7 +128,14 @@ export function createAppServices(
     tools,
     metrics,
   });
-  const localSteps = new LocalSteps({ orm, runtime, logger: logger.child({ component: 'local-steps' }), limit: config.node.localStepConcurrency });
+  const heldJobs = new HeldJobs();
+  const localSteps = new LocalSteps({
+    orm,
+    runtime,
+    logger: logger.child({ component: 'local-steps' }),
+    limit: config.node.localStepConcurrency,
+    heldJobs,
+  });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }), metrics });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
   const webhooks = new WebhookDeliverer({
@@ -144,6 +154,7 @@ export function createAppServices(
     runEvents,
     runtime,
     localSteps,
+    heldJobs,
     nodeId,
     inFlight,
     failpoints,

@@ -5,6 +5,7 @@ import { describeSettings } from './config-describe';
 import type { Logger } from './logger';
 import { startToolgate } from './main';
 import { describeStart } from './cli-commands';
+import { guardUnhandledRejections } from './rejection-guard';
 
 /** Fails fast (EADDRINUSE, reported as PORT_IN_USE) before the database is even started. */
 async function ensurePortFree(host: string, port: number): Promise<void> {
@@ -20,6 +21,7 @@ async function ensurePortFree(host: string, port: number): Promise<void> {
 export async function start(config: Config, logger: Logger): Promise<number> {
   await ensurePortFree(config.host, config.port);
   logger.info({ settings: describeSettings(config) }, 'starting Toolgate');
+  guardUnhandledRejections(logger);
   const toolgate = await startToolgate(config, logger);
   logger.info({ url: toolgate.server.url }, 'Toolgate is listening');
   process.stdout.write(describeStart(toolgate));

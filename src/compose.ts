@@ -143,6 +143,7 @@ export async function composeToolgate(
             vendorTimeoutMs: config.vendor.timeoutMs,
             inFlight: services.inFlight,
             reconciler: services.reconciler,
+            heldJobs: services.heldJobs,
             logger,
             onFenced: overrides.onFenced ?? stopFenced,
           });
@@ -158,6 +159,9 @@ export async function composeToolgate(
             logger,
             concurrency: config.node.workerConcurrency,
             metrics,
+            heldJobs: services.heldJobs,
+            // A pool that ended on its own (an outcome it could not write) is replaced; its leftover locks are released.
+            onLockOwnerRetired: (lockOwner) => liveness?.retireLockOwner(lockOwner),
             onLockOwner: (lockOwner) => {
               liveness?.addLockOwner(lockOwner);
               // Steps started here lock their jobs as this worker would: released with its locks if this node dies.
@@ -263,7 +267,8 @@ async function shutdown(parts: {
   const waitUntil = begun + Math.round(budget * 0.6);
   const reconcileUntil = begun + Math.round(budget * 0.85);
   services.gateway.drain();
-  const drained = await withDeadline(Promise.all([parts.server.stop(), parts.worker?.stop(), services.localSteps.stop()]), waitUntil);
+  // The listener stays open until the end, answering new requests 503 (src/api/http/drain.ts).
+  const drained = await withDeadline(Promise.all([parts.server.drain(), parts.worker?.stop(), services.localSteps.stop()]), waitUntil);
   const idle = await services.inFlight.idle(waitUntil - Date.now());
   const handedOver = idle ? [] : services.inFlight.list();
   for (const toolCallId of handedOver) {
@@ -284,6 +289,8 @@ async function shutdown(parts: {
   if (!drained) logger.warn('run steps still running at the end of the shutdown budget: their jobs are released to live nodes');
   await withDeadline(parts.realtime.stop(), begun + budget);
   for (const edge of parts.edges) await edge?.stop();
+  // Last: requests still running are answered (503 with their calls, each settled or handed over by now), then the listener closes.
+  await parts.server.stop();
   return { handedOver, drained: drained && idle };
 }
 

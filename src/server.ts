@@ -2,7 +2,6 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Request, type Response, type NextFunction } from 'express';
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GraphQLSchema } from 'graphql';
 import type { AppServices } from './app-services';
@@ -26,12 +25,18 @@ import { ideAssetsRoute } from './api/http/graphql-ide';
 import { projectRoot } from './paths';
 import { isTracingOn } from './telemetry/tracing';
 import { graphqlTracingPlugin } from './telemetry/trace-graphql';
+import { HttpDrain } from './api/http/drain';
 
 export interface ToolgateServer {
   httpServer: http.Server;
   url: string;
   port: number;
-  /** Stops accepting, drains HTTP requests and websockets; does not close the ORM. */
+  /**
+   * Shutdown's first step: new requests answer 503 SERVICE_UNAVAILABLE (the listener stays
+   * open), websockets close; resolves once the requests already running have ended.
+   */
+  drain(): Promise<void>;
+  /** Shutdown's last step: requests still running are answered 503 (with their calls), then the listener closes; does not close the ORM. */
   stop(): Promise<void>;
 }
 
@@ -64,7 +69,7 @@ export async function startHttpServer(
   const contextFor = (caller: Caller | null, correlationId: string): RequestContext =>
     new LazyRequestContext(orm, logger, services, caller, correlationId);
 
-  const wsCleanup = startGraphQLWebSocket({
+  const sockets = startGraphQLWebSocket({
     httpServer,
     schema,
     keys: services.keys,
@@ -74,6 +79,9 @@ export async function startHttpServer(
     contextFor,
     metrics: services.metrics,
   });
+  let socketsClosed: Promise<void> | null = null;
+  const closeSockets = () => (socketsClosed ??= sockets.dispose());
+  const drain = new HttpDrain(orm, logger);
 
   const apollo = new ApolloServer<RequestContext>({
     schema,
@@ -89,8 +97,8 @@ export async function startHttpServer(
     // Shutdown is ours (cli start): Apollo's own handler would re-raise the signal mid-drain.
     stopOnTerminationSignals: false,
     plugins: [
-      ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: Math.max(500, config.shutdownTimeoutMs - 2000) }),
-      { serverWillStart: async () => ({ drainServer: async () => wsCleanup.dispose() }) },
+      // No Apollo drain plugin: it closes the listener at once (clients would meet "connection refused"); HttpDrain drains instead.
+      { serverWillStart: async () => ({ drainServer: closeSockets }) },
       // Browsers get the bundled GraphiQL (graphql-route.ts), never Apollo's CDN-loaded page.
       ApolloServerPluginLandingPageDisabled(),
       // No per-field cache policy (no field has a cache hint); every answer is no-store.
@@ -105,6 +113,7 @@ export async function startHttpServer(
   await apollo.start();
 
   app.use(correlationIdMiddleware);
+  app.use(drain.middleware());
   // On this port only with METRICS_TOKEN (else refused); METRICS_PORT serves it apart instead.
   if (config.metrics.port === undefined) app.all(METRICS_PATH, apiPortMetricsHandler(services.metrics, config.metrics, logger));
   app.get('/healthz', (_req, res) => {
@@ -118,7 +127,10 @@ export async function startHttpServer(
         res.status(503).json({ status: 'migrations_pending', pending });
         return;
       }
-      res.json({ status: 'ready' });
+      // Redis lost: the node still serves (rate limits in memory, events from the ledger), so it stays ready and says what is degraded.
+      const bus = services.realtime.bus;
+      const redisDown = (bus.kind === 'redis' && bus.connected?.() === false) || !rateLimits.connected();
+      res.json(redisDown ? { status: 'ready', degraded: ['redis'] } : { status: 'ready' });
     } catch (error) {
       // Polled every few seconds by orchestrators: an outage is one short line, not a stack each time.
       if (isDatabaseUnavailable(error)) logger.warn({ cause: describeUnavailable(error) }, 'readiness check failed');
@@ -159,11 +171,22 @@ export async function startHttpServer(
     httpServer,
     port,
     url: `http://${shownHost}:${port}/graphql`,
-    stop: () =>
-      mcp
-        .close()
-        .then(() => apollo.stop())
-        .then(() => rateLimits.close()),
+    drain: async () => {
+      drain.begin(httpServer);
+      await Promise.all([closeSockets(), mcp.close()]);
+      await drain.idle();
+    },
+    stop: async () => {
+      if (!drain.isDraining) drain.begin(httpServer);
+      await Promise.all([closeSockets(), mcp.close()]);
+      await drain.cut();
+      await apollo.stop();
+      await rateLimits.close();
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
   };
 }
 

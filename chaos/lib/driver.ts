@@ -308,7 +308,10 @@ export class Driver {
         if (options.watch && !options.watch.child.alive()) return 'died';
         if (await options.done()) return 'done';
       } catch (error) {
-        const transient = error instanceof ConnectionLost || (error instanceof GraphqlError && error.code === 'RATE_LIMITED');
+        // SERVICE_UNAVAILABLE: the node's database is gone for a while (postgres_crash), or it is shutting down.
+        const transient =
+          error instanceof ConnectionLost ||
+          (error instanceof GraphqlError && (error.code === 'RATE_LIMITED' || error.code === 'SERVICE_UNAVAILABLE'));
         if (!transient) throw error;
       }
       if (Date.now() > options.deadline) return 'timeout';

@@ -16,7 +16,10 @@ export function renderTable(results: ScenarioResult[], terminalWithinMs = 60_000
     const reconciled = `${rec.re_executed} / ${rec.vendor_confirmed} / ${rec.vendor_not_performed} / ${rec.vendor_outcome_unknown}${rec.input_lost ? ` (+${rec.input_lost} input_lost)` : ''}`;
     const mark = (n: number) => (n === 0 ? '0' : `**${n}**`);
     const ledger = r.ledger.ok ? `ok (${r.ledger.eventsChecked} events)` : '**BROKEN**';
-    return `| ${r.name} | ${r.runs} | ${r.kills} | ${terminal} | ${calls} | ${r.invoices} | ${mark(r.duplicatedEffects)} | ${mark(r.lost + r.toldWrong)} | ${r.underReview} | ${reconciled} | ${ledger} |`;
+    const kills = r.outages
+      ? `${r.kills} (${r.outages} store outages${r.nodeExits ? `, **${r.nodeExits} node exits**` : ', 0 node exits'})`
+      : `${r.kills}`;
+    return `| ${r.name} | ${r.runs} | ${kills} | ${terminal} | ${calls} | ${r.invoices} | ${mark(r.duplicatedEffects)} | ${mark(r.lost + r.toldWrong)} | ${r.underReview} | ${reconciled} | ${ledger} |`;
   });
   const total = results.reduce(
     (sum, r) => ({
@@ -57,6 +60,11 @@ export function renderNotes(results: ScenarioResult[]): string {
     lines.push(
       `- ${r.name}: runs ${JSON.stringify(r.runStatuses)}; lookups ${JSON.stringify(r.lookupCalls.byOutcome)}; interrupted ${r.interrupted}; kills: ${kills.join('; ') || 'none'}`,
     );
+    for (const o of r.record.outages) {
+      lines.push(
+        `  - ${o.store} down at ${(o.atMs / 1000).toFixed(1)} s for ${(o.durationMs / 1000).toFixed(1)} s: ${o.answered} probes answered as documented, ${o.unanswered.length} not; ${o.exits.length ? `nodes exited: ${o.exits.join(', ')}; ` : ''}its batch terminal ${o.terminalAfterMs === null ? 'NOT within the limit' : `${(o.terminalAfterMs / 1000).toFixed(1)} s after the store was back`}`,
+      );
+    }
     for (const note of r.notes) lines.push(`  - ${note}`);
   }
   return lines.join('\n');

@@ -4,6 +4,7 @@ import { TERMINAL_RUN, type Driver, type TrackedRun } from './driver';
 import { sleep } from './processes';
 import { approveAll, batches, startBatch } from './batches';
 import { UNCERTAIN_TITLES, uncertainScenario } from './uncertain';
+import { storeScenario, type OutageRecord, type ScenarioStores } from './store-scenarios';
 
 /**
  * The kill points. Each scenario drives invoice runs (high risk: an expert approves each)
@@ -21,6 +22,8 @@ export const SCENARIOS = [
   // No node dies: the vendor's answer is lost or late (uncertain.ts).
   'vendor_timeout',
   'vendor_5xx',
+  'postgres_crash',
+  'redis_loss',
 ] as const;
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -32,6 +35,8 @@ export const SCENARIO_TITLES: Record<ScenarioName, string> = {
   outcome_unknown: 'outcome unknown (SIGKILL at the vendor, lookups 503)',
   two_nodes: 'two nodes, node-a SIGKILLed at the vendor',
   ...UNCERTAIN_TITLES,
+  postgres_crash: 'PostgreSQL crashed (pg_ctl stop -m immediate) under two nodes, restarted after 8–20 s',
+  redis_loss: 'Redis (bus and rate limits) SIGKILLed under two nodes, restarted after 4–8 s',
 };
 
 export interface ScenarioSettings {
@@ -80,6 +85,10 @@ export interface ScenarioRecord {
   clockStart: number;
   /** When the harness may read the vendor's effects: no slowed request is still held. */
   quietAfter: number;
+  /** Store outages (postgres_crash, redis_loss): no node is killed there. */
+  outages: OutageRecord[];
+  /** When the store came back the last time: the 60-second clock starts there. */
+  storeBackAt?: number;
 }
 
 export interface ScenarioContext {
@@ -88,6 +97,8 @@ export interface ScenarioContext {
   settings: ScenarioSettings;
   record: ScenarioRecord;
   log: (line: string) => void;
+  /** The private PostgreSQL or Redis of a store scenario. */
+  stores?: ScenarioStores | null;
 }
 
 const NODE_A = 'node-a';
@@ -118,6 +129,9 @@ export async function runScenario(ctx: ScenarioContext): Promise<void> {
     case 'vendor_timeout':
     case 'vendor_5xx':
       return uncertainScenario(ctx, ctx.record.name);
+    case 'postgres_crash':
+    case 'redis_loss':
+      return storeScenario(ctx, ctx.record.name);
   }
 }
 
@@ -421,7 +435,7 @@ async function twoNodesScenario(ctx: ScenarioContext): Promise<void> {
 export async function settle(ctx: ScenarioContext): Promise<void> {
   const { cluster, driver, settings, record } = ctx;
   const lastKill = record.kills.length ? record.startedAt + record.kills.at(-1)!.atMs : 0;
-  record.clockStart = Math.max(cluster.lastStartAt, lastKill, record.clockFrom ?? 0);
+  record.clockStart = Math.max(cluster.lastStartAt, lastKill, record.clockFrom ?? 0, record.storeBackAt ?? 0);
   const outcome = await driver.drive({
     deadline: record.clockStart + settings.terminalWithinMs,
     approve: true,

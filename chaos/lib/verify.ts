@@ -17,6 +17,9 @@ export interface ScenarioResult {
   runs: number;
   runStatuses: Record<string, number>;
   kills: number;
+  /** Store outages (postgres_crash, redis_loss), and the nodes that exited in them. */
+  outages: number;
+  nodeExits: number;
   terminal: { ok: boolean; afterMs: number | null; notTerminal: string[] };
   invoiceCalls: { total: number; byOutcome: Record<string, number> };
   lookupCalls: { total: number; byOutcome: Record<string, number> };
@@ -202,7 +205,18 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
   // 7. The audit chain.
   const verification = await cluster.ledgerVerify();
   if (!verification.ok) fail(`toolgate ledger verify: exit ${verification.exitCode}, ${JSON.stringify(verification.orgs)}`);
-  if (record.expectKills && record.kills.length === 0) fail('no node was killed');
+  if (record.expectKills && record.kills.length === 0 && record.outages.length === 0) fail('no node was killed');
+  // 8. Store outages: no node exits, each answers throughout, every batch ends within the limit of the store's return.
+  for (const node of cluster.nodes.values()) {
+    if (record.outages.length > 0 && !node.child.alive())
+      fail(`${node.name}#${node.incarnation} exited during a store scenario (${node.child.child.exitCode ?? node.child.child.signalCode})`);
+  }
+  for (const [i, outage] of record.outages.entries()) {
+    for (const exit of outage.exits) fail(`outage ${i + 1} (${outage.store}): node ${exit} exited (restarted by the harness)`);
+    for (const problem of outage.unanswered) fail(`outage ${i + 1} (${outage.store}): not answered as documented: ${problem}`);
+    if (outage.terminalAfterMs === null)
+      fail(`outage ${i + 1} (${outage.store}): runs of its batch not terminal within ${terminalWithinMs / 1000} s of the store's return`);
+  }
 
   return {
     name: record.name,
@@ -210,6 +224,8 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
     runs: runs.length,
     runStatuses: count(runs, (r) => (r.errorCode ? `${r.status} ${r.errorCode}` : r.status)),
     kills: record.kills.length,
+    outages: record.outages.length,
+    nodeExits: record.outages.reduce((sum, o) => sum + o.exits.length, 0),
     terminal: { ok: terminalOk, afterMs: record.terminalAfterMs, notTerminal },
     invoiceCalls: { total: invoiceCalls.length, byOutcome: count(invoiceCalls, outcomeOf) },
     lookupCalls: { total: lookupCalls.length, byOutcome: count(lookupCalls, outcomeOf) },

@@ -132,15 +132,34 @@ export async function openRateLimits(
   redisUrl: string | undefined,
   orm: MikroORM,
   logger: Logger,
-): Promise<{ limits: RateLimits; close(): Promise<void> }> {
-  if (!settings.enabled) return { limits: new RateLimits(settings, { kind: 'memory' }), close: async () => undefined };
+): Promise<{ limits: RateLimits; close(): Promise<void>; connected(): boolean }> {
+  if (!settings.enabled) return { limits: new RateLimits(settings, { kind: 'memory' }), close: async () => undefined, connected: () => true };
   if (redisUrl) {
-    const client = createClient({ url: redisUrl });
-    client.on('error', (error) => logger.warn({ err: error }, 'rate limit store (redis) connection error'));
+    // Commands fail at once while Redis is gone (no offline queue holding every request): the in-memory insurance limiter answers instead.
+    const client = createClient({ url: redisUrl, disableOfflineQueue: true });
+    let downSince: number | null = null;
+    client.on('error', (error: unknown) => {
+      if (downSince !== null) return; // one line per outage, not one per reconnection attempt
+      downSince = Date.now();
+      logger.warn({ err: error }, 'rate limit store (redis) unreachable: each node counts in memory until it is back');
+    });
+    client.on('ready', () => {
+      if (downSince === null) return;
+      logger.warn({ afterMs: Date.now() - downSince }, 'rate limit store (redis) reachable again');
+      downSince = null;
+    });
     await client.connect();
-    return { limits: new RateLimits(settings, { kind: 'redis', client }), close: () => client.quit().then(() => undefined) };
+    return {
+      limits: new RateLimits(settings, { kind: 'redis', client }),
+      close: () => client.quit().then(() => undefined),
+      connected: () => client.isReady,
+    };
   }
-  return { limits: new RateLimits(settings, { kind: 'postgres', knex: orm.em.getConnection().getKnex() }), close: async () => undefined };
+  return {
+    limits: new RateLimits(settings, { kind: 'postgres', knex: orm.em.getConnection().getKnex() }),
+    close: async () => undefined,
+    connected: () => true,
+  };
 }
 
 /** Whether `error` is a spent budget (RATE_LIMITED from `charge` or `chargeAnonymous`). */

@@ -16,6 +16,13 @@ export interface EventBus {
   publish(channel: BusChannel, message: string): Promise<void>;
   subscribe(channel: BusChannel, handler: (message: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /** Whether the bus's store is reachable now (absent: always). /readyz reports a bus that is not. */
+  connected?(): boolean;
+  /**
+   * Called each time the bus is back after losing its store: messages sent meanwhile were
+   * lost, so a subscriber re-reads what it follows. Answers the unregistration.
+   */
+  onReconnect?(listener: () => void): () => void;
 }
 
 export const MAX_BUS_MESSAGE_BYTES = 7900;

@@ -36,7 +36,24 @@ export class LedgerTail {
     private readonly bus: EventBus,
     private readonly logger: Logger,
     private readonly metrics?: ToolgateMetrics,
-  ) {}
+  ) {
+    // Notices sent while the bus was down are lost: every followed org is read up to its head.
+    bus.onReconnect?.(() => {
+      for (const orgId of this.orgs.keys()) void this.catchUpToHead(orgId);
+    });
+  }
+
+  private async catchUpToHead(orgId: string): Promise<void> {
+    const tail = this.orgs.get(orgId);
+    if (!tail || tail.delivered < 0n) return;
+    try {
+      const head = await this.currentSequence(orgId);
+      if (head > tail.announced) tail.announced = head;
+      if (tail.announced > tail.delivered) this.startReading(orgId, tail);
+    } catch (error) {
+      this.logger.warn({ err: error, orgId }, 'could not catch up on ledger events after the bus reconnected; the next notice retries');
+    }
+  }
 
   /**
    * Registers a listener; returns the sequence up to which the org's events were already
@@ -45,7 +62,16 @@ export class LedgerTail {
    * of an org share one lookup.
    */
   async listen(orgId: string, listener: Listener): Promise<{ delivered: bigint; stop: () => void }> {
-    await (this.started ??= this.bus.subscribe('ledger', (message) => this.onNotice(message)).then(() => undefined));
+    // A failed subscription (the bus's store unreachable) is tried again by the next listener.
+    await (this.started ??= this.bus
+      .subscribe('ledger', (message) => this.onNotice(message))
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          this.started = null;
+          throw error;
+        },
+      ));
     let tail = this.orgs.get(orgId);
     if (!tail) {
       const opening: OrgTail = { listeners: new Set(), delivered: -1n, announced: -1n, reading: null, opened: null };

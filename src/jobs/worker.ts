@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Logger as WorkerLogger, run, runMigrations, type TaskList, type WorkerEvents } from 'graphile-worker';
+import { Logger as WorkerLogger, run, runMigrations, type Runner, type TaskList, type WorkerEvents } from 'graphile-worker';
 import { Pool } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
@@ -10,6 +10,8 @@ import type { WebhookDeliverer } from '../webhooks/webhook-deliverer';
 import { WEBHOOK_DELIVER_TASK } from '../webhooks/webhook-jobs';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceRunStep } from '../telemetry/trace-runs';
+import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
+import { HeldJobs } from './held-jobs';
 
 export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 
@@ -58,6 +60,13 @@ export async function installWorkerSchema(connectionString: string): Promise<voi
   await runMigrations({ connectionString, logger: new WorkerLogger(() => () => undefined) });
 }
 
+/** Waits between restarts of a runner that ended on its own: doubled each time, reset once one stays up a minute. */
+const RESTART_MIN_MS = 500;
+const RESTART_MAX_MS = 5000;
+const STEADY_MS = 60_000;
+/** A dead pool's jobs still running here are waited for this long before its locks are handed back anyway. */
+const RETIRE_WAIT_MS = 60_000;
+
 export async function startWorker(options: {
   connectionString: string;
   orm: MikroORM;
@@ -68,15 +77,21 @@ export async function startWorker(options: {
   /** Jobs (run steps) this node runs at once. */
   concurrency?: number;
   metrics?: ToolgateMetrics;
+  /** Where the jobs this node's pools run are noted (node liveness reads it). */
+  heldJobs?: HeldJobs;
   /**
    * Told the id graphile-worker locks this node's jobs with (its worker pool's), as soon as
    * the pool exists: node liveness records it, so that when the node dies a live node
-   * releases exactly its locks and its run steps continue elsewhere at once.
+   * releases exactly its locks and its run steps continue elsewhere at once. A restarted
+   * runner has a new pool, told here too.
    */
   onLockOwner?: (lockOwner: string) => void;
+  /** A pool that ended on its own has no job running here any more: its locks (a completion it could not write) are free to release. */
+  onLockOwnerRetired?: (lockOwner: string) => void;
 }): Promise<Worker> {
   const concurrency = options.concurrency ?? 2;
   const log = options.logger.child({ component: 'worker' });
+  const held = options.heldJobs ?? new HeldJobs();
   // Our own pool, so shutdown can wait for every worker connection (its LISTEN client
   // included) before the database goes away, and a dropped connection is logged, not fatal.
   const pgPool = new Pool({ connectionString: options.connectionString, max: concurrency + 2 });
@@ -85,28 +100,108 @@ export async function startWorker(options: {
   pgPool.on('connect', (client) => client.on('error', lost));
   const events: WorkerEvents = new EventEmitter();
   // graphile-worker locks jobs and queues with the pool's id (not a worker's): report it.
-  events.on('pool:create', ({ workerPool }) => options.onLockOwner?.(workerPool.id));
-  const runner = await run({
-    pgPool,
-    concurrency,
-    noHandleSignals: true,
-    pollInterval: 2000,
-    taskList: jobTasks(options.orm, log, options.runtime, options.webhooks, options.metrics),
-    crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
-    events,
-    logger: new WorkerLogger((scope) => (level, message, meta) => {
-      const method = level === 'error' ? 'error' : level === 'warning' ? 'warn' : 'debug';
-      log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
-    }),
-  }).catch(async (error: unknown) => {
+  let poolId: string | null = null;
+  events.on('pool:create', ({ workerPool }) => {
+    poolId = workerPool.id;
+    options.onLockOwner?.(workerPool.id);
+  });
+  // graphile-worker 0.17.3 starts a job's completion (or failure) write and does not await
+  // it: in an outage it rejects unhandled (logged by the rejection guard of `toolgate start`)
+  // and the lock stays. Noted here, node liveness releases a lock that outlives its run.
+  events.on('job:start', ({ worker, job }) => held.hold(job.id, worker.workerPool.id));
+  events.on('job:complete', ({ job }) => held.end(job.id));
+  const runOnce = () =>
+    run({
+      pgPool,
+      concurrency,
+      noHandleSignals: true,
+      pollInterval: 2000,
+      taskList: jobTasks(options.orm, log, options.runtime, options.webhooks, options.metrics),
+      crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
+      events,
+      logger: new WorkerLogger((scope) => (level, message, meta) => {
+        // Its listener and cron retrying through an outage are not errors of ours: warn, as every other loop does.
+        const outage = level === 'error' && isDatabaseUnavailable(meta?.error ?? meta?.fatalError);
+        const method = level === 'error' && !outage ? 'error' : level === 'warning' || outage ? 'warn' : 'debug';
+        log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
+      }),
+    });
+  let runner: Runner;
+  try {
+    runner = await runOnce();
+  } catch (error) {
     await pgPool.end();
     throw error;
-  });
+  }
+
+  let stopping = false;
+  let wake: (() => void) | null = null;
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      };
+    });
+  // Retires a dead pool's lock owner once none of its jobs runs here (they end fast in an outage).
+  const retire = async (owner: string) => {
+    const until = Date.now() + RETIRE_WAIT_MS;
+    while (held.busy(owner) && Date.now() < until && !stopping) await pause(250);
+    if (!stopping) options.onLockOwnerRetired?.(owner);
+  };
+  const supervise = async () => {
+    let delay = RESTART_MIN_MS;
+    for (;;) {
+      const startedAt = Date.now();
+      const owner = poolId;
+      const ended = await runner.promise.then(
+        () => null,
+        (error: unknown) => error,
+      );
+      if (stopping) return;
+      log.warn(
+        { cause: ended ? describeUnavailable(ended) : undefined, err: ended && !isDatabaseUnavailable(ended) ? ended : undefined, lockOwner: owner },
+        'job worker stopped on its own; restarting it',
+      );
+      if (owner) void retire(owner);
+      if (Date.now() - startedAt >= STEADY_MS) delay = RESTART_MIN_MS;
+      for (;;) {
+        await pause(delay);
+        if (stopping) return;
+        delay = Math.min(RESTART_MAX_MS, delay * 2);
+        try {
+          runner = await runOnce();
+          if (stopping) {
+            await runner.stop().catch(() => undefined);
+            await runner.promise.catch(() => undefined);
+            return;
+          }
+          log.warn({ lockOwner: poolId }, 'job worker restarted');
+          break;
+        } catch (error) {
+          log.warn(
+            { cause: describeUnavailable(error), err: isDatabaseUnavailable(error) ? undefined : error, retryInMs: delay },
+            'job worker could not restart yet',
+          );
+        }
+      }
+    }
+  };
+  const supervising = supervise();
   return {
     stop: async () => {
-      await runner.stop();
+      stopping = true;
+      wake?.();
+      const current = runner;
+      await current.stop().catch(() => undefined);
       // stop() resolves before the pool's last jobs and the LISTEN client are released.
-      await runner.promise.catch(() => undefined);
+      await current.promise.catch(() => undefined);
+      await supervising;
       await pgPool.end();
     },
   };

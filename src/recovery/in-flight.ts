@@ -1,3 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The calls an HTTP request started (src/api/http/drain.ts): a request cut at shutdown is answered with their ids. */
+const requestCalls = new AsyncLocalStorage<string[]>();
+
+/** Runs `work` (a request's handling) noting in `calls` every call it puts in flight. */
+export function noteRequestCalls<T>(calls: string[], work: () => T): T {
+  return requestCalls.run(calls, work);
+}
+
 /**
  * The tool calls this node is executing right now (vendor call, then its outcome write).
  * A call is added inside the transaction that makes it `running` here, so any committed
@@ -10,6 +20,7 @@ export class InFlightCalls {
 
   add(id: string): void {
     this.ids.add(id);
+    requestCalls.getStore()?.push(id);
   }
 
   delete(id: string): void {

@@ -4,13 +4,25 @@ import type { Config } from '../config';
 import type { Logger } from '../logger';
 import type { InFlightCalls } from './in-flight';
 import type { Reconciler } from './reconciler';
+import type { HeldJobs } from '../jobs/held-jobs';
+import { ownLocks, releaseJobLock, releaseQueueLock } from '../jobs/job-locks';
+import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
 
 /** Past an interrupted attempt's timeout, how long a vendor may still take to act on it. */
 const LANDING_GRACE_MS = 2000;
+/**
+ * A lock of this node's own is stale when its job's run here ended this long ago (the
+ * completion was lost: an outage), or, for a job no run here knows, once this old (a pool
+ * that died, a lock taken as the process started).
+ */
+const ENDED_LOCK_STALE_MS = 10_000;
+const UNKNOWN_LOCK_STALE_MS = 30_000;
 
 export interface NodeLiveness {
   /** The id graphile-worker locks this node's jobs with (its worker pool's): recorded at once and with every heartbeat. */
   addLockOwner(lockOwner: string): void;
+  /** A lock owner this node no longer uses (its pool ended): its remaining locks are released at the next pass. */
+  retireLockOwner(lockOwner: string): void;
   /** One pass now: heartbeat, reap dead nodes, reconcile abandoned calls (tests call it directly). */
   sweep(): Promise<SweepResult>;
   /** Stops the heartbeat and records how this node ended; `clean` false hands its work to the others. */
@@ -22,6 +34,8 @@ export interface SweepResult {
   reaped: string[];
   /** Calls this pass took over and settled. */
   reconciled: number;
+  /** Job and queue locks of this node's own released this pass (stale, or of a retired owner). */
+  ownLocksReleased: number;
 }
 
 interface Deps {
@@ -34,6 +48,8 @@ interface Deps {
   vendorTimeoutMs: number;
   inFlight: InFlightCalls;
   reconciler: Reconciler;
+  /** The jobs this process runs or is still completing: any other lock of its own is stale. */
+  heldJobs?: HeldJobs;
   logger: Logger;
   /** This node was declared dead by another while it still ran: it must stop at once. */
   onFenced(): void;
@@ -64,10 +80,21 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
   log.info({ name }, 'node registered');
   const lockOwners: string[] = [];
   const ownersLiteral = () => `{${lockOwners.join(',')}}`;
+  /** Owners this node no longer uses, whose locks are still to be released. */
+  const retired = new Set<string>();
 
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<SweepResult> | null = null;
   let stopped = false;
+  /**
+   * Since when this node has reached the database without a break. Other nodes' heartbeats
+   * prove their death only once it has been connected for twice NODE_DEAD_AFTER_MS: after
+   * an outage every heartbeat is old, those of live nodes cut off with it too, and they
+   * need a moment (a heartbeat, their pools' reconnection) to write a new one. (0: no
+   * outage seen since the start, when a restart must recover its peers at once.)
+   */
+  let connectedSince: number | null = 0;
+  const heartbeatsTell = () => connectedSince !== null && Date.now() - connectedSince >= 2 * settings.deadAfterMs;
 
   const heartbeat = async (): Promise<void> => {
     const [row] = await orm.em
@@ -76,6 +103,7 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
         ownersLiteral(),
         nodeId,
       ]);
+    connectedSince ??= Date.now();
     if (row?.reaped_at) {
       log.fatal('this node was declared dead by another node (heartbeats missed); its work was taken over; stopping');
       stopped = true;
@@ -83,17 +111,17 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
     }
   };
 
-  const reap = (): Promise<string[]> =>
+  const reap = (trustHeartbeats: boolean): Promise<string[]> =>
     orm.em.fork().transactional(async (tx) => {
       const dead = await tx.execute<{ id: string; name: string; worker_ids: string[]; clean_stop: boolean | null }[]>(
         `update toolgate_nodes n set reaped_at = now(), reaped_by = ?
            from (select id from toolgate_nodes
                   where reaped_at is null and id <> ?
-                    and (stopped_at is not null or heartbeat_at < now() - ? * interval '1 millisecond')
+                    and (stopped_at is not null or (? and heartbeat_at < now() - ? * interval '1 millisecond'))
                   for update skip locked) dead
           where n.id = dead.id
           returning n.id, n.name, n.worker_ids, n.clean_stop`,
-        [nodeId, nodeId, settings.deadAfterMs],
+        [nodeId, nodeId, trustHeartbeats, settings.deadAfterMs],
       );
       // Rows of nodes long gone are kept a week for operators, then dropped.
       await tx.execute(`delete from toolgate_nodes where reaped_at < now() - interval '7 days'`);
@@ -112,9 +140,9 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
               or (locked_at < now() - ? * interval '1 millisecond'
                   and locked_by <> all (select unnest(worker_ids) from toolgate_nodes
                                          where reaped_at is null and stopped_at is null
-                                           and heartbeat_at >= now() - ? * interval '1 millisecond'))
+                                           and (not ? or heartbeat_at >= now() - ? * interval '1 millisecond')))
          ) as owners`,
-        [`{${dead.flatMap((node) => node.worker_ids).join(',')}}`, settings.deadAfterMs, settings.deadAfterMs],
+        [`{${dead.flatMap((node) => node.worker_ids).join(',')}}`, settings.deadAfterMs, trustHeartbeats, settings.deadAfterMs],
       );
       if (owners.length > 0) {
         await tx.execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${owners.join(',')}}`]);
@@ -131,8 +159,41 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
       return dead.map((node) => node.id);
     });
 
+  /**
+   * Locks of this node's own that nothing here holds: every lock of a retired owner (once
+   * none of its jobs runs here), and a current owner's lock on a job that is not running
+   * here (see ENDED_LOCK_STALE_MS, UNKNOWN_LOCK_STALE_MS).
+   */
+  const releaseOwnLocks = async (): Promise<number> => {
+    const held = deps.heldJobs;
+    if (!held) return 0;
+    let released = 0;
+    const idle = [...retired].filter((owner) => !held.busy(owner));
+    if (idle.length > 0) {
+      await orm.em.fork().execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${idle.join(',')}}`]);
+      for (const owner of idle) retired.delete(owner);
+      log.warn({ lockOwners: idle }, "job locks of this node's ended worker pool released");
+      released += idle.length;
+    }
+    const em = orm.em.fork();
+    const own = await ownLocks(em, lockOwners, UNKNOWN_LOCK_STALE_MS);
+    for (const { jobId, owner, ageMs } of own.jobs) {
+      const here = held.about(jobId);
+      const stale = here === null ? ageMs >= UNKNOWN_LOCK_STALE_MS : !here.running && here.endedMsAgo >= ENDED_LOCK_STALE_MS;
+      if (!stale || !(await releaseJobLock(em, jobId, owner))) continue;
+      released += 1;
+      log.warn({ jobId, lockOwner: owner }, 'stale job lock of this node released (no step here runs it)');
+    }
+    for (const { queueId, owner } of own.queues) {
+      if (!(await releaseQueueLock(em, queueId, owner))) continue;
+      released += 1;
+      log.warn({ queueId, lockOwner: owner }, 'stale job queue lock of this node released');
+    }
+    return released;
+  };
+
   /** Running calls nobody is executing: of dead or stopped nodes, of unknown nodes, or abandoned here. */
-  const abandoned = async (): Promise<{ id: string; node_id: string | null }[]> => {
+  const abandoned = async (trustHeartbeats: boolean): Promise<{ id: string; node_id: string | null }[]> => {
     // A non-idempotent call is asked about only once its interrupted attempt can no longer
     // reach the vendor (its timeout has passed since it started), or "not performed" could
     // be followed by the request landing after all.
@@ -143,11 +204,11 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
         where c.status = 'running'
           and (c.node_id = ?
                or n.reaped_at is not null or n.stopped_at is not null
-               or n.heartbeat_at < now() - ? * interval '1 millisecond'
+               or (? and n.heartbeat_at < now() - ? * interval '1 millisecond')
                or (n.id is null and c.updated_at < now() - ? * interval '1 millisecond'))
           and (d.idempotent or c.updated_at < now() - (coalesce(d.timeout_ms, ?) + ?) * interval '1 millisecond')
         order by c.updated_at limit 100`,
-      [nodeId, settings.deadAfterMs, settings.deadAfterMs, deps.vendorTimeoutMs, LANDING_GRACE_MS],
+      [nodeId, trustHeartbeats, settings.deadAfterMs, settings.deadAfterMs, deps.vendorTimeoutMs, LANDING_GRACE_MS],
     );
     // Checked after the read: a call joins the set before its `running` row commits.
     return candidates.filter((c) => c.node_id !== nodeId || !deps.inFlight.has(c.id));
@@ -157,10 +218,12 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
     (running ??= (async () => {
       try {
         await heartbeat();
-        if (stopped) return { reaped: [], reconciled: 0 };
-        const reaped = await reap();
+        if (stopped) return { reaped: [], reconciled: 0, ownLocksReleased: 0 };
+        const trustHeartbeats = heartbeatsTell();
+        const reaped = await reap(trustHeartbeats);
+        const ownLocksReleased = await releaseOwnLocks();
         let reconciled = 0;
-        for (const call of await abandoned()) {
+        for (const call of await abandoned(trustHeartbeats)) {
           const reason = call.node_id === nodeId ? 'outcome_not_written' : 'node_dead';
           try {
             if (await deps.reconciler.reconcile(call.id, call.node_id, reason)) reconciled += 1;
@@ -168,16 +231,34 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
             log.warn({ err: error, toolCallId: call.id }, 'reconciling an interrupted call failed; retried at the next sweep');
           }
         }
-        return { reaped, reconciled };
+        return { reaped, reconciled, ownLocksReleased };
+      } catch (error) {
+        if (isDatabaseUnavailable(error)) connectedSince = null;
+        throw error;
       } finally {
         running = null;
       }
     })());
 
+  // While the database is unreachable: one warning, a retry every heartbeat (no longer: a
+  // node back later than its peers by NODE_DEAD_AFTER_MS would be reaped), one line when it answers again.
+  let outageSince: number | null = null;
   const loop = () => {
     timer = setTimeout(() => {
       sweep()
-        .catch((error: unknown) => log.warn({ err: error }, 'liveness sweep failed (database unreachable?); retrying'))
+        .then(
+          () => {
+            if (outageSince !== null) log.warn({ afterMs: Date.now() - outageSince }, 'database reachable again: node liveness resumed');
+            outageSince = null;
+          },
+          (error: unknown) => {
+            if (outageSince !== null) return;
+            outageSince = Date.now();
+            if (isDatabaseUnavailable(error))
+              log.warn({ cause: describeUnavailable(error) }, 'liveness sweep failed: database unreachable; retrying every heartbeat');
+            else log.warn({ err: error }, 'liveness sweep failed; retrying');
+          },
+        )
         .finally(() => {
           if (!stopped) loop();
         });
@@ -195,6 +276,11 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
         .fork()
         .execute('update toolgate_nodes set worker_ids = ? where id = ?', [ownersLiteral(), nodeId])
         .catch((error: unknown) => log.warn({ err: error }, 'could not record the job lock owner yet; the next heartbeat will'));
+    },
+    retireLockOwner: (lockOwner) => {
+      const index = lockOwners.indexOf(lockOwner);
+      if (index >= 0) lockOwners.splice(index, 1);
+      retired.add(lockOwner);
     },
     sweep,
     stop: async (clean) => {

@@ -2,9 +2,12 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
 import type { AgentRuntime, KnownRun } from './agent-runtime';
 import { traceRunStep } from '../telemetry/trace-runs';
+import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
+import type { HeldJobs } from '../jobs/held-jobs';
 
-const SETTLE_ATTEMPTS = 5;
-const SETTLE_RETRY_MS = 500;
+/** Waits between attempts to complete or fail a step's job (doubled up to the cap): until the database answers again. */
+const SETTLE_RETRY_MS = 250;
+const SETTLE_RETRY_MAX_MS = 2000;
 
 /** A run step's job as graphile-worker's add_job returned it. */
 export interface EnqueuedStep {
@@ -51,6 +54,8 @@ export class LocalSteps {
       logger: Logger;
       /** Steps at once (0: every step goes through the job queue). */
       limit: number;
+      /** Where claimed jobs are noted until their completion is written (node liveness leaves those alone). */
+      heldJobs?: HeldJobs;
     },
   ) {}
 
@@ -93,6 +98,7 @@ export class LocalSteps {
         [owner, step.queueId, step.jobId, owner, step.jobId],
       );
       if (rows.length === 0) this.free();
+      else this.deps.heldJobs?.hold(step.jobId, owner);
       return rows.length > 0 ? owner : null;
     } catch (error) {
       this.free();
@@ -100,8 +106,9 @@ export class LocalSteps {
     }
   }
 
-  /** A slot is free again: a step ended, or a claim's transaction did not commit (its locks rolled back with it). */
-  free(): void {
+  /** A slot is free again: a step ended, or a claim's transaction did not commit (`jobId`: its locks rolled back with it). */
+  free(jobId?: string): void {
+    if (jobId !== undefined) this.deps.heldJobs?.end(jobId, true);
     this.taken -= 1;
     if (this.taken === 0 && !this.accepting) this.idle?.();
   }
@@ -120,17 +127,24 @@ export class LocalSteps {
       failure = error;
       log.warn({ err: error, runId: step.runId }, 'run step failed here; its job is retried by the workers');
     }
+    // Held, the lock keeps the run's steps from every worker: retried until the database
+    // answers again (an outage), so the run continues here within moments of its return.
+    let delay = SETTLE_RETRY_MS;
     for (let attempt = 1; ; attempt++) {
       try {
         await this.settle(step, failure);
+        this.deps.heldJobs?.end(step.jobId, true);
+        if (attempt > 1) log.warn({ runId: step.runId, jobId: step.jobId, attempts: attempt }, 'run step job settled after the database came back');
         return;
       } catch (error) {
-        // Held, the lock keeps the run's steps from every worker: retried, and released at the latest when this node stops or is reaped.
-        if (attempt >= SETTLE_ATTEMPTS) {
-          log.error({ err: error, runId: step.runId, jobId: step.jobId }, 'could not settle a run step job run here; released when this node stops');
-          return;
+        if (attempt === 1) {
+          log.warn(
+            { cause: describeUnavailable(error), err: isDatabaseUnavailable(error) ? undefined : error, runId: step.runId, jobId: step.jobId },
+            'could not settle a run step job run here; retrying until the database answers',
+          );
         }
-        await new Promise((resolve) => setTimeout(resolve, SETTLE_RETRY_MS * attempt));
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        delay = Math.min(SETTLE_RETRY_MAX_MS, delay * 2);
       }
     }
   }
@@ -220,6 +234,6 @@ export class StepBatch {
   abandon(): void {
     if (this.settled) return;
     this.settled = true;
-    for (const _ of this.claimed) this.steps.free();
+    for (const step of this.claimed) this.steps.free(step.jobId);
   }
 }

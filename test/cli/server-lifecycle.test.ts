@@ -134,7 +134,7 @@ describe('start on DATABASE_URL', () => {
     expect(await response.json()).toEqual({ status: 'ready' });
   });
 
-  test('SIGTERM lets an in-flight request finish, refuses new connections, and exits 0', async () => {
+  test('SIGTERM lets an in-flight request finish, answers new requests 503 until it exits 0', async () => {
     expect(await graphql(port, adminKey, '{ viewer { org { id } } }')).toEqual({
       status: 200,
       body: { data: { viewer: { org: { id: orgId } } } },
@@ -157,8 +157,16 @@ describe('start on DATABASE_URL', () => {
     );
 
     server.child.kill('SIGTERM');
-    // The listener closes at once; the held request keeps the process alive.
-    await waitFor('new connections to be refused', async () => ((await probeConnect(port)) === 'ECONNREFUSED' ? true : undefined), 5_000);
+    // The listener stays open while the held request keeps the process alive: new requests are refused with a retryable 503.
+    await waitFor(
+      'new requests to be refused',
+      async () => ((await graphql(port, adminKey, '{ viewer { role } }')).status === 503 ? true : undefined),
+      5_000,
+    );
+    expect(await graphql(port, adminKey, '{ viewer { role } }')).toEqual({
+      status: 503,
+      body: { errors: [{ message: 'The service is temporarily unavailable; retry later', extensions: { code: 'SERVICE_UNAVAILABLE' } }] },
+    });
     expect(server.child.exitCode).toBeNull();
 
     await pg.query('commit');

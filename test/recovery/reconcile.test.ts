@@ -132,7 +132,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     const { id: callId, toolUseId } = await startCall(node, run.id, 'order_lookup', 'lookup', { orderId: '12345' });
 
     // Alive: nothing to do.
-    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
+    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0, ownLocksReleased: 0 });
     expect((await demo.gw.call(callId)).status).toBe('running');
 
     await node.die();
@@ -149,7 +149,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
     expect(trail[2]).toMatchObject({ reconciled: 're_executed' });
 
     // Settled once: another sweep, here or on any node, finds nothing.
-    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0 });
+    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [], reconciled: 0, ownLocksReleased: 0 });
     // A retry of the same tool_use replays the stored (redacted) result, not an error.
     const replay = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }, { toolUseId });
     expect(replay).toMatchObject({ status: 'succeeded', replayed: true, error: null, toolCallId: callId });
@@ -165,7 +165,7 @@ describe('a node dies with calls in flight; a live node settles each once', () =
 
     await node.die();
     // Not before the interrupted attempt's timeout: the request could still land at the vendor.
-    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [node.nodeId], reconciled: 0 });
+    expect(await demo.app.liveness!.sweep()).toEqual({ reaped: [node.nodeId], reconciled: 0, ownLocksReleased: 0 });
     await node.attemptsOver();
     expect((await demo.app.liveness!.sweep()).reconciled).toBe(1);
 

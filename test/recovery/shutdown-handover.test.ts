@@ -6,8 +6,11 @@ import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type 
  * SIGTERM while a vendor call is slower than the shutdown budget: the process refuses new
  * calls, waits most of its budget, logs the call it hands to reconciliation, settles it in
  * the budget's last part (an idempotent lookup runs again with the same idempotency key) and
- * exits 1. Once the process is gone no call is `running`; the next start finds nothing to
- * do. Vendor state lives in a `toolgate sandboxes` process of its own.
+ * exits 1. Until it exits the listener answers: a request 200 ms after SIGTERM gets 503
+ * SERVICE_UNAVAILABLE with Retry-After (not "connection refused"), and the request whose
+ * call outlived the budget gets 503 with that call's id and settled status (not a hang-up).
+ * Once the process is gone no call is `running`; the next start finds nothing to do.
+ * Vendor state lives in a `toolgate sandboxes` process of its own.
  */
 const MASTER_KEY_HEX = 'd4'.repeat(32);
 let db: TestDatabase;
@@ -49,7 +52,11 @@ async function gql(port: number, key: string, query: string, variables: Record<s
     headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ query, variables }),
   });
-  return { status: response.status, body: (await response.json()) as { data?: any; errors?: { extensions?: { code?: string } }[] } };
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as { data?: any; errors?: { extensions?: { code?: string; toolCalls?: { id: string; status: string }[] } }[] },
+  };
 }
 
 async function startServer(port: number): Promise<Running> {
@@ -95,11 +102,21 @@ test('a SIGTERM with a vendor call slower than the budget: refused new calls, th
   first.child.kill('SIGTERM');
   // The gateway drains in the same tick as this line is logged: calls sent after it are refused.
   await waitFor('the shutdown to begin', async () => (first.stdout().includes('"shutting down"') ? true : undefined), 5000);
-  // New calls are refused at once, with a retryable code.
-  const refused = await gql(port, seed.keys.agent, `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status } }`, {
-    i: { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'late', toolUseId: 'tu-late' },
-  }).catch(() => null);
-  if (refused) expect(refused.body.errors?.[0]?.extensions?.code).toBe('SERVICE_UNAVAILABLE');
+  // New calls are refused with a retryable code, by a listener that stays open: 200 ms after SIGTERM, and later.
+  await new Promise((resolve) => setTimeout(resolve, 200 - (Date.now() - started)));
+  for (let i = 0; i < 2; i++) {
+    const refused = await gql(port, seed.keys.agent, `mutation($i: ExecuteToolCallInput!) { executeToolCall(input: $i) { status } }`, {
+      i: { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'late', toolUseId: 'tu-late' },
+    });
+    expect({ status: refused.status, code: refused.body.errors?.[0]?.extensions?.code, retryAfter: refused.retryAfter }).toEqual({
+      status: 503,
+      code: 'SERVICE_UNAVAILABLE',
+      retryAfter: '2',
+    });
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({ status: 503, body: { status: 'shutting_down' } });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 
   const exit = await withTimeout(first.exited, 15_000, () => `no exit after SIGTERM\n${first.stderr()}`);
   expect(exit.code).toBe(1);
@@ -107,10 +124,15 @@ test('a SIGTERM with a vendor call slower than the budget: refused new calls, th
   const logs = `${exit.stdout}\n${exit.stderr}`;
   expect(logs).toMatch(/handed to reconciliation/);
   expect(logs).toMatch(/shutdown incomplete/);
-  await slow;
-
   const [call] = await query<{ id: string; status: string }>("select id, status from tool_calls where tool_use_id = 'tu-slow'");
   expect(call.status).toBe('succeeded');
+  // Cut by the budget, the request was answered: 503 with its call, settled by then.
+  const cut = (await slow) as Awaited<ReturnType<typeof gql>>;
+  expect({ status: cut.status, code: cut.body.errors?.[0]?.extensions?.code, toolCalls: cut.body.errors?.[0]?.extensions?.toolCalls }).toEqual({
+    status: 503,
+    code: 'SERVICE_UNAVAILABLE',
+    toolCalls: [{ id: call.id, status: 'succeeded' }],
+  });
   expect(await query("select id from tool_calls where status = 'running'")).toEqual([]);
   const trail = async () =>
     query<{ type: string; metadata: Record<string, unknown> }>('select type, metadata from ledger_events where resource_id = $1 order by sequence', [
