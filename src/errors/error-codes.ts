@@ -25,6 +25,7 @@ export const ERROR_CODES = [
   'TOO_MANY_TOKENS',
   'PAYLOAD_TOO_LARGE',
   'BATCHING_NOT_SUPPORTED',
+  'SUBSCRIPTION_OVER_HTTP',
   'INTERNAL_SERVER_ERROR',
   'SERVICE_UNAVAILABLE',
   // Runs and approvals
@@ -104,6 +105,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   TOO_MANY_TOKENS: { httpStatus: 400 },
   PAYLOAD_TOO_LARGE: { httpStatus: 413 },
   BATCHING_NOT_SUPPORTED: { httpStatus: 400 },
+  // A subscription operation sent over HTTP: it is served over graphql-ws only.
+  SUBSCRIPTION_OVER_HTTP: { httpStatus: 400 },
   INTERNAL_SERVER_ERROR: { httpStatus: 500 },
   // Retryable: the database is unreachable or the node is shutting down (with Retry-After).
   SERVICE_UNAVAILABLE: { httpStatus: 503 },

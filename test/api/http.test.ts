@@ -62,6 +62,8 @@ describe('status codes with application/graphql-response+json', () => {
     ],
     ['no query', { variables: {} }, 400, 'BAD_REQUEST'],
     ['an unknown APQ hash', { extensions: { persistedQuery: { version: 1, sha256Hash: 'e'.repeat(64) } } }, 400, 'PERSISTED_QUERY_NOT_FOUND'],
+    // Subscriptions live on graphql-ws; over HTTP they are refused with their code (an INTERNAL_SERVER_ERROR before).
+    ['a subscription', { query: 'subscription { approvalRequests { sequence } }' }, 400, 'SUBSCRIPTION_OVER_HTTP'],
   ])('%s is %d %s without data', async (_label, body, status, expected) => {
     const res = await post(app.url, body, { key: owner.keys.admin });
     expect([res.status, code(res), res.contentType]).toEqual([status, expected, GRAPHQL_RESPONSE_JSON]);

@@ -23,6 +23,10 @@ export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<
       return {
         async didResolveOperation({ schema, document, operation, request, response, contextValue }) {
           if (!operation || !contextValue.caller) return; // execution reports the unresolved operation
+          // A subscription lives on graphql-ws; over HTTP it is refused with its code, never run (a 500 before).
+          if (operation.operation === 'subscription') {
+            throw withHttpStatus(new AppError('SUBSCRIPTION_OVER_HTTP', 'Subscriptions are served over graphql-ws (wss://…/graphql), not HTTP'));
+          }
           try {
             const { verdict } = await guard.admit(schema, document, operation, request.variables, contextValue.caller);
             charged = true;
