@@ -132,8 +132,8 @@ export class AgentRuntime {
           await this.transition(run, 'completed');
           return;
         }
-        if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds)
-          return this.failRounds(run, { toolUses, position: messages.length });
+        const limit = this.roundLimit(messages);
+        if (limit) return this.failRounds(run, limit, { toolUses, position: messages.length });
         if (!(await this.runTools(run, toolUses, messages.length))) return;
         messages = null;
         continue;
@@ -152,7 +152,8 @@ export class AgentRuntime {
         fresh = true;
         continue;
       }
-      if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
+      const limit = this.roundLimit(messages);
+      if (limit) return this.failRounds(run, limit);
       if (!(await this.callModel(run, messages, started, setup))) return;
       messages = null;
     }
@@ -190,13 +191,12 @@ export class AgentRuntime {
   }
 
   /**
-   * Fails the run at its tool-round limit. The last turn's tool_uses, never run, are answered
+   * Fails the run at a tool-round limit (per message or per run). The last turn's tool_uses, never run, are answered
    * in the same transaction (not run, is_error), so that the conversation a posted message
    * continues stays one the Messages API takes.
    */
-  private async failRounds(run: AgentRun, unanswered?: { toolUses: StoredBlock[]; position: number }): Promise<void> {
+  private async failRounds(run: AgentRun, message: string, unanswered?: { toolUses: StoredBlock[]; position: number }): Promise<void> {
     const code = 'TOOL_ROUND_LIMIT';
-    const message = `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`;
     const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
       if (!(await failRun(tx, run, code, message))) return false;
       if (unanswered) {
@@ -216,6 +216,14 @@ export class AgentRuntime {
       return true;
     });
     if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: code });
+  }
+
+  /** Which tool-round limit the conversation went past (its failure message), if any: per message, then per run. */
+  private roundLimit(messages: RunMessage[]): string | null {
+    const { maxToolRounds, maxRunToolRounds } = this.deps.settings;
+    if (toolRoundsSinceUserText(messages) > maxToolRounds) return `The model used more than ${maxToolRounds} tool rounds for one message`;
+    if (toolRounds(messages) > maxRunToolRounds) return `The model used more than ${maxRunToolRounds} tool rounds in this run`;
+    return null;
   }
 
   /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
@@ -439,4 +447,9 @@ function toolRoundsSinceUserText(messages: RunMessage[]): number {
     if (messages[i].role === 'assistant' && blocks.some((b) => b.type === 'tool_use')) rounds += 1;
   }
   return rounds;
+}
+
+/** Model turns that asked for tools in the whole run. */
+function toolRounds(messages: RunMessage[]): number {
+  return messages.filter((m) => m.role === 'assistant' && (m.content as StoredBlock[]).some((b) => b.type === 'tool_use')).length;
 }
