@@ -25,6 +25,8 @@ export interface ModelTurn {
 export interface TurnReply {
   content: ReplyBlock[];
   stopReason: string | null;
+  /** With stop_reason refusal: the category and explanation the API gives (either may be null). */
+  refusal: { category: string | null; explanation: string | null } | null;
   usage: { input_tokens: number; output_tokens: number };
   /** From the request to the first streamed content (text or tool input); null when none came. */
   firstTokenMs: number | null;
@@ -71,6 +73,10 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
       return []; // thinking and server-tool blocks are not part of Toolgate's conversation
     }),
     stopReason: reply.stop_reason,
+    refusal:
+      reply.stop_reason === 'refusal'
+        ? { category: reply.stop_details?.category ?? null, explanation: reply.stop_details?.explanation ?? null }
+        : null,
     usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
     firstTokenMs,
   };

@@ -21,7 +21,7 @@ import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
-import { appendMessage, assistantTextLength, isPending, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
+import { appendMessage, assistantTextLength, isPending, isRefused, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
 import { refusedKeyResult, resultBlock, roundLimitResult, storedOutcome } from './tool-results';
 import { storedTurn } from './turn-tool-uses';
 import type { ToolgateMetrics } from '../telemetry/metrics';
@@ -128,6 +128,14 @@ export class AgentRuntime {
 
       if (last.role === 'assistant') {
         const toolUses = (last.content as StoredBlock[]).filter((b) => b.type === 'tool_use');
+        if (toolUses.length === 0 && last.stopReason === 'pause_turn') {
+          // A paused turn is sent back as it is, and the model continues it (bounded as tool rounds are).
+          const limit = this.roundLimit(messages);
+          if (limit) return this.failRounds(run, limit);
+          if (!(await this.callModel(run, messages, started, setup))) return;
+          messages = null;
+          continue;
+        }
         if (toolUses.length === 0) {
           await this.transition(run, 'completed');
           return;
@@ -241,7 +249,7 @@ export class AgentRuntime {
           maxTokens: this.deps.settings.maxTokens,
           system,
           tools,
-          messages: messages.map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
+          messages: messages.filter((m) => !isRefused(m)).map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
           signal: controller.signal,
           onText: (delta) => {
             this.deps.failpoints.hit('during_model_stream');
@@ -273,10 +281,11 @@ export class AgentRuntime {
     this.deps.metrics?.modelTurn(this.deps.settings.name, answer);
     const content = storedTurn(answer.content, answer.stopReason, messages);
     if (!(await started())) return false;
+    const refused = answer.stopReason === 'refusal' ? refusedMessage(answer.refusal) : null;
     try {
-      return await this.deps.orm.em.fork().transactional(async (tx) => {
+      const stored = await this.deps.orm.em.fork().transactional(async (tx) => {
         if (!(await this.lockActive(tx, run.id))) return false;
-        appendMessage(tx, run, messages.length, 'assistant', content);
+        appendMessage(tx, run, messages.length, 'assistant', content, answer.stopReason);
         await tx.flush();
         await tx.execute(
           `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
@@ -293,8 +302,15 @@ export class AgentRuntime {
             metadata: { position: messages.length, role: 'assistant', stopReason: answer.stopReason, outputTokens: answer.usage.output_tokens },
           },
         ]);
+        // A refused turn ends the run, with the turn that says so.
+        if (refused) await failRun(tx, run, 'MODEL_REFUSED', refused);
         return true;
       });
+      if (stored && refused) {
+        this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: 'MODEL_REFUSED' });
+        return false;
+      }
+      return stored;
     } catch (error) {
       // Another step stored this turn first: it carries on; a database failure retries the job.
       if (error instanceof UniqueConstraintViolationException) return false;
@@ -438,18 +454,28 @@ async function storeResults(tx: SqlRunner, messageId: string, content: StoredBlo
   return { content, running: current.run_status === 'running' };
 }
 
-/** Model turns that asked for tools since the user last wrote text. */
+/** A model turn that asked for tools, or paused (a server-tool loop the model continues): each is a round. */
+const isRound = (message: RunMessage): boolean =>
+  message.role === 'assistant' && (message.stopReason === 'pause_turn' || (message.content as StoredBlock[]).some((b) => b.type === 'tool_use'));
+
+/** Rounds since the user last wrote text. */
 function toolRoundsSinceUserText(messages: RunMessage[]): number {
   let rounds = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const blocks = messages[i].content as StoredBlock[];
     if (messages[i].role === 'user' && blocks.some((b) => b.type === 'text')) break;
-    if (messages[i].role === 'assistant' && blocks.some((b) => b.type === 'tool_use')) rounds += 1;
+    if (isRound(messages[i])) rounds += 1;
   }
   return rounds;
 }
 
-/** Model turns that asked for tools in the whole run. */
+/** What a refused run says: that the model declined, and the API's explanation where it gave one. */
+function refusedMessage(refusal: TurnReply['refusal']): string {
+  const why = refusal?.explanation ?? (refusal?.category ? `category ${refusal.category}` : null);
+  return `The model declined to answer this conversation (stop_reason refusal)${why ? `: ${why}` : ''}; its partial reply was discarded`;
+}
+
+/** Rounds in the whole run. */
 function toolRounds(messages: RunMessage[]): number {
-  return messages.filter((m) => m.role === 'assistant' && (m.content as StoredBlock[]).some((b) => b.type === 'tool_use')).length;
+  return messages.filter(isRound).length;
 }
