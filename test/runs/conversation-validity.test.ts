@@ -128,3 +128,26 @@ describe('RUN_MAX_TOOL_ROUNDS_TOTAL: tool rounds per run, beside those per messa
     ]);
   });
 });
+
+describe('input that fails the tool’s schema (issue 28, item 7)', () => {
+  test('the model is told which field failed and why, never the value it sent', async () => {
+    const id = toolUseId();
+    const secret = 'card 4111 1111 1111 1111';
+    model.script(turn().toolUse({ id, name: LOOKUP, input: { orderId: 12345, note: secret } }).stop('tool_use'), done('Let me fix that.'));
+    const run = await runs.complete('Where is my order #12345?');
+
+    expect(run.toolCalls[0]).toMatchObject({ status: 'blocked', errorCode: 'INVALID_TOOL_INPUT' });
+    const told = String(model.requests[1].messages.at(-1)!.content[0].content);
+    expect(told).toMatch(/^The tool input was invalid: /);
+    expect(told).toContain('/orderId must be string');
+    expect(told).toContain('must NOT have additional properties');
+    expect(told).not.toContain('12345');
+    expect(told).not.toContain(secret);
+  });
+
+  test('input that is not an object: the model is told the input must be a JSON object', async () => {
+    model.script(turn().toolUse({ name: LOOKUP, json: '"12345"' }).stop('tool_use'), done('Which order?'));
+    await runs.complete('Where is my order?');
+    expect(model.requests[1].messages.at(-1)!.content[0].content).toBe('The tool input was invalid: / must be a JSON object');
+  });
+});
