@@ -133,7 +133,12 @@ describe('input that fails the tool’s schema (issue 28, item 7)', () => {
   test('the model is told which field failed and why, never the value it sent', async () => {
     const id = toolUseId();
     const secret = 'card 4111 1111 1111 1111';
-    model.script(turn().toolUse({ id, name: LOOKUP, input: { orderId: 12345, note: secret } }).stop('tool_use'), done('Let me fix that.'));
+    model.script(
+      turn()
+        .toolUse({ id, name: LOOKUP, input: { orderId: 12345, note: secret } })
+        .stop('tool_use'),
+      done('Let me fix that.'),
+    );
     const run = await runs.complete('Where is my order #12345?');
 
     expect(run.toolCalls[0]).toMatchObject({ status: 'blocked', errorCode: 'INVALID_TOOL_INPUT' });
