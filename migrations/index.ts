@@ -16,6 +16,7 @@ import { Migration20261201202801_webhooks } from './Migration20261201202801_webh
 import { Migration20261201203000_append_point_tool_use } from './Migration20261201203000_append_point_tool_use';
 import { Migration20261202090000_approval_edits } from './Migration20261202090000_approval_edits';
 import { Migration20261204190000_call_fingerprint } from './Migration20261204190000_call_fingerprint';
+import { Migration20261205120000_message_stop_reason } from './Migration20261205120000_message_stop_reason';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -33,4 +34,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261201203000_append_point_tool_use', class: Migration20261201203000_append_point_tool_use },
   { name: 'Migration20261202090000_approval_edits', class: Migration20261202090000_approval_edits },
   { name: 'Migration20261204190000_call_fingerprint', class: Migration20261204190000_call_fingerprint },
+  { name: 'Migration20261205120000_message_stop_reason', class: Migration20261205120000_message_stop_reason },
 ];

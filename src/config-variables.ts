@@ -111,6 +111,7 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'ANTHROPIC_MAX_RETRIES', default: '2', description: "the SDK's retries for 429, 529 and 5xx" },
       { name: 'ANTHROPIC_MAX_TOKENS', default: '1024', description: 'max_tokens per model turn' },
       { name: 'RUN_MAX_TOOL_ROUNDS', default: '8', description: 'tool rounds per user message' },
+      { name: 'RUN_MAX_TOOL_ROUNDS_TOTAL', default: '40', description: 'tool rounds per run, across every message posted to it' },
       { name: 'MODEL_INPUT_PRICE_PER_MTOK', default: '3', description: 'US dollars per million input tokens' },
       { name: 'MODEL_OUTPUT_PRICE_PER_MTOK', default: '15', description: 'US dollars per million output tokens' },
     ],

@@ -86,6 +86,8 @@ export interface Config {
     maxTokens: number;
     /** Tool rounds one turn may take before the run fails with TOOL_ROUND_LIMIT. */
     maxToolRounds: number;
+    /** Tool rounds a whole run may take, whatever messages continue it (TOOL_ROUND_LIMIT too). */
+    maxRunToolRounds: number;
     /** US dollars per million tokens: token counts times these are micro-dollars. */
     inputPricePerMTok: number;
     outputPricePerMTok: number;
@@ -220,6 +222,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       maxRetries: integer(env, 'ANTHROPIC_MAX_RETRIES', 2, 0, 10),
       maxTokens: integer(env, 'ANTHROPIC_MAX_TOKENS', 1024, 1, 64_000),
       maxToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS', 8, 1, 100),
+      maxRunToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS_TOTAL', 40, 1, 10_000),
       inputPricePerMTok: integer(env, 'MODEL_INPUT_PRICE_PER_MTOK', 3, 0, 1000),
       outputPricePerMTok: integer(env, 'MODEL_OUTPUT_PRICE_PER_MTOK', 15, 0, 1000),
     },

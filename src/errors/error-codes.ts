@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'MCP_SERVER_UNREACHABLE',
   'MODEL_UNAVAILABLE',
   'MODEL_ERROR',
+  'MODEL_REFUSED',
   'TOOL_ROUND_LIMIT',
   // Gateway
   'FEATURE_DISABLED',
@@ -123,6 +124,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   RUN_CANCELLED: { httpStatus: 409, modelMessage: 'The run was cancelled before this tool call ran' },
   MODEL_UNAVAILABLE: { httpStatus: 503 },
   MODEL_ERROR: { httpStatus: 502 },
+  // The model declined to answer (stop_reason refusal): the run fails with it; the refused turn is never sent back.
+  MODEL_REFUSED: { httpStatus: 422 },
   TOOL_ROUND_LIMIT: { httpStatus: 500 },
   FEATURE_DISABLED: { httpStatus: 403, modelMessage: 'Tool execution is not enabled for this organization' },
   NOT_IN_MANIFEST: {

@@ -7,6 +7,17 @@ import type { Caller } from '../auth/caller';
 import type { ToolCall } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 
+/**
+ * A call refused INVALID_TOOL_INPUT, with what the model is told: each field that failed the
+ * tool's schema and why (Ajv's message names the schema's rule, never the input's value), so
+ * its next call can be fixed. Ledger rows keep the catalog sentence and the problems apart.
+ */
+export function invalidInput(outcome: ToolCallOutcome, problems: readonly { path: string; problem: string }[]): ToolCallOutcome {
+  if (!outcome.error || problems.length === 0) return outcome;
+  const fields = problems.map((p) => `${p.path} ${p.problem}`).join('; ');
+  return { ...outcome, error: { ...outcome.error, message: `${outcome.error.message}: ${fields}` } };
+}
+
 export function blocked(call: ToolCall, code: ErrorCode): ToolCallOutcome {
   return {
     status: 'blocked',

@@ -24,7 +24,7 @@ import { startApprovedCall } from './tool-call-state';
 import { blockIfPolicyBlocks } from './approval-policy-change';
 import { openApprovedParams } from './approved-params';
 import { loadRunForCall } from './run-for-call';
-import { assertDriver, blocked, isStorable, outcomeOf, replay, storable } from './call-outcome';
+import { assertDriver, blocked, invalidInput, isStorable, outcomeOf, replay, storable } from './call-outcome';
 import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
@@ -299,7 +299,8 @@ export class ToolGateway {
     }
     if (request.refusal) {
       const { code, details = {} } = request.refusal;
-      return blocked(await recordBlockedCall(tx, base, code, BLOCK_REASONS[code], storable(details)), code);
+      const outcome = blocked(await recordBlockedCall(tx, base, code, BLOCK_REASONS[code], storable(details)), code);
+      return Array.isArray(details.problems) ? invalidInput(outcome, details.problems as { path: string; problem: string }[]) : outcome;
     }
     const config = await this.deps.orgConfig.get(tx, run.orgId, run.configVersion);
     const key = toolKey(request.toolName, request.action);
@@ -318,9 +319,12 @@ export class ToolGateway {
     }
     if (!tool.validate(request.params) || !isStorable(request.params)) {
       const problems = tool.validate.errors ? describeInputErrors(tool.validate) : [{ path: '/', problem: 'contains a NUL character' }];
-      return blocked(
-        await recordBlockedCall(tx, base, 'INVALID_TOOL_INPUT', BLOCK_REASONS.INVALID_TOOL_INPUT, { problems: storable(problems) }),
-        'INVALID_TOOL_INPUT',
+      return invalidInput(
+        blocked(
+          await recordBlockedCall(tx, base, 'INVALID_TOOL_INPUT', BLOCK_REASONS.INVALID_TOOL_INPUT, { problems: storable(problems) }),
+          'INVALID_TOOL_INPUT',
+        ),
+        problems,
       );
     }
 

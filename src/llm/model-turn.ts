@@ -25,6 +25,8 @@ export interface ModelTurn {
 export interface TurnReply {
   content: ReplyBlock[];
   stopReason: string | null;
+  /** With stop_reason refusal: the category and explanation the API gives (either may be null). */
+  refusal: { category: string | null; explanation: string | null } | null;
   usage: { input_tokens: number; output_tokens: number };
   /** From the request to the first streamed content (text or tool input); null when none came. */
   firstTokenMs: number | null;
@@ -41,7 +43,7 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
       max_tokens: turn.maxTokens,
       system: turn.system,
       tools: turn.tools,
-      messages: sameRoleMerged(turn.messages).map((m) => ({ role: m.role, content: m.content.map(toBlockParam) })),
+      messages: requestMessages(turn.messages),
     },
     { signal: turn.signal },
   );
@@ -71,9 +73,31 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
       return []; // thinking and server-tool blocks are not part of Toolgate's conversation
     }),
     stopReason: reply.stop_reason,
+    refusal:
+      reply.stop_reason === 'refusal'
+        ? { category: reply.stop_details?.category ?? null, explanation: reply.stop_details?.explanation ?? null }
+        : null,
     usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
     firstTokenMs,
   };
+}
+
+/**
+ * The stored conversation as the API takes it: text blocks without visible text dropped (the
+ * API refuses them, and a model may stream one, e.g. "\n\n" before a tool_use), messages
+ * left without content dropped (an empty answer), consecutive messages of one role merged,
+ * and a final assistant message (a paused turn sent back to continue) without trailing
+ * whitespace, which the API refuses there.
+ */
+function requestMessages(messages: ModelTurn['messages']): Anthropic.MessageParam[] {
+  const kept = messages
+    .map((m) => ({ role: m.role, content: m.content.filter((b) => b.type !== 'text' || String(b.text ?? '').trim() !== '') }))
+    .filter((m) => m.content.length > 0);
+  const params = sameRoleMerged(kept).map((m) => ({ role: m.role, content: m.content.map(toBlockParam) }));
+  const last = params.at(-1);
+  const tail = last?.role === 'assistant' ? last.content.at(-1) : undefined;
+  if (tail && typeof tail !== 'string' && tail.type === 'text') tail.text = tail.text.trimEnd();
+  return params;
 }
 
 /**

@@ -21,7 +21,7 @@ import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
 import type { RunEvents } from './run-events';
-import { appendMessage, assistantTextLength, isPending, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
+import { appendMessage, assistantTextLength, isPending, isRefused, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
 import { refusedKeyResult, resultBlock, roundLimitResult, storedOutcome } from './tool-results';
 import { storedTurn } from './turn-tool-uses';
 import type { ToolgateMetrics } from '../telemetry/metrics';
@@ -128,12 +128,20 @@ export class AgentRuntime {
 
       if (last.role === 'assistant') {
         const toolUses = (last.content as StoredBlock[]).filter((b) => b.type === 'tool_use');
+        if (toolUses.length === 0 && last.stopReason === 'pause_turn') {
+          // A paused turn is sent back as it is, and the model continues it (bounded as tool rounds are).
+          const limit = this.roundLimit(messages);
+          if (limit) return this.failRounds(run, limit);
+          if (!(await this.callModel(run, messages, started, setup))) return;
+          messages = null;
+          continue;
+        }
         if (toolUses.length === 0) {
           await this.transition(run, 'completed');
           return;
         }
-        if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds)
-          return this.failRounds(run, { toolUses, position: messages.length });
+        const limit = this.roundLimit(messages);
+        if (limit) return this.failRounds(run, limit, { toolUses, position: messages.length });
         if (!(await this.runTools(run, toolUses, messages.length))) return;
         messages = null;
         continue;
@@ -152,7 +160,8 @@ export class AgentRuntime {
         fresh = true;
         continue;
       }
-      if (toolRoundsSinceUserText(messages) > this.deps.settings.maxToolRounds) return this.failRounds(run);
+      const limit = this.roundLimit(messages);
+      if (limit) return this.failRounds(run, limit);
       if (!(await this.callModel(run, messages, started, setup))) return;
       messages = null;
     }
@@ -190,13 +199,12 @@ export class AgentRuntime {
   }
 
   /**
-   * Fails the run at its tool-round limit. The last turn's tool_uses, never run, are answered
+   * Fails the run at a tool-round limit (per message or per run). The last turn's tool_uses, never run, are answered
    * in the same transaction (not run, is_error), so that the conversation a posted message
    * continues stays one the Messages API takes.
    */
-  private async failRounds(run: AgentRun, unanswered?: { toolUses: StoredBlock[]; position: number }): Promise<void> {
+  private async failRounds(run: AgentRun, message: string, unanswered?: { toolUses: StoredBlock[]; position: number }): Promise<void> {
     const code = 'TOOL_ROUND_LIMIT';
-    const message = `The model used more than ${this.deps.settings.maxToolRounds} tool rounds for one message`;
     const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
       if (!(await failRun(tx, run, code, message))) return false;
       if (unanswered) {
@@ -218,6 +226,14 @@ export class AgentRuntime {
     if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: code });
   }
 
+  /** Which tool-round limit the conversation went past (its failure message), if any: per message, then per run. */
+  private roundLimit(messages: RunMessage[]): string | null {
+    const { maxToolRounds, maxRunToolRounds } = this.deps.settings;
+    if (toolRoundsSinceUserText(messages) > maxToolRounds) return `The model used more than ${maxToolRounds} tool rounds for one message`;
+    if (toolRounds(messages) > maxRunToolRounds) return `The model used more than ${maxRunToolRounds} tool rounds in this run`;
+    return null;
+  }
+
   /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>, setup: () => Promise<TurnSetup>): Promise<boolean> {
     const { system, tools } = await setup();
@@ -233,7 +249,7 @@ export class AgentRuntime {
           maxTokens: this.deps.settings.maxTokens,
           system,
           tools,
-          messages: messages.map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
+          messages: messages.filter((m) => !isRefused(m)).map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
           signal: controller.signal,
           onText: (delta) => {
             this.deps.failpoints.hit('during_model_stream');
@@ -265,10 +281,11 @@ export class AgentRuntime {
     this.deps.metrics?.modelTurn(this.deps.settings.name, answer);
     const content = storedTurn(answer.content, answer.stopReason, messages);
     if (!(await started())) return false;
+    const refused = answer.stopReason === 'refusal' ? refusedMessage(answer.refusal) : null;
     try {
-      return await this.deps.orm.em.fork().transactional(async (tx) => {
+      const stored = await this.deps.orm.em.fork().transactional(async (tx) => {
         if (!(await this.lockActive(tx, run.id))) return false;
-        appendMessage(tx, run, messages.length, 'assistant', content);
+        appendMessage(tx, run, messages.length, 'assistant', content, answer.stopReason);
         await tx.flush();
         await tx.execute(
           `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
@@ -285,8 +302,15 @@ export class AgentRuntime {
             metadata: { position: messages.length, role: 'assistant', stopReason: answer.stopReason, outputTokens: answer.usage.output_tokens },
           },
         ]);
+        // A refused turn ends the run, with the turn that says so.
+        if (refused) await failRun(tx, run, 'MODEL_REFUSED', refused);
         return true;
       });
+      if (stored && refused) {
+        this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: 'MODEL_REFUSED' });
+        return false;
+      }
+      return stored;
     } catch (error) {
       // Another step stored this turn first: it carries on; a database failure retries the job.
       if (error instanceof UniqueConstraintViolationException) return false;
@@ -430,13 +454,28 @@ async function storeResults(tx: SqlRunner, messageId: string, content: StoredBlo
   return { content, running: current.run_status === 'running' };
 }
 
-/** Model turns that asked for tools since the user last wrote text. */
+/** A model turn that asked for tools, or paused (a server-tool loop the model continues): each is a round. */
+const isRound = (message: RunMessage): boolean =>
+  message.role === 'assistant' && (message.stopReason === 'pause_turn' || (message.content as StoredBlock[]).some((b) => b.type === 'tool_use'));
+
+/** Rounds since the user last wrote text. */
 function toolRoundsSinceUserText(messages: RunMessage[]): number {
   let rounds = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
     const blocks = messages[i].content as StoredBlock[];
     if (messages[i].role === 'user' && blocks.some((b) => b.type === 'text')) break;
-    if (messages[i].role === 'assistant' && blocks.some((b) => b.type === 'tool_use')) rounds += 1;
+    if (isRound(messages[i])) rounds += 1;
   }
   return rounds;
+}
+
+/** What a refused run says: that the model declined, and the API's explanation where it gave one. */
+function refusedMessage(refusal: TurnReply['refusal']): string {
+  const why = refusal?.explanation ?? (refusal?.category ? `category ${refusal.category}` : null);
+  return `The model declined to answer this conversation (stop_reason refusal)${why ? `: ${why}` : ''}; its partial reply was discarded`;
+}
+
+/** Rounds in the whole run. */
+function toolRounds(messages: RunMessage[]): number {
+  return messages.filter(isRound).length;
 }

@@ -9,7 +9,8 @@ import { AppError, badInput } from '../errors/app-error';
 import { cancelRunCalls } from '../gateway/tool-call-state';
 import { cancelRunApprovals } from '../approvals/approval-state';
 import { cancelRun as cancelRunState, completeRun, initialRunStatus, requeueRun } from './run-state';
-import { appendMessage } from './run-messages';
+import { appendMessage, type StoredBlock } from './run-messages';
+import { notRunResult } from './tool-results';
 import { enqueueRunStep } from './run-jobs';
 import type { Caller } from '../auth/caller';
 import { withRunTrace } from '../telemetry/trace-runs';
@@ -87,10 +88,14 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
       await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
       await tx.refresh(run);
       if (run.status !== 'completed' && run.status !== 'failed') throw notAnswered(run.status);
-      const [{ next }] = await tx.execute<{ next: number }[]>('select coalesce(max(position) + 1, 0) as next from run_messages where run_id = ?', [
-        run.id,
-      ]);
-      appendMessage(tx, run, next, 'user', [{ type: 'text', text: message }]);
+      const [last] = await tx.execute<{ position: number; role: string; content: StoredBlock[] }[]>(
+        'select position, role, content from run_messages where run_id = ? order by position desc limit 1',
+        [run.id],
+      );
+      const next = last ? last.position + 1 : 0;
+      // A turn whose tool_uses were never run (the run failed before them) is answered first: the API takes no tool_use without its result.
+      const unanswered = last?.role === 'assistant' ? last.content.filter((b) => b.type === 'tool_use').map((b) => notRunResult(String(b.id))) : [];
+      appendMessage(tx, run, next, 'user', [...unanswered, { type: 'text', text: message }]);
       run.metadata = withRunTrace(run.metadata); // the new turn is the posting request's trace
       await tx.flush();
       if (!(await requeueRun(tx, run, caller, next, batch))) throw notAnswered(run.status);

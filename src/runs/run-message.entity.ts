@@ -29,6 +29,10 @@ export class RunMessage {
   @Property({ type: 'json' })
   content!: unknown[];
 
+  /** An assistant turn's stop_reason (end_turn, tool_use, max_tokens, pause_turn, refusal, …); null for user messages. */
+  @Property({ type: 'text', nullable: true })
+  stopReason: string | null = null;
+
   @Property({ ...TIMESTAMPTZ })
   createdAt: Opt<Date> = new Date();
 }

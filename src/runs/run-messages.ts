@@ -42,9 +42,17 @@ export function appendMessage(
   position: number,
   role: MessageRole,
   content: StoredBlock[],
+  stopReason: string | null = null,
 ): RunMessage {
-  return em.create(RunMessage, { orgId: run.orgId, runId: run.id, position, role, content });
+  return em.create(RunMessage, { orgId: run.orgId, runId: run.id, position, role, content, stopReason });
 }
+
+/**
+ * The model refused this turn (stop_reason refusal): it is kept for readers and the audit,
+ * never sent back (the API asks for the refused turn to be removed before continuing).
+ */
+export const isRefused = (message: { role: string; stopReason?: string | null }): boolean =>
+  message.role === 'assistant' && message.stopReason === 'refusal';
 
 export const isPending = (block: StoredBlock): boolean => block.type === 'tool_result' && block.toolgate?.pending === true;
 

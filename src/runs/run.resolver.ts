@@ -7,6 +7,8 @@ import { findRun, listRuns } from './run-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
 import { LedgerEventType, toLedgerEventType } from '../ledger/ledger.types';
 import { SpecialistType, toSpecialistType } from '../orgs/org.types';
+import type { RunMessage } from './run-message.entity';
+import { isRefused } from './run-messages';
 
 @Resolver(() => AgentRunType)
 export class RunResolver {
@@ -40,11 +42,33 @@ export class RunResolver {
     return messages.map((m) => toRunMessageType(m, byToolUse));
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'The text of the last assistant message' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'The text of the last assistant message; null when the model gave no text (an empty answer) or refused (stopReason refusal: the run failed MODEL_REFUSED)',
+  })
   async reply(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<string | null> {
     const messages = await ctx.loaders.messagesByRun.load(run.id);
-    const last = [...messages].reverse().find((m) => m.role === 'assistant');
-    return last ? messageText(last) : null;
+    // The turn's messages: a paused turn and its continuation are one answer.
+    const turn: RunMessage[] = [];
+    for (let i = messages.length - 1; i >= 0 && messages[i].role === 'assistant'; i--) turn.unshift(messages[i]);
+    const last = turn.at(-1) ?? (await lastTurn(run, ctx));
+    if (!last || isRefused(last)) return null;
+    return (turn.length > 0 ? turn.map(messageText).join('') : messageText(last)) || null;
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      "Why the model stopped its last turn (the Messages API's stop_reason: end_turn, max_tokens, stop_sequence, tool_use, pause_turn, refusal); null before its first turn",
+  })
+  async stopReason(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<string | null> {
+    return (await lastTurn(run, ctx))?.stopReason ?? null;
+  }
+
+  @FieldResolver(() => Boolean, { description: 'The reply was cut off at the token limit (stopReason max_tokens): it ends mid-answer' })
+  async replyTruncated(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return (await lastTurn(run, ctx))?.stopReason === 'max_tokens';
   }
 
   @FieldResolver(() => SpecialistType)
@@ -53,4 +77,9 @@ export class RunResolver {
     if (!specialist) throw new Error(`run ${run.id} has no specialist ${run.specialistId}`);
     return toSpecialistType(specialist);
   }
+}
+
+async function lastTurn(run: AgentRunType, ctx: RequestContext): Promise<RunMessage | undefined> {
+  const messages = await ctx.loaders.messagesByRun.load(run.id);
+  return [...messages].reverse().find((m) => m.role === 'assistant');
 }

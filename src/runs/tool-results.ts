@@ -36,7 +36,7 @@ export function roundLimitResult(toolUseId: string): StoredBlock {
     type: 'tool_result',
     tool_use_id: toolUseId,
     is_error: true,
-    content: 'Not run: this run reached its limit of tool rounds for one message',
+    content: 'Not run: this run reached its limit of tool rounds',
   };
 }
 
@@ -51,4 +51,9 @@ export function storedOutcome(call: ToolCall): ToolCallOutcome {
     replayed: true,
     editedParams: call.editedInputRedacted ?? null,
   };
+}
+
+/** A tool_use of a turn the run never acted on (it failed first), answered when a message continues the run. */
+export function notRunResult(toolUseId: string): StoredBlock {
+  return { type: 'tool_result', tool_use_id: toolUseId, is_error: true, content: 'Not run: the run stopped before this tool call was made' };
 }

@@ -113,7 +113,10 @@ describe('INVALID_TOOL_INPUT', () => {
     const requestsBefore = demo.app.sandbox!.requests.length;
 
     const out = await demo.gw.execute(run.id, toolName, action, params, { correlationId: 'corr-invalid' });
-    expect(out).toEqual(refusedOutcome('blocked', 'INVALID_TOOL_INPUT', SAY.INVALID_TOOL_INPUT));
+    // The caller (the model) hears each failing field and why, never a value (issue 28, item 7).
+    const told = `${SAY.INVALID_TOOL_INPUT}: ${problems.map((p) => `${p.path} ${p.problem}`).join('; ')}`;
+    expect(out).toEqual(refusedOutcome('blocked', 'INVALID_TOOL_INPUT', told));
+    expect(told).not.toContain(CANARY);
     const call = await demo.gw.call(out.toolCallId);
     expect(rowOf(call)).toEqual(
       // The row keeps the (secret-redacted) input the agent sent, as for every call.

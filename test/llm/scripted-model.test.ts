@@ -160,6 +160,30 @@ describe('the conversation check', () => {
       [...QUESTION, { role: 'assistant' as const, content: [{ ...ask1.content[0], input: 'orderId=1' }] }, answer1],
       /input: Input should be a valid dictionary/,
     ],
+    [
+      'an empty assistant message before the last',
+      [...QUESTION, { role: 'assistant' as const, content: [] }, { role: 'user' as const, content: [{ type: 'text', text: 'hi' }] }],
+      /messages\.1\.content: not a non-empty list/,
+    ],
+    [
+      'a text block of whitespace only',
+      [...QUESTION, { role: 'assistant' as const, content: [{ type: 'text', text: '\n\n' }, ask1.content[0]] }, answer1],
+      /text content blocks must contain non-whitespace text/,
+    ],
+    [
+      'a final assistant message ending in whitespace',
+      [...QUESTION, { role: 'assistant' as const, content: [{ type: 'text', text: 'Your order ' }] }],
+      /final assistant content cannot end with trailing whitespace/,
+    ],
+    [
+      'a thinking block the model never sent',
+      [
+        ...QUESTION,
+        { role: 'assistant' as const, content: [{ type: 'thinking', thinking: 'made up', signature: 'c2ln' }, ask1.content[0]] },
+        answer1,
+      ],
+      /thinking block was changed/,
+    ],
   ])('refuses %s (400, and assertClean throws)', async (_label, messages, problem) => {
     // Sent as raw params: streamTurn would send its own (valid) shape for some of these.
     const error = await client.messages
@@ -169,6 +193,35 @@ describe('the conversation check', () => {
     expect((error as APIError).status).toBe(400);
     expect(model.problems.join('\n')).toMatch(problem);
     expect(() => model.assertClean()).toThrow(problem);
+  });
+
+  test('thinking blocks sent back byte for byte pass; changed in any field, they are refused; a final assistant message may be empty', async () => {
+    model.script(
+      turn()
+        .thinking('Look it up.', 'sig-a')
+        .redactedThinking('opaque-a')
+        .toolUse({ id: 'toolu_1', name: 'order_lookup__lookup', input: { orderId: '1' } })
+        .stop('tool_use'),
+    );
+    const first = await client.messages.stream({ model: 'm', max_tokens: 10, messages: QUESTION as Anthropic.MessageParam[] }).finalMessage();
+    const [thinking, redacted] = first.content;
+    const send = (content: unknown[], extra: unknown[] = [answer1]) =>
+      client.messages
+        .stream({ model: 'm', max_tokens: 10, messages: [...QUESTION, { role: 'assistant', content }, ...extra] as Anthropic.MessageParam[] })
+        .finalMessage()
+        .then(
+          () => 200,
+          (e: APIError) => e.status,
+        );
+    model.script(turn().text('Shipped.').stop('end_turn'), turn().text('Ok.').stop('end_turn'));
+    expect(await send([thinking, redacted, ask1.content[0]])).toBe(200);
+    expect(await send([], [])).toBe(200);
+    expect(model.problems).toEqual([]);
+    expect(await send([{ ...thinking, signature: 'sig-b' }, redacted, ask1.content[0]])).toBe(400);
+    expect(await send([thinking, { ...redacted, data: 'opaque-b' }, ask1.content[0]])).toBe(400);
+    expect(await send([{ ...thinking, thinking: 'Look it up!' }, ask1.content[0]])).toBe(400);
+    expect(model.problems).toHaveLength(3);
+    model.reset();
   });
 
   test("Toolgate's notes never reach the model: streamTurn sends stored blocks in the API's shape", async () => {

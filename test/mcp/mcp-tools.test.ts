@@ -59,7 +59,10 @@ describe.each<Era>(['legacy', 'modern'])('MCP tools (%s era)', (era) => {
     expect(unknown.content).toEqual([{ type: 'text', text: `${SAY.NOT_IN_MANIFEST} (NOT_IN_MANIFEST)` }]);
     expect((await demo.gw.call(callState(unknown).toolCallId)).errorCode).toBe('NOT_IN_MANIFEST');
     const invalid = await client.callTool({ name: 'order_lookup.lookup', arguments: { orderId: 12345 } });
-    expect(invalid.structuredContent).toMatchObject({ status: 'blocked', error: { code: 'INVALID_TOOL_INPUT', message: SAY.INVALID_TOOL_INPUT } });
+    expect(invalid.structuredContent).toMatchObject({
+      status: 'blocked',
+      error: { code: 'INVALID_TOOL_INPUT', message: `${SAY.INVALID_TOOL_INPUT}: /orderId must be string` },
+    });
   });
 
   test('an idempotency key in _meta: the repeated call answers the first one, the vendor is asked once', async () => {

@@ -257,7 +257,8 @@ describe('tool input that is not a JSON object', () => {
     expect(blockedReasons(run)).toEqual([[run.toolCalls[0].id, 'invalid_tool_input']]);
     const next = model.requests[1];
     expect(next.messages.at(-2)!.content).toEqual([{ type: 'tool_use', id, name: LOOKUP, input: {} }]);
-    expect(lastBlocks(next)).toEqual([{ type: 'tool_result', tool_use_id: id, is_error: true, content: INVALID }]);
+    // The catalog sentence, then what failed (issue 28, item 7).
+    expect(lastBlocks(next)).toEqual([{ type: 'tool_result', tool_use_id: id, is_error: true, content: `${INVALID}: / must be a JSON object` }]);
   });
 });
 

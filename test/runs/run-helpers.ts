@@ -20,7 +20,7 @@ export const RUN_STATUS = graphql(`
 const RUN_DETAIL = graphql(`
   query RunDetail($id: ID!) {
     run(id: $id) {
-      id status driver reply pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage
+      id status driver reply stopReason replyTruncated pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage
       allowedTools
       messages {
         position role content text

@@ -4,7 +4,10 @@
  * its input a JSON object; each assistant message's tool_uses are answered, each by exactly
  * one tool_result, at the start of the next user message, and no tool_result answers
  * anything else; blocks carry only the API's own fields (no notes of the caller's); text
- * blocks are not empty. Each problem is one sentence naming where it is.
+ * blocks hold non-whitespace text; every message has content, except a final assistant
+ * message (a prefill), which ends without trailing whitespace; thinking blocks appear only in assistant messages. That thinking
+ * blocks come back unchanged needs what the model sent: `ThinkingLedger` checks it. Each
+ * problem is one sentence naming where it is.
  */
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const FIELDS: Record<string, readonly string[]> = {
@@ -36,7 +39,8 @@ export function conversationProblems(body: unknown): string[] {
     const expected = i % 2 === 0 ? 'user' : 'assistant';
     if (message.role !== expected) problems.push(`${at}.role: ${String(message.role)} where ${expected} must follow`);
     const blocks = typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content;
-    if (!Array.isArray(blocks) || blocks.length === 0) {
+    const finalAssistant = i === messages.length - 1 && message.role === 'assistant';
+    if (!Array.isArray(blocks) || (blocks.length === 0 && !finalAssistant)) {
       problems.push(`${at}.content: not a non-empty list`);
       continue;
     }
@@ -44,6 +48,9 @@ export function conversationProblems(body: unknown): string[] {
     problems.push(...answerProblems(messages, i));
   }
   const last = messages.at(-1);
+  const tail = isObject(last) && last.role === 'assistant' && Array.isArray(last.content) ? last.content.at(-1) : undefined;
+  if (isObject(tail) && tail.type === 'text' && typeof tail.text === 'string' && tail.text !== tail.text.trimEnd())
+    problems.push(`messages.${messages.length - 1}: final assistant content cannot end with trailing whitespace`);
   if (isObject(last) && Array.isArray(last.content) && last.content.some((b) => isObject(b) && b.type === 'tool_use')) {
     problems.push(`messages.${messages.length - 1}: its tool_use blocks have no tool_result message after them`);
   }
@@ -57,7 +64,9 @@ function blockProblems(block: unknown, at: string, assistant: boolean, seen: Set
   const problems = Object.keys(block)
     .filter((key) => !allowed.includes(key))
     .map((key) => `${at}.${key}: not a field of a ${block.type} block`);
-  if (block.type === 'text' && (typeof block.text !== 'string' || block.text === '')) problems.push(`${at}: text content blocks must be non-empty`);
+  if (block.type === 'text' && (typeof block.text !== 'string' || block.text.trim() === ''))
+    problems.push(`${at}: text content blocks must contain non-whitespace text`);
+  if ((block.type === 'thinking' || block.type === 'redacted_thinking') && !assistant) problems.push(`${at}: ${block.type} in a user message`);
   if (block.type === 'tool_use') {
     if (!assistant) problems.push(`${at}: tool_use in a user message`);
     const id = block.id;
@@ -101,4 +110,58 @@ function answerProblems(messages: unknown[], i: number): string[] {
     if (count !== 1) problems.push(`messages.${i}: tool_use ${id} has ${count} tool_result blocks (exactly one must follow it)`);
   }
   return problems;
+}
+
+/**
+ * The thinking blocks the model streamed, exactly as it sent them: a request may carry a
+ * thinking or redacted_thinking block only if it is one of these, byte for byte (the API
+ * verifies each block's signature and refuses one that was changed).
+ */
+export class ThinkingLedger {
+  private readonly sent = new Set<string>();
+
+  /** Records the thinking blocks a scripted turn streams (frames as scripted-turn.ts builds them). */
+  record(frames: readonly { event: string; data: unknown }[]): void {
+    const open = new Map<number, Block>();
+    for (const { data } of frames) {
+      if (!isObject(data)) continue;
+      const index = Number(data.index);
+      if (data.type === 'content_block_start' && isObject(data.content_block)) {
+        const block = data.content_block;
+        if (block.type === 'thinking') open.set(index, { type: 'thinking', thinking: '', signature: '' });
+        if (block.type === 'redacted_thinking') this.sent.add(JSON.stringify({ type: 'redacted_thinking', data: block.data }));
+      }
+      const block = open.get(index);
+      if (data.type === 'content_block_delta' && block && isObject(data.delta)) {
+        if (data.delta.type === 'thinking_delta') block.thinking = String(block.thinking) + String(data.delta.thinking);
+        if (data.delta.type === 'signature_delta') block.signature = String(block.signature) + String(data.delta.signature);
+      }
+      if (data.type === 'content_block_stop' && block) {
+        this.sent.add(JSON.stringify({ type: 'thinking', thinking: block.thinking, signature: block.signature }));
+        open.delete(index);
+      }
+    }
+  }
+
+  /** Thinking blocks of a request that the model never sent as they are. */
+  problems(body: unknown): string[] {
+    if (!isObject(body) || !Array.isArray(body.messages)) return [];
+    const problems: string[] = [];
+    for (const [i, message] of body.messages.entries()) {
+      if (!isObject(message) || !Array.isArray(message.content)) continue;
+      for (const [j, block] of message.content.entries()) {
+        if (!isObject(block) || (block.type !== 'thinking' && block.type !== 'redacted_thinking')) continue;
+        const canonical =
+          block.type === 'thinking'
+            ? JSON.stringify({ type: 'thinking', thinking: block.thinking, signature: block.signature })
+            : JSON.stringify({ type: 'redacted_thinking', data: block.data });
+        if (!this.sent.has(canonical)) problems.push(`messages.${i}.content.${j}: ${block.type} block was changed (its signature no longer holds)`);
+      }
+    }
+    return problems;
+  }
+
+  clear(): void {
+    this.sent.clear();
+  }
 }

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { LoopbackServer } from '../../src/loopback-server';
-import { conversationProblems } from './messages-api-check';
+import { ThinkingLedger, conversationProblems } from './messages-api-check';
 import type { SseFrame } from './scripted-turn';
 
 /**
@@ -41,6 +41,8 @@ export class ScriptedModel {
   /** Refused or unscripted requests, and scripted turns nobody asked for (by `assertClean`). */
   readonly problems: string[] = [];
   private readonly turns: ScriptedTurn[] = [];
+  /** Thinking blocks streamed so far: a request may only send them back unchanged. */
+  private readonly thinking = new ThinkingLedger();
   private readonly http = new LoopbackServer((req, res) => void this.handle(req, res));
 
   /** Appends turns: each request takes the next one. */
@@ -58,6 +60,7 @@ export class ScriptedModel {
     this.turns.length = 0;
     this.requests.length = 0;
     this.problems.length = 0;
+    this.thinking.clear();
   }
 
   /** Throws with every problem seen: invalid or unscripted requests, turns left unused. */
@@ -90,7 +93,7 @@ export class ScriptedModel {
     } catch {
       return this.refuse(res, 'the request body is not JSON');
     }
-    const problems = conversationProblems(body);
+    const problems = [...conversationProblems(body), ...this.thinking.problems(body)];
     const record = body as Record<string, unknown>;
     if (record?.stream !== true) problems.push('stream: the runtime streams every turn');
     const request: ScriptedRequest = { body: record, messages: (record?.messages ?? []) as ScriptedRequest['messages'], problems };
@@ -106,6 +109,7 @@ export class ScriptedModel {
       return this.refuse(res, `request ${n}: its scripted turn threw: ${String(error)}`);
     }
     if (!Array.isArray(answer)) return answerError(res, answer);
+    this.thinking.record(answer);
     await writeFrames(res, answer);
   }
 

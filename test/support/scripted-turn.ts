@@ -86,11 +86,14 @@ export class TurnBuilder {
     return this.frames;
   }
 
-  /** message_delta with the stop reason and message_stop: the turn's frames. */
-  stop(reason: StopReason | null, outputTokens = this.outputTokens || 1): SseFrame[] {
+  /**
+   * message_delta with the stop reason and message_stop: the turn's frames. `stopDetails`:
+   * what the API sends beside a refusal (`{ type: 'refusal', category, explanation }`).
+   */
+  stop(reason: StopReason | null, outputTokens = this.outputTokens || 1, stopDetails?: Record<string, unknown>): SseFrame[] {
     this.push('message_delta', {
       type: 'message_delta',
-      delta: { stop_reason: reason, stop_sequence: null },
+      delta: { stop_reason: reason, stop_sequence: null, ...(stopDetails ? { stop_details: stopDetails } : {}) },
       usage: { output_tokens: outputTokens },
     });
     this.push('message_stop', { type: 'message_stop' });
