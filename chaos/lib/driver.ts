@@ -49,8 +49,8 @@ export interface RunView {
   status: string;
   errorCode: string | null;
   reply: string | null;
-  /** In creation order. */
-  toolCalls: (Omit<ToolCallView, 'runId'> & { output: InvoiceOutput | null })[];
+  /** In creation order, each with its ledger events (what its outcome went through). */
+  toolCalls: (Omit<ToolCallView, 'runId'> & { output: InvoiceOutput | null; ledgerEvents: { type: string; metadata: Record<string, unknown> }[] })[];
 }
 
 export interface ApprovalView {
@@ -207,8 +207,9 @@ export class Driver {
   async run(node: Node, id: string): Promise<RunView> {
     const data = await graphql<{ run: RunView }>(
       node.url,
-      this.key('client'),
-      'query($id: ID!) { run(id: $id) { id status errorCode reply toolCalls { id toolName action status errorCode reviewRequired output } } }',
+      // An admin key: the calls' ledger events (what each outcome went through) are for auditors.
+      this.key('admin'),
+      'query($id: ID!) { run(id: $id) { id status errorCode reply toolCalls { id toolName action status errorCode reviewRequired output ledgerEvents { type metadata } } } }',
       { id },
     );
     return data.run;

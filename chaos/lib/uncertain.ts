@@ -9,7 +9,7 @@ import type { ScenarioContext } from './scenarios';
  * sent, on the catalog's non-idempotent action (invoice.send: a QuickBooks create, then an
  * email). Each batch of invoice runs meets its faults; once every run has answered, the
  * customer writes the same request again in each run and the expert approves it again. The
- * invariants (verify.ts) then say: one invoice per run at most (the repeat found the first),
+ * invariants (verify.ts) then say: a repeat of a disturbed call makes no second invoice (it found the first),
  * and no call told failed whose invoice exists.
  *
  * - vendor_timeout: every create is answered `timeoutMs + 1000` after it arrived (11 s

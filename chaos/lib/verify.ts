@@ -44,6 +44,11 @@ const count = <T>(items: T[], key: (item: T) => string): Record<string, number> 
   return out;
 };
 
+/** A call answered as a plain success: nothing uncertain, partial or interrupted on its way. */
+const plainSuccess = (call: { status: string; ledgerEvents: { type: string; metadata: Record<string, unknown> }[] }) =>
+  call.status === 'succeeded' &&
+  call.ledgerEvents.every((e) => e.type !== 'tool_call.interrupted' && !('uncertain' in e.metadata) && !('partial' in e.metadata));
+
 const outcomeOf = (call: { status: string; errorCode: string | null }) =>
   call.status === 'succeeded' ? 'succeeded' : `${call.status}${call.errorCode ? ` ${call.errorCode}` : ''}`;
 
@@ -97,7 +102,10 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
       fail(`call ${id} has ${mine.length} invoices: ${mine.map((e) => e.invoiceId).join(', ')}`);
     }
   }
-  // Each run asks for one invoice (a customer who repeats it asks for the same one): one at most per run.
+  // Each run asks for one invoice; a customer who repeats it after a disturbed call (uncertain,
+  // partial, interrupted, failed) asks for the same one, so the repeat must make none. After a
+  // call answered as a plain success, an identical request is a new one (call identity: two
+  // identical requests are two invoices), so the verifier counts only repeats of disturbed calls.
   const callsWithInvoices = new Map<string, string[]>();
   for (const [id, mine] of byCall) {
     const runId = callsById.get(id)!.runId;
@@ -105,7 +113,14 @@ export async function verifyScenario(cluster: Cluster, driver: Driver, record: S
   }
   for (const [runId, invoices] of callsWithInvoices) {
     // (A call's own duplicates are counted above; these are the run's other calls' invoices.)
-    const extra = [...byCall.keys()].filter((id) => callsById.get(id)!.runId === runId).length - 1;
+    const ordered = invoiceCalls.filter((c) => c.runId === runId);
+    let extra = 0;
+    let earlier = false;
+    for (const [i, call] of ordered.entries()) {
+      if (!byCall.has(call.id)) continue;
+      if (earlier && !plainSuccess(ordered[i - 1])) extra += 1;
+      earlier = true;
+    }
     if (extra > 0) {
       duplicated += extra;
       fail(`run ${runId} asked for one invoice; the vendor holds ${invoices.length}: ${invoices.join(', ')}`);

@@ -47,11 +47,11 @@ export async function resolveApproval(
   if (APPROVAL_RESOLVER[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${APPROVAL_RESOLVER[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
-  return settle(em, caller, approval, decision, reason, { channel: 'graphql' }, edit, local);
+  return settle(em, caller, approval, decision, reason, { channel: 'graphql' satisfies ResolutionChannel }, edit, local);
 }
 
-/** How a resolution reached Toolgate: recorded on its ledger event with who made it. */
-export type ResolutionChannel = 'graphql' | 'mcp_elicitation' | 'mcp_input_required';
+/** How a resolution reached Toolgate: recorded on its ledger event (`channel`) with who made it (`principal`). */
+type ResolutionChannel = 'graphql' | 'mcp_elicitation' | 'mcp_input_required' | 'expiry';
 
 /**
  * A client approval answered by the person at the connected MCP client (an elicitation sent
@@ -63,7 +63,13 @@ export type ResolutionChannel = 'graphql' | 'mcp_elicitation' | 'mcp_input_requi
 export async function resolveApprovalByElicitation(
   em: EntityManager,
   caller: Caller,
-  answer: { approvalId: string; runId: string; bindingHash: string; decision: ApprovalDecision; channel: Exclude<ResolutionChannel, 'graphql'> },
+  answer: {
+    approvalId: string;
+    runId: string;
+    bindingHash: string;
+    decision: ApprovalDecision;
+    channel: Extract<ResolutionChannel, `mcp_${string}`>;
+  },
 ): Promise<ApprovalRequest> {
   const approval = isUuid(answer.approvalId) ? await em.findOne(ApprovalRequest, { id: answer.approvalId, orgId: caller.orgId }) : null;
   if (!approval || approval.runId !== answer.runId) throw notFound('Approval request');
@@ -138,7 +144,13 @@ export async function expireDueApprovals(em: EntityManager, limit = 100): Promis
 /** Marks one approval expired and blocks its call with APPROVAL_EXPIRED. In the caller's transaction. */
 async function expireApproval(tx: EntityManager, approval: ApprovalRequest, local: StepBatch | null = null): Promise<void> {
   if (!(await expireApprovalRow(tx, approval.id))) return;
-  const event = await expireCall(tx, approval.toolCallId, { approvalRequestId: approval.id, kind: approval.kind });
+  // Resolved by time, not by a person: the channel says so, and there is no principal.
+  const event = await expireCall(tx, approval.toolCallId, {
+    approvalRequestId: approval.id,
+    kind: approval.kind,
+    channel: 'expiry',
+    principal: null,
+  });
   const run = { id: approval.runId, orgId: approval.orgId };
   await appendLedgerEvents(tx, [...(event ? [event] : []), ...(await releaseApproval(tx, run, null, local))]);
 }

@@ -209,17 +209,7 @@ export class AgentRuntime {
       if (!(await failRun(tx, run, code, message))) return false;
       if (unanswered) {
         const results = unanswered.toolUses.map((use) => roundLimitResult(String(use.id)));
-        appendMessage(tx, run, unanswered.position, 'user', results);
-        await tx.flush();
-        await appendLedgerEvents(tx, [
-          {
-            orgId: run.orgId,
-            type: 'run.message_added',
-            runId: run.id,
-            resourceId: run.id,
-            metadata: { position: unanswered.position, role: 'user', toolResults: results.length },
-          },
-        ]);
+        await appendToolResults(tx, run, unanswered.position, results);
       }
       return true;
     });
@@ -355,19 +345,7 @@ export class AgentRuntime {
       // An approved call (its approval came before this step) runs next, in fillPending.
       if (outcome.status === 'waiting_approval' || outcome.status === 'running') waits = true;
     }
-    await this.deps.orm.em.fork().transactional(async (tx) => {
-      appendMessage(tx, run, position, 'user', results);
-      await tx.flush();
-      await appendLedgerEvents(tx, [
-        {
-          orgId: run.orgId,
-          type: 'run.message_added',
-          runId: run.id,
-          resourceId: run.id,
-          metadata: { position, role: 'user', toolResults: results.length },
-        },
-      ]);
-    });
+    await this.deps.orm.em.fork().transactional((tx) => appendToolResults(tx, run, position, results));
     return !waits;
   }
 
@@ -441,6 +419,21 @@ export class AgentRuntime {
 interface FilledResults {
   content: StoredBlock[];
   running: boolean;
+}
+
+/** The user message of a turn's tool results, and its message boundary for run subscribers. */
+async function appendToolResults(tx: EntityManager, run: AgentRun, position: number, results: StoredBlock[]): Promise<void> {
+  appendMessage(tx, run, position, 'user', results);
+  await tx.flush();
+  await appendLedgerEvents(tx, [
+    {
+      orgId: run.orgId,
+      type: 'run.message_added',
+      runId: run.id,
+      resourceId: run.id,
+      metadata: { position, role: 'user', toolResults: results.length },
+    },
+  ]);
 }
 
 /** Only a message still holding pending results is filled in: a concurrent step's work stands. */

@@ -53,6 +53,9 @@ async function expectExpired(ids: { runId: string; toolCallId: string; approvalI
     kind: 'expert',
     reason: 'approval_expired',
     errorCode: 'APPROVAL_EXPIRED',
+    // Resolved by time: the channel says so, and no person is named.
+    channel: 'expiry',
+    principal: null,
   });
 }
 

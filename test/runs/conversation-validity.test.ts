@@ -1,7 +1,7 @@
-import { useDemoApp } from '../support/demo-fixture';
+import { useScriptedRuns } from './scripted-runs';
 import { ScriptedModel } from '../support/scripted-model';
 import { toolUseId, turn } from '../support/scripted-turn';
-import { RunClient, until, type RunView } from './run-helpers';
+import { type RunClient, until, type RunView } from './run-helpers';
 import { resumeOrg, suspendOrg } from '../../src/orgs/org-suspension.service';
 
 /**
@@ -17,17 +17,11 @@ const ENV = {
   RUN_MAX_TOOL_ROUNDS: '3',
   RUN_MAX_TOOL_ROUNDS_TOTAL: '4',
 };
-const demo = useDemoApp(ENV, { sandboxes: true, scriptedModel: model, worker: true });
+const scripted = useScriptedRuns(model, ENV);
+const demo = scripted.demo;
 let runs: RunClient;
 beforeAll(() => {
-  runs = new RunClient(demo.app, demo.seed);
-});
-afterEach(() => {
-  try {
-    model.assertClean();
-  } finally {
-    model.reset();
-  }
+  runs = scripted.runs;
 });
 
 const LOOKUP = 'order_lookup__lookup';

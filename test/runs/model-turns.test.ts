@@ -1,8 +1,8 @@
-import { useDemoApp } from '../support/demo-fixture';
+import { useScriptedRuns } from './scripted-runs';
 import { ERROR_CATALOG } from '../../src/errors/error-codes';
 import { ScriptedModel, type ScriptedRequest } from '../support/scripted-model';
 import { toolUseId, turn } from '../support/scripted-turn';
-import { FINISHED, RunClient, isInvoiceCreate, until, type Block, type RunView } from './run-helpers';
+import { FINISHED, type RunClient, isInvoiceCreate, until, type Block, type RunView } from './run-helpers';
 import { runtimeCaller } from '../../src/auth/caller';
 
 /**
@@ -15,17 +15,11 @@ import { runtimeCaller } from '../../src/auth/caller';
 const model = new ScriptedModel();
 const ROUNDS = 3;
 const ENV = { ANTHROPIC_MODEL: 'claude-scripted-1', ANTHROPIC_MAX_RETRIES: '0', RUN_MAX_TOOL_ROUNDS: String(ROUNDS) };
-const demo = useDemoApp(ENV, { sandboxes: true, scriptedModel: model, worker: true });
+const scripted = useScriptedRuns(model, ENV);
+const demo = scripted.demo;
 let runs: RunClient;
 beforeAll(() => {
-  runs = new RunClient(demo.app, demo.seed);
-});
-afterEach(() => {
-  try {
-    model.assertClean();
-  } finally {
-    model.reset();
-  }
+  runs = scripted.runs;
 });
 
 const LOOKUP = 'order_lookup__lookup';

@@ -1,27 +1,17 @@
-import { useDemoApp } from '../support/demo-fixture';
+import { useScriptedRuns } from './scripted-runs';
 import { ScriptedModel } from '../support/scripted-model';
 import { turn } from '../support/scripted-turn';
-import { RunClient } from './run-helpers';
+import type { RunClient } from './run-helpers';
 
 /**
  * Issue 28, item 2: each stop_reason the Messages API gives ends (or continues) a run as it
  * means. Real runs against the scripted model, which checks every request (afterEach).
  */
 const model = new ScriptedModel();
-const demo = useDemoApp(
-  { ANTHROPIC_MODEL: 'claude-scripted-1', ANTHROPIC_MAX_RETRIES: '0' },
-  { sandboxes: true, scriptedModel: model, worker: true },
-);
+const scripted = useScriptedRuns(model);
 let runs: RunClient;
 beforeAll(() => {
-  runs = new RunClient(demo.app, demo.seed);
-});
-afterEach(() => {
-  try {
-    model.assertClean();
-  } finally {
-    model.reset();
-  }
+  runs = scripted.runs;
 });
 
 describe('refusal', () => {
