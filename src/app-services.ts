@@ -71,6 +71,8 @@ export interface ServiceOptions {
   clock?: Clock;
   /** Time for API-key expiry and the `lastUsedAt` flush (default: the system clock). */
   accessClock?: Clock;
+  /** Time for the model stream's idle timeout and the wait before a turn is retried (default: the system clock). */
+  modelClock?: Clock;
   /** The vendors (default: VENDORS of src/vendors/index.ts; a test may add its own). */
   vendors?: readonly VendorRegistration[];
   /** In-process run signals (tokens, status), shared with the realtime relay. */
@@ -127,6 +129,7 @@ export function createAppServices(
     failpoints,
     tools,
     metrics,
+    clock: options.modelClock ?? systemClock,
   });
   const heldJobs = new HeldJobs();
   const localSteps = new LocalSteps({

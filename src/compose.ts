@@ -44,6 +44,8 @@ export interface ComposeOverrides {
   clock?: Clock;
   /** Time for API-key expiry and the `lastUsedAt` flush (default: the system clock). */
   accessClock?: Clock;
+  /** Time for the model stream's idle timeout and turn retries (default: the system clock). */
+  modelClock?: Clock;
   /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
   vendors?: readonly VendorRegistration[];
   /** Default: TOOLGATE_NODE_NAME, else host:port. */
@@ -119,6 +121,7 @@ export async function composeToolgate(
       executor: overrides.executor,
       clock: overrides.clock,
       accessClock: overrides.accessClock,
+      modelClock: overrides.modelClock,
       vendors,
       sandboxUrls: sandboxes.urls,
       offlineModelUrl,

@@ -110,6 +110,16 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'ANTHROPIC_MODEL', default: 'claude-sonnet-5-5', description: 'the model name sent' },
       { name: 'ANTHROPIC_MAX_RETRIES', default: '2', description: "the SDK's retries for 429, 529 and 5xx" },
       { name: 'ANTHROPIC_MAX_TOKENS', default: '1024', description: 'max_tokens per model turn' },
+      {
+        name: 'MODEL_STREAM_RETRIES',
+        default: '2',
+        description: 'retries of a turn whose stream failed (an error event, a stall) before any tool_use began, after 1 s, 2 s, …',
+      },
+      {
+        name: 'MODEL_STREAM_IDLE_TIMEOUT_MS',
+        default: '60000',
+        description: 'no stream event for this long once the response began: the stream is stalled, aborted and retried (then MODEL_STREAM_STALLED)',
+      },
       { name: 'RUN_MAX_TOOL_ROUNDS', default: '8', description: 'tool rounds per user message' },
       { name: 'RUN_MAX_TOOL_ROUNDS_TOTAL', default: '40', description: 'tool rounds per run, across every message posted to it' },
       { name: 'MODEL_INPUT_PRICE_PER_MTOK', default: '3', description: 'US dollars per million input tokens' },

@@ -84,6 +84,10 @@ export interface Config {
     name: string;
     maxRetries: number;
     maxTokens: number;
+    /** Toolgate's own retries of a turn whose stream failed (an `error` event, a stall) before any tool_use began. */
+    streamRetries: number;
+    /** No stream event for this long once the response began: the stream is aborted as stalled and retried. */
+    streamIdleTimeoutMs: number;
     /** Tool rounds one turn may take before the run fails with TOOL_ROUND_LIMIT. */
     maxToolRounds: number;
     /** Tool rounds a whole run may take, whatever messages continue it (TOOL_ROUND_LIMIT too). */
@@ -221,6 +225,8 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       name: nonEmpty(env.ANTHROPIC_MODEL) ?? 'claude-sonnet-5-5',
       maxRetries: integer(env, 'ANTHROPIC_MAX_RETRIES', 2, 0, 10),
       maxTokens: integer(env, 'ANTHROPIC_MAX_TOKENS', 1024, 1, 64_000),
+      streamRetries: integer(env, 'MODEL_STREAM_RETRIES', 2, 0, 10),
+      streamIdleTimeoutMs: integer(env, 'MODEL_STREAM_IDLE_TIMEOUT_MS', 60_000, 1000, 600_000),
       maxToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS', 8, 1, 100),
       maxRunToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS_TOTAL', 40, 1, 10_000),
       inputPricePerMTok: integer(env, 'MODEL_INPUT_PRICE_PER_MTOK', 3, 0, 1000),

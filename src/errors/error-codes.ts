@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'MCP_SERVER_UNREACHABLE',
   'MODEL_UNAVAILABLE',
   'MODEL_ERROR',
+  'MODEL_STREAM_STALLED',
   'MODEL_REFUSED',
   'TOOL_ROUND_LIMIT',
   // Gateway
@@ -124,6 +125,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   RUN_CANCELLED: { httpStatus: 409, modelMessage: 'The run was cancelled before this tool call ran' },
   MODEL_UNAVAILABLE: { httpStatus: 503 },
   MODEL_ERROR: { httpStatus: 502 },
+  // The model's stream went silent (MODEL_STREAM_IDLE_TIMEOUT_MS) on its last attempt: the run fails with it.
+  MODEL_STREAM_STALLED: { httpStatus: 504 },
   // The model declined to answer (stop_reason refusal): the run fails with it; the refused turn is never sent back.
   MODEL_REFUSED: { httpStatus: 422 },
   TOOL_ROUND_LIMIT: { httpStatus: 500 },

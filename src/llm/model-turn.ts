@@ -1,4 +1,5 @@
-import type Anthropic from '@anthropic-ai/sdk';
+import { APIError, type Anthropic } from '@anthropic-ai/sdk';
+import type { Clock } from '../clock';
 import type { ModelTool } from './tool-definitions';
 
 /** A stored conversation block (run_messages.content): what the model saw or said, plus Toolgate's notes. */
@@ -20,6 +21,29 @@ export interface ModelTurn {
   signal: AbortSignal;
   /** Each text delta, as it streams. */
   onText(delta: string): void;
+  /** Once the response began, no stream event for this long aborts the stream as stalled (a ModelStreamFailure). */
+  idleTimeoutMs: number;
+  /** Where the idle timer runs (tests move a manual clock). */
+  clock: Clock;
+}
+
+/**
+ * A turn whose stream failed after its response began (never one the caller aborted, nor
+ * an HTTP error answer, which the SDK already retried): an `error` event mid-stream
+ * (`kind` 'error', `errorType` the API's, e.g. overloaded_error), no event for the idle
+ * timeout ('stalled'), or the stream lost otherwise ('interrupted'). `toolUseStarted`: a
+ * tool_use block had begun streaming before it failed.
+ */
+export class ModelStreamFailure extends Error {
+  constructor(
+    readonly kind: 'error' | 'stalled' | 'interrupted',
+    readonly errorType: string | null,
+    readonly toolUseStarted: boolean,
+    cause: unknown,
+  ) {
+    super(`the model stream ${kind === 'error' ? `sent an error event (${errorType})` : kind}`, { cause });
+    this.name = 'ModelStreamFailure';
+  }
 }
 
 export interface TurnReply {
@@ -52,7 +76,25 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
   // Per block index: the tool input as streamed, and whether the block was closed.
   const inputJson = new Map<number, string>();
   const closed = new Set<number>();
+  // The idle timer runs from the response's headers to its end, reset by every event.
+  let connected = false;
+  let stalled = false;
+  let toolUseStarted = false;
+  let cancelIdle = (): void => undefined;
+  const idle = (): void => {
+    cancelIdle();
+    cancelIdle = turn.clock.after(turn.idleTimeoutMs, () => {
+      stalled = true;
+      stream.abort();
+    });
+  };
+  stream.on('connect', () => {
+    connected = true;
+    idle();
+  });
   stream.on('streamEvent', (event) => {
+    idle();
+    if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') toolUseStarted = true;
     if (event.type === 'content_block_delta') {
       if (firstTokenMs === null) firstTokenMs = performance.now() - begun;
       if (event.delta.type === 'input_json_delta') inputJson.set(event.index, (inputJson.get(event.index) ?? '') + event.delta.partial_json);
@@ -60,7 +102,19 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
     if (event.type === 'content_block_stop') closed.add(event.index);
   });
   stream.on('text', (delta) => turn.onText(delta));
-  const reply = await stream.finalMessage();
+  let reply: Anthropic.Message;
+  try {
+    reply = await stream.finalMessage();
+  } catch (error) {
+    if (stalled) throw new ModelStreamFailure('stalled', null, toolUseStarted, error);
+    if (connected && !turn.signal.aborted) {
+      const type = error instanceof APIError && error.status === undefined ? error.type : null;
+      throw new ModelStreamFailure(type ? 'error' : 'interrupted', type, toolUseStarted, error);
+    }
+    throw error;
+  } finally {
+    cancelIdle();
+  }
   const last = reply.content.length - 1;
   return {
     content: reply.content.flatMap((block, index): ReplyBlock[] => {

@@ -2,6 +2,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
+import { systemClock, type Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { OutcomeWriter, ToolGateway } from '../gateway/gateway.service';
 import type { SqlRunner } from '../db/raw-transaction';
@@ -15,7 +16,7 @@ import type { ErrorCode } from '../errors/error-codes';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { costMicros } from '../llm/model-client';
 import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
-import { streamTurn, type TurnReply } from '../llm/model-turn';
+import { ModelStreamFailure, streamTurn, type TurnReply } from '../llm/model-turn';
 import { AgentRun } from './agent-run.entity';
 import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
@@ -39,6 +40,8 @@ export interface AgentRuntimeDeps {
   tools: ToolRegistry;
   /** Time to first token and tokens per model (src/telemetry/metrics.ts). */
   metrics?: ToolgateMetrics;
+  /** The model stream's idle timeout and the wait before a turn is retried (default: the system clock). */
+  clock?: Clock;
 }
 
 /** What the request that committed a step (and claimed it for this node) already holds about the run. */
@@ -224,47 +227,67 @@ export class AgentRuntime {
     return null;
   }
 
-  /** One streamed model turn; false when the run failed or was cancelled meanwhile. */
+  /**
+   * One streamed model turn; false when the run failed or was cancelled meanwhile. A stream
+   * that failed once it had begun (an error event, a stall, a lost connection) before any
+   * tool_use began is tried again, up to MODEL_STREAM_RETRIES times with backoff: its partial
+   * text is discarded, and the retry's text streams from the same offset.
+   */
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>, setup: () => Promise<TurnSetup>): Promise<boolean> {
     const { system, tools } = await setup();
-    let offset = assistantTextLength(messages);
+    const base = assistantTextLength(messages);
     const controller = new AbortController();
     this.active.set(run.id, controller);
+    const clock = this.deps.clock ?? systemClock;
+    const { name: model, maxTokens, streamRetries, streamIdleTimeoutMs } = this.deps.settings;
+    const failures: ModelStreamFailure[] = [];
     let answer: TurnReply;
     try {
-      const { name: model, maxTokens } = this.deps.settings;
-      const reply = traceChat({ model, maxTokens, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
-        streamTurn(this.deps.client, {
-          model: this.deps.settings.name,
-          maxTokens: this.deps.settings.maxTokens,
-          system,
-          tools,
-          messages: messages.filter((m) => !isRefused(m)).map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
-          signal: controller.signal,
-          onText: (delta) => {
-            this.deps.failpoints.hit('during_model_stream');
-            this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
-            offset += delta.length;
-          },
-        }),
-      );
-      // A run that could not start (cancelled meanwhile) stops its stream at once.
-      void started().then(
-        (ok) => ok || controller.abort(),
-        () => controller.abort(),
-      );
-      answer = await reply;
-    } catch (error) {
-      if (!(await started()) || controller.signal.aborted || (await this.stopped(run.id))) return false;
-      const status = (error as { status?: number }).status;
-      const unavailable = status === undefined || status === 429 || status >= 500;
-      this.deps.logger.warn({ runId: run.id, status, err: error }, 'model request failed');
-      await this.fail(
-        run,
-        unavailable ? 'MODEL_UNAVAILABLE' : 'MODEL_ERROR',
-        unavailable ? 'The model is unavailable; retries were exhausted' : `The model refused the request (HTTP ${status})`,
-      );
-      return false;
+      for (;;) {
+        let offset = base;
+        try {
+          const reply = traceChat({ model, maxTokens, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
+            streamTurn(this.deps.client, {
+              model,
+              maxTokens,
+              system,
+              tools,
+              messages: messages.filter((m) => !isRefused(m)).map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
+              signal: controller.signal,
+              onText: (delta) => {
+                this.deps.failpoints.hit('during_model_stream');
+                this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
+                offset += delta.length;
+              },
+              idleTimeoutMs: streamIdleTimeoutMs,
+              clock,
+            }),
+          );
+          // A run that could not start (cancelled meanwhile) stops its stream at once.
+          void started().then(
+            (ok) => ok || controller.abort(),
+            () => controller.abort(),
+          );
+          answer = await reply;
+          break;
+        } catch (error) {
+          if (!(await started()) || controller.signal.aborted || (await this.stopped(run.id))) return false;
+          if (error instanceof ModelStreamFailure) failures.push(error);
+          const retry = error instanceof ModelStreamFailure && !error.toolUseStarted && failures.length <= streamRetries;
+          this.deps.logger.warn(
+            { runId: run.id, status: (error as { status?: number }).status, err: error, attempt: failures.length, retry },
+            'model request failed',
+          );
+          if (retry) {
+            await clock.sleep(STREAM_RETRY_BASE_MS * 2 ** (failures.length - 1));
+            if (controller.signal.aborted || (await this.stopped(run.id))) return false;
+            continue;
+          }
+          const { code, message } = failure(error, failures, this.deps.settings);
+          await this.fail(run, code, message);
+          return false;
+        }
+      }
     } finally {
       this.active.delete(run.id);
     }
@@ -460,6 +483,29 @@ function toolRoundsSinceUserText(messages: RunMessage[]): number {
     if (isRound(messages[i])) rounds += 1;
   }
   return rounds;
+}
+
+/** The wait before the first retry of a failed stream; each next one waits twice as long. */
+const STREAM_RETRY_BASE_MS = 1000;
+
+/** How a model request failed, said as it happened: the code and message the run fails with. */
+function failure(error: unknown, streams: ModelStreamFailure[], settings: Config['model']): { code: ErrorCode; message: string } {
+  if (error instanceof ModelStreamFailure) {
+    const what = streams
+      .map((f) =>
+        f.kind === 'error' ? f.errorType : f.kind === 'stalled' ? `stalled (no event for ${settings.streamIdleTimeoutMs} ms)` : 'interrupted',
+      )
+      .join(', ');
+    const times = streams.length === 1 ? 'once' : `${streams.length} times`;
+    const code = error.kind === 'stalled' ? 'MODEL_STREAM_STALLED' : 'MODEL_UNAVAILABLE';
+    const after = error.toolUseStarted ? '; the last failure came after a tool_use had begun, so that turn was not retried' : '';
+    return { code, message: `The model stream failed ${times}: ${what}${after}` };
+  }
+  const status = (error as { status?: number }).status;
+  const sdk = `the SDK retries up to ${settings.maxRetries} times`;
+  if (status === undefined) return { code: 'MODEL_UNAVAILABLE', message: `The model could not be reached (${sdk})` };
+  if (status === 429 || status >= 500) return { code: 'MODEL_UNAVAILABLE', message: `The model is unavailable: it answered HTTP ${status} (${sdk})` };
+  return { code: 'MODEL_ERROR', message: `The model refused the request (HTTP ${status})` };
 }
 
 /** What a refused run says: that the model declined, and the API's explanation where it gave one. */

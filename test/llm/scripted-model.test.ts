@@ -1,5 +1,7 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import { streamTurn, type ModelTurn } from '../../src/llm/model-turn';
+import { ModelStreamFailure, streamTurn, type ModelTurn } from '../../src/llm/model-turn';
+import { systemClock, type Clock } from '../../src/clock';
+import { ManualClock } from '../support/clock';
 import { ScriptedModel } from '../support/scripted-model';
 import { turn } from '../support/scripted-turn';
 
@@ -18,7 +20,7 @@ beforeEach(() => model.reset());
 
 const QUESTION = [{ role: 'user' as const, content: [{ type: 'text', text: 'Where is my order #12345?' }] }];
 
-function ask(messages: ModelTurn['messages'] = QUESTION, onText: (delta: string) => void = () => undefined) {
+function ask(messages: ModelTurn['messages'] = QUESTION, onText: (delta: string) => void = () => undefined, clock: Clock = systemClock) {
   return streamTurn(client, {
     model: 'claude-scripted-1',
     maxTokens: 256,
@@ -27,6 +29,8 @@ function ask(messages: ModelTurn['messages'] = QUESTION, onText: (delta: string)
     messages,
     signal: new AbortController().signal,
     onText,
+    idleTimeoutMs: 30_000,
+    clock,
   });
 }
 
@@ -109,14 +113,43 @@ test.each(['refusal', 'pause_turn', 'stop_sequence'] as const)('stop reason %s c
   expect((await ask()).stopReason).toBe(reason);
 });
 
-test('an error event mid-stream rejects the turn (no status: the runtime reads it as unavailable) after the text before it', async () => {
+test('an error event mid-stream rejects the turn as a stream failure of its type (the SDK error its cause) after the text before it', async () => {
   model.script(turn().text('Partial answer').error('overloaded_error', 'Overloaded'));
   const deltas: string[] = [];
   const error = await ask(QUESTION, (delta) => deltas.push(delta)).catch((e: unknown) => e);
-  expect(error).toBeInstanceOf(APIError);
-  expect((error as APIError).status).toBeUndefined();
-  expect(String((error as APIError).message)).toContain('Overloaded');
+  expect(error).toBeInstanceOf(ModelStreamFailure);
+  expect(error).toMatchObject({ kind: 'error', errorType: 'overloaded_error', toolUseStarted: false });
+  const cause = (error as Error).cause as APIError;
+  expect(cause).toBeInstanceOf(APIError);
+  expect(cause.status).toBeUndefined();
+  expect(String(cause.message)).toContain('Overloaded');
   expect(deltas.join('')).toBe('Partial answer');
+});
+
+test('an error event after a tool_use block began: the failure says so', async () => {
+  model.script(turn().text('Let me look.').toolUse({ name: 'shopify__get_order', json: '{"orderId":', open: true }).error('api_error', 'Internal'));
+  const error = await ask().catch((e: unknown) => e);
+  expect(error).toMatchObject({ kind: 'error', errorType: 'api_error', toolUseStarted: true });
+});
+
+test('a stream gone silent is aborted as stalled once the idle timeout passes on the clock, not before', async () => {
+  model.script(turn().text('Half a sent', 2, true).stall());
+  const clock = new ManualClock();
+  const deltas: string[] = [];
+  const asked = ask(QUESTION, (delta) => deltas.push(delta), clock).catch((e: unknown) => e);
+  const deadline = Date.now() + 10_000;
+  // Its last event is the last delta: once that is here, the idle timer runs from it.
+  while (deltas.join('') !== 'Half a sent') {
+    if (Date.now() > deadline) throw new Error('the text before the stall never came');
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  clock.advance(29_999);
+  expect(clock.pendingTimers()).toBe(1);
+  clock.advance(1);
+  const error = await asked;
+  expect(error).toBeInstanceOf(ModelStreamFailure);
+  expect(error).toMatchObject({ kind: 'stalled', toolUseStarted: false });
+  expect(clock.pendingTimers()).toBe(0);
 });
 
 test('an HTTP error answer is the SDK error with its status', async () => {

@@ -81,6 +81,8 @@ export async function startTestApp(
     clock?: Clock;
     /** Time for API-key expiry and the `lastUsedAt` flush (a ManualClock). */
     accessClock?: Clock;
+    /** Time for the model stream's idle timeout and turn retries (a ManualClock). */
+    modelClock?: Clock;
     sandboxes?: boolean;
     /** Serve the offline model and point the runtime at it. */
     offlineModel?: boolean;
@@ -142,6 +144,7 @@ export async function startTestApp(
         executor: options.executor,
         clock: options.clock,
         accessClock: options.accessClock,
+        modelClock: options.modelClock,
         vendors: options.vendors,
         bus,
         sandboxes: options.sandboxes ?? false,

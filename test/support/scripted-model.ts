@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { LoopbackServer } from '../../src/loopback-server';
 import { ThinkingLedger, conversationProblems } from './messages-api-check';
-import type { SseFrame } from './scripted-turn';
+import { STALL_EVENT, type SseFrame } from './scripted-turn';
 
 /**
  * An Anthropic-compatible model server for tests: each POST /v1/messages is answered with
@@ -128,10 +128,12 @@ function answerError(res: http.ServerResponse, answer: HttpErrorAnswer): void {
 /**
  * Each frame as `event:` + `data:` lines, written in two halves with a turn of the event
  * loop between writes: the SDK's decoder sees frames split across chunks, as on a network.
+ * At a stall marker (`turn().….stall()`) it stops writing and leaves the response open.
  */
 async function writeFrames(res: http.ServerResponse, frames: SseFrame[]): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
   for (const frame of frames) {
+    if (frame.event === STALL_EVENT) return; // silent, and open until the client aborts or the server stops
     const text = `event: ${frame.event}\ndata: ${JSON.stringify(frame.data)}\n\n`;
     const half = Math.ceil(text.length / 2);
     for (const part of [text.slice(0, half), text.slice(half)]) {

@@ -12,6 +12,12 @@ export interface SseFrame {
   data: unknown;
 }
 
+/**
+ * Not a frame of the API: where the scripted server stops writing and holds the response
+ * open (a stream gone silent), until the client gives up or the server stops.
+ */
+export const STALL_EVENT = 'toolgate-test-stall';
+
 export type StopReason = 'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal';
 
 export const toolUseId = (): string => `toolu_${randomBytes(12).toString('hex')}`;
@@ -46,11 +52,12 @@ export class TurnBuilder {
     });
   }
 
-  /** A text block, streamed in `count` text_delta pieces. */
-  text(text: string, count = 3): this {
+  /** A text block, streamed in `count` text_delta pieces. `open`: no content_block_stop (the stream ends inside the block). */
+  text(text: string, count = 3, open = false): this {
     return this.block(
       { type: 'text', text: '' },
       pieces(text, count).map((t) => ({ type: 'text_delta', text: t })),
+      !open,
     );
   }
 
@@ -83,6 +90,12 @@ export class TurnBuilder {
   /** An `event: error` frame (as the API sends mid-stream, e.g. overloaded_error); the stream ends there. */
   error(type = 'overloaded_error', message = 'Overloaded'): SseFrame[] {
     this.push('error', { type: 'error', error: { type, message } });
+    return this.frames;
+  }
+
+  /** The stream goes silent here: no further frame, the response held open (the frames so far are sent). */
+  stall(): SseFrame[] {
+    this.push(STALL_EVENT, null);
     return this.frames;
   }
 
