@@ -157,6 +157,10 @@ describe('start on DATABASE_URL', () => {
     );
 
     server.child.kill('SIGTERM');
+    // The signal is handled when the process gets to it: /readyz (no key lookup, so not held by
+    // the lock) says when the drain has begun. A GraphQL request sent before that would be
+    // admitted and wait on the lock like the held one.
+    await waitFor('the drain to begin', async () => ((await fetch(`http://127.0.0.1:${port}/readyz`)).status === 503 ? true : undefined), 5_000);
     // The listener stays open while the held request keeps the process alive: new requests are refused with a retryable 503.
     await waitFor(
       'new requests to be refused',

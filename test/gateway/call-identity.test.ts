@@ -78,7 +78,8 @@ describe('a key names one call', () => {
     const run = await demo.gw.startRun();
     const shopify = demo.gw.vendorRequests('shopify');
     const answers = await Promise.all(
-      ['12345', '67890', '12345', '67890'].map((orderId) =>
+      // Both orders exist, so whichever request wins, its lookup succeeds.
+      ['12345', '12346', '12345', '12346'].map((orderId) =>
         demo.gw.executeRaw(run.id, 'order_lookup', 'lookup', { orderId }, { toolUseId: 'toolu_race_params' }),
       ),
     );
