@@ -1,5 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
+// graphile-worker's private tables, as local-steps.ts and node-liveness.ts already read them:
+// the library releases locks only per owner (force_unlock_workers), never one job whose
+// completion was lost. test/jobs/graphile-internals.test.ts pins the version and the columns,
+// so an upgrade fails loudly before it can change them under this module.
+
 /**
  * The job locks held under this node's lock owners (with their age), and queue locks held
  * without any job lock of theirs older than `queueOlderThanMs`. The caller keeps those of
