@@ -1,4 +1,5 @@
 import { AddressPolicy } from '../../src/egress/address-policy';
+import { ConfigError, loadConfig } from '../../src/config';
 
 /** Which addresses a tenant URL may reach: public unicast, plus what the operator lists. */
 const strict = new AddressPolicy([]);
@@ -64,4 +65,24 @@ test('link-local and metadata addresses open only when listed one by one', () =>
   expect(exact.allows('169.254.169.253')).toBe(false);
   expect(exact.allows('fd00:ec2::254')).toBe(true);
   expect(exact.allows('fd00:ec2::253')).toBe(false);
+});
+
+describe('EGRESS_ALLOW_CIDRS', () => {
+  const key = { MASTER_ENCRYPTION_KEY: '5f'.repeat(32) };
+  test('empty (public only) by default in production and on a database of its own; loopback only for the embedded demo', () => {
+    expect(loadConfig({ ...key, NODE_ENV: 'production', DATABASE_URL: 'postgres://db/toolgate' }).egress.allowCidrs).toEqual([]);
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/toolgate' }).egress.allowCidrs).toEqual([]);
+    expect(loadConfig({}).egress.allowCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(loadConfig({ EGRESS_ALLOW_CIDRS: 'none' }).egress.allowCidrs).toEqual([]);
+    expect(loadConfig({ EGRESS_ALLOW_CIDRS: ' 10.0.0.0/8, fd12::/16 ,192.168.1.7' }).egress.allowCidrs).toEqual([
+      '10.0.0.0/8',
+      'fd12::/16',
+      '192.168.1.7',
+    ]);
+  });
+
+  test.each(['10.0.0.0/33', 'example.com', '10.0.0.0/8;', ''])('a bad entry %j is a configuration error naming the variable', (entry) => {
+    expect(() => loadConfig({ EGRESS_ALLOW_CIDRS: `127.0.0.1/32,${entry}` })).toThrow(ConfigError);
+    expect(() => loadConfig({ EGRESS_ALLOW_CIDRS: `127.0.0.1/32,${entry}` })).toThrow(/EGRESS_ALLOW_CIDRS/);
+  });
 });
