@@ -190,7 +190,10 @@ export async function composeToolgate(
       config.metrics.port === undefined ? null : await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port }, logger);
     if (metricsServer) started.push(metricsServer);
     const metricsUrl = metricsServer?.url ?? server.url.replace(/\/graphql$/, '/metrics');
-    logger.info({ url: metricsUrl, protected: config.metrics.token !== undefined }, 'Prometheus metrics served');
+    // On the API port /metrics always needs METRICS_TOKEN (unset: 401 to everyone); on a port of its own only when one is set.
+    const metricsProtected = metricsServer === null || config.metrics.token !== undefined;
+    const openTo = config.metrics.token !== undefined ? 'METRICS_TOKEN' : metricsProtected ? 'nobody (METRICS_TOKEN unset)' : 'anyone who reaches it';
+    logger.info({ url: metricsUrl, protected: metricsProtected, openTo }, 'Prometheus metrics served');
 
     let stopping: Promise<ShutdownReport> | null = null;
     return {
