@@ -138,3 +138,18 @@ test('DNS rebinding: a name checked public at registration that resolves to loop
   const imported = await demo.app.gql(IMPORT_MCP_TOOLS, { key: demo.seed.keys.admin, variables: { id: server.body.data!.registerMcpServer.id } });
   expect(errorCode(imported)).toBe('EGRESS_REFUSED');
 });
+
+test('a closed port at an allowed address answers as a refused one: EGRESS_REFUSED at import, "unreachable" at delivery', async () => {
+  // A port that was just free: nothing listens there.
+  const closed = await listener(ALLOWED_HOST, (res) => res.end());
+  await closed.close();
+  const attempt = await deliverOnce(closed.url);
+  expect(attempt).toMatchObject({ outcome: 'failed', httpStatus: null, errorCode: 'unreachable' });
+
+  const server = await registerServer(closed.url);
+  expect(server.body.errors).toBeUndefined();
+  const imported = await demo.app.gql(IMPORT_MCP_TOOLS, { key: demo.seed.keys.admin, variables: { id: server.body.data!.registerMcpServer.id } });
+  expect(errorCode(imported)).toBe('EGRESS_REFUSED');
+  const refusedAtRegistration = await registerServer('http://10.0.0.1/mcp');
+  expect(imported.body.errors![0].message).toBe(refusedAtRegistration.body.errors![0].message);
+});
