@@ -23,6 +23,7 @@ import { Reconciler } from './recovery/reconciler';
 import { KeyAccess } from './auth/key-access';
 import { WebhookDeliverer } from './webhooks/webhook-deliverer';
 import type { ToolgateMetrics } from './telemetry/metrics';
+import { Egress, type EgressResolver } from './egress/egress';
 
 /** The long-lived dependencies of a running server, passed explicitly (no container). */
 export interface AppServices {
@@ -55,6 +56,8 @@ export interface AppServices {
   keys: KeyAccess;
   /** Sends approval and run webhooks (the worker's `webhook_deliver` jobs). */
   webhooks: WebhookDeliverer;
+  /** The egress policy of tenant URLs: checked at registration, pinned on every connection (src/egress/). */
+  egress: Egress;
   /** This app's Prometheus registry and the families its code reports to. */
   metrics: ToolgateMetrics;
 }
@@ -75,6 +78,8 @@ export interface ServiceOptions {
   modelClock?: Clock;
   /** The vendors (default: VENDORS of src/vendors/index.ts; a test may add its own). */
   vendors?: readonly VendorRegistration[];
+  /** How tenant hosts resolve (default: the system's; a test makes a name resolve to loopback). */
+  resolver?: EgressResolver;
   /** In-process run signals (tokens, status), shared with the realtime relay. */
   runEvents: RunEvents;
   realtime: Realtime;
@@ -86,13 +91,14 @@ export function createAppServices(
   options: ServiceOptions,
 ): AppServices {
   const { config, logger, orm, keyring } = base;
+  const egress = new Egress(config.egress.allowCidrs, options.resolver);
   const executor =
     options.executor ??
     new VendorExecutor({
       orm,
       keyring,
       registry: createVendorRegistry(handlersOf(options.vendors ?? VENDORS)),
-      dynamic: upstreamMcpActions(orm),
+      dynamic: upstreamMcpActions(orm, egress),
       clock: options.clock,
       settings: config.vendor,
       urlOverrides: config.vendorUrls,
@@ -147,6 +153,7 @@ export function createAppServices(
     settings: config.webhooks,
     logger: logger.child({ component: 'webhooks' }),
     clock: options.clock ?? systemClock,
+    fetch: egress.fetch,
   });
   return {
     ...base,
@@ -165,6 +172,7 @@ export function createAppServices(
     realtime,
     keys,
     webhooks,
+    egress,
     metrics,
   };
 }

@@ -23,6 +23,7 @@ import { needsOfflineModel } from './llm/model-client';
 import { ToolgateMetrics } from './telemetry/metrics';
 import { addDatabaseMetrics } from './telemetry/metrics-database';
 import { startMetricsServer } from './telemetry/metrics-endpoint';
+import type { EgressResolver } from './egress/egress';
 
 /** What the process edge may replace; each default is what `toolgate start` runs. */
 export interface ComposeOverrides {
@@ -48,6 +49,8 @@ export interface ComposeOverrides {
   modelClock?: Clock;
   /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
   vendors?: readonly VendorRegistration[];
+  /** How tenant URLs' hosts resolve for the egress policy (default: the system resolver). */
+  resolver?: EgressResolver;
   /** Default: TOOLGATE_NODE_NAME, else host:port. */
   nodeName?: string;
   /** Told when another node declared this one dead (default: exit 70). */
@@ -123,6 +126,7 @@ export async function composeToolgate(
       accessClock: overrides.accessClock,
       modelClock: overrides.modelClock,
       vendors,
+      resolver: overrides.resolver,
       sandboxUrls: sandboxes.urls,
       offlineModelUrl,
       nodeId,
@@ -186,7 +190,10 @@ export async function composeToolgate(
       config.metrics.port === undefined ? null : await startMetricsServer(metrics, { ...config.metrics, port: config.metrics.port }, logger);
     if (metricsServer) started.push(metricsServer);
     const metricsUrl = metricsServer?.url ?? server.url.replace(/\/graphql$/, '/metrics');
-    logger.info({ url: metricsUrl, protected: config.metrics.token !== undefined }, 'Prometheus metrics served');
+    // On the API port /metrics always needs METRICS_TOKEN (unset: 401 to everyone); on a port of its own only when one is set.
+    const metricsProtected = metricsServer === null || config.metrics.token !== undefined;
+    const openTo = config.metrics.token !== undefined ? 'METRICS_TOKEN' : metricsProtected ? 'nobody (METRICS_TOKEN unset)' : 'anyone who reaches it';
+    logger.info({ url: metricsUrl, protected: metricsProtected, openTo }, 'Prometheus metrics served');
 
     let stopping: Promise<ShutdownReport> | null = null;
     return {
@@ -292,6 +299,8 @@ async function shutdown(parts: {
   if (!drained) logger.warn('run steps still running at the end of the shutdown budget: their jobs are released to live nodes');
   await withDeadline(parts.realtime.stop(), begun + budget);
   for (const edge of parts.edges) await edge?.stop();
+  // Nothing sends to tenant URLs any more: their pooled connections are closed.
+  await services.egress.close();
   // Last: requests still running are answered (503 with their calls, each settled or handed over by now), then the listener closes.
   await parts.server.stop();
   return { handedOver, drained: drained && idle };

@@ -172,6 +172,17 @@ export const CONFIG_GROUPS: Group[] = [
     ],
   },
   {
+    title: 'Egress',
+    variables: [
+      {
+        name: 'EGRESS_ALLOW_CIDRS',
+        default: 'loopback (127.0.0.0/8,::1/128) on the embedded database outside production, else none',
+        description:
+          'CIDRs tenant URLs (webhooks, upstream MCP servers) may reach besides public addresses (none: only public); link-local and metadata addresses only by an exact /32 or /128',
+      },
+    ],
+  },
+  {
     title: 'Webhooks',
     variables: [
       { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', description: 'per webhook attempt' },

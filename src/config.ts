@@ -4,6 +4,7 @@ import type { MasterKey } from './credentials/keyring';
 import { boolean, ConfigError, type Env, httpUrl, integer, nonEmpty, oneOf, parseMasterKeys, signingKey } from './config-env';
 import { ROLES, type Role } from './auth/roles';
 import { VENDOR_URL_VARIABLES } from './vendors';
+import { parseCidr } from './egress/address-policy';
 
 export { ConfigError, parseMasterKey } from './config-env';
 
@@ -112,6 +113,12 @@ export interface Config {
     breakerThreshold: number;
     breakerHalfOpenMs: number;
   };
+  /**
+   * The egress policy for tenant URLs (webhook endpoints, upstream MCP servers; src/egress/):
+   * CIDRs opened besides public addresses (EGRESS_ALLOW_CIDRS). Link-local and metadata
+   * addresses open only for an entry naming the one address.
+   */
+  egress: { allowCidrs: string[] };
   /** Approval webhooks (src/webhooks/): each delivery's attempts and their schedule. */
   webhooks: {
     /** Per attempt: no answer by then is a failed attempt (`timeout`). */
@@ -243,6 +250,8 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       breakerThreshold: integer(env, 'VENDOR_BREAKER_THRESHOLD', 5, 1, 1000),
       breakerHalfOpenMs: integer(env, 'VENDOR_BREAKER_HALF_OPEN_MS', 30_000, 1, 3_600_000),
     },
+    // The embedded demo's loopback sandboxes (`toolgate sandboxes`, a local receiver) stay reachable; nothing else is opened by default.
+    egress: { allowCidrs: cidrList(env, 'EGRESS_ALLOW_CIDRS', databaseUrl === undefined && nodeEnv !== 'production' ? DEMO_EGRESS : []) },
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
@@ -316,6 +325,24 @@ function metricsConfig(env: Env): MetricsConfig {
     host: nonEmpty(env.METRICS_HOST) ?? '127.0.0.1',
     token,
   };
+}
+
+/** Loopback, opened for the embedded development setup (README, "Egress policy"). */
+const DEMO_EGRESS = ['127.0.0.0/8', '::1/128'];
+
+/** A comma-separated list of CIDRs (`10.0.0.0/8`, `::1/128`, or single addresses); `none` for the empty list. */
+function cidrList(env: Env, name: string, fallback: string[]): string[] {
+  const raw = nonEmpty(env[name]);
+  if (raw === undefined) return fallback;
+  if (raw.toLowerCase() === 'none') return [];
+  return raw.split(',').map((part) => {
+    try {
+      parseCidr(part);
+      return part.trim();
+    } catch {
+      throw new ConfigError(`${name} must be a comma-separated list of CIDRs (e.g. 10.0.0.0/8,fd12::/16) or none, got "${part.trim()}"`);
+    }
+  });
 }
 
 /** A comma-separated list of origins (`https://app.example.com`), each checked and normalized. */

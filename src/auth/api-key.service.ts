@@ -44,11 +44,15 @@ export async function issueApiKey(
   return { id: key.id, role, secret, name: key.name, expiresAt: key.expiresAt, createdAt: key.createdAt };
 }
 
-/** Accepts `Bearer <key>` or the bare key. Returns null when no key was sent. */
+/**
+ * The key of `Bearer <key>` (the scheme case-insensitive, RFC 6750). Anything else — no
+ * header, another scheme, a bare key — is null: no key was sent in the documented form, and
+ * the caller is refused UNAUTHENTICATED with a message naming it.
+ */
 export function parseAuthorization(header: unknown): string | null {
-  if (typeof header !== 'string' || header.trim() === '') return null;
+  if (typeof header !== 'string') return null;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header.trim());
-  return match ? match[1] : header.trim();
+  return match ? match[1] : null;
 }
 
 /** A key that is valid now: its caller, and when it stops being valid (null: never). */

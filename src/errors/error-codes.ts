@@ -39,6 +39,8 @@ export const ERROR_CODES = [
   // Upstream MCP servers (admin)
   'MCP_SERVER_NAME_TAKEN',
   'MCP_SERVER_UNREACHABLE',
+  // Tenant URLs (webhook endpoints, upstream MCP servers)
+  'EGRESS_REFUSED',
   'MODEL_UNAVAILABLE',
   'MODEL_ERROR',
   'MODEL_STREAM_STALLED',
@@ -122,6 +124,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   MCP_SERVER_NAME_TAKEN: { httpStatus: 409 },
   // The import could not list the upstream's tools (connection, HTTP status, protocol): nothing changed.
   MCP_SERVER_UNREACHABLE: { httpStatus: 502 },
+  // A tenant URL's host is refused by the egress policy, does not resolve, redirects or cannot be connected to: one code for all.
+  EGRESS_REFUSED: { httpStatus: 422 },
   RUN_CANCELLED: { httpStatus: 409, modelMessage: 'The run was cancelled before this tool call ran' },
   MODEL_UNAVAILABLE: { httpStatus: 503 },
   MODEL_ERROR: { httpStatus: 502 },

@@ -1,4 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode } from '@mikro-orm/core';
+import { newId } from '../db/columns';
 import { Org } from './org.entity';
 import { Specialist } from './specialist.entity';
 import { FeatureFlag } from './feature-flag.entity';
@@ -101,9 +103,16 @@ export async function setFeatureFlag(em: EntityManager, caller: Caller, key: str
     throw badInput('key must be lowercase letters, digits, "_" or "." (at most 64)', { field: 'key' });
   }
   return em.transactional(async (tx) => {
-    let flag = await tx.findOne(FeatureFlag, { orgId: caller.orgId, key });
-    const previous = flag?.enabled ?? false;
-    if (!flag) flag = tx.create(FeatureFlag, { orgId: caller.orgId, key, enabled });
+    // An upsert: concurrent first writes of one flag each find the row (one inserts it, off —
+    // what no row means — the others wait on the unique index), then change it in turn.
+    await tx
+      .createQueryBuilder(FeatureFlag)
+      .insert({ id: newId(), orgId: caller.orgId, key, enabled: false, updatedAt: new Date() })
+      .onConflict(['orgId', 'key'])
+      .ignore()
+      .execute();
+    const flag = await tx.findOneOrFail(FeatureFlag, { orgId: caller.orgId, key }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const previous = flag.enabled;
     flag.enabled = enabled;
     flag.updatedAt = new Date();
     await recordConfigChange(tx, caller, { type: 'feature_flag.changed', resourceId: flag.id, metadata: { key, enabled, previous } });

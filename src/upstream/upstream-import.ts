@@ -16,6 +16,9 @@ import { listUpstreamTools } from '../vendors/mcp/mcp-client';
 import { upstreamCredentialType } from '../vendors/mcp/mcp-upstream';
 import { UpstreamMcpServer } from './upstream-server.entity';
 import { findUpstreamServer } from './upstream.service';
+import type { Egress } from '../egress/egress';
+import { egressRefused } from '../egress/egress-refused';
+import { VendorNetworkError } from '../vendors/http';
 
 /** What an import changed, by catalog name (`mcp.<server>.<tool>`). */
 export interface ImportDiff {
@@ -55,9 +58,10 @@ export async function importUpstreamTools(
   caller: Caller,
   serverId: string,
   timeoutMs: number,
+  egress: Egress,
 ): Promise<ImportDiff> {
   const server = await findUpstreamServer(em, caller.orgId, serverId);
-  const listed = await listTools(em, keyring, server, timeoutMs);
+  const listed = await listTools(em, keyring, server, timeoutMs, egress);
   const { offered, skipped } = sortOut(listed);
 
   return em.transactional(async (tx) => {
@@ -117,15 +121,17 @@ export async function importUpstreamTools(
   });
 }
 
-async function listTools(em: EntityManager, keyring: MasterKeyring, server: UpstreamMcpServer, timeoutMs: number): Promise<Tool[]> {
+async function listTools(em: EntityManager, keyring: MasterKeyring, server: UpstreamMcpServer, timeoutMs: number, egress: Egress): Promise<Tool[]> {
   const credential = await readCredential(em, keyring, server.orgId, upstreamCredentialType(server.name)).catch((error) => {
     if (error instanceof AppError && error.code === 'CREDENTIALS_NOT_FOUND') return {} as Record<string, unknown>;
     throw error;
   });
   const bearerToken = typeof credential.bearerToken === 'string' ? credential.bearerToken : null;
   try {
-    return await listUpstreamTools({ url: server.url, bearerToken }, AbortSignal.timeout(timeoutMs));
+    return await listUpstreamTools({ url: server.url, bearerToken, fetch: egress.fetch }, AbortSignal.timeout(timeoutMs));
   } catch (error) {
+    // A refused address or redirect, a name that does not resolve and a closed port: one answer, as at registration.
+    if (error instanceof VendorNetworkError && error.unreachable) throw egressRefused();
     const failure =
       error instanceof DOMException && error.name === 'TimeoutError' ? { reason: 'vendor_timeout', vendorStatusCode: null } : classifyFailure(error);
     // The reason and status only: no upstream text reaches the admin's answer or the log.

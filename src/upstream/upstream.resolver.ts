@@ -20,7 +20,7 @@ export class UpstreamResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<McpServerType> {
     const caller = requireCaller(ctx);
-    const server = await registerUpstreamServer(ctx.em, ctx.services.keyring, caller, input);
+    const server = await registerUpstreamServer(ctx.em, ctx.services.keyring, ctx.services.egress, caller, input);
     const [listing] = await listUpstreamServers(ctx.em, caller.orgId, [server]);
     return toMcpServerType(listing);
   }
@@ -31,7 +31,7 @@ export class UpstreamResolver {
   })
   async importMcpServerTools(@Arg('serverId', () => ID) serverId: string, @Ctx() ctx: RequestContext): Promise<McpImportResultType> {
     const caller = requireCaller(ctx);
-    const diff = await importUpstreamTools(ctx.em, ctx.services.keyring, caller, serverId, ctx.services.config.vendor.timeoutMs);
+    const diff = await importUpstreamTools(ctx.em, ctx.services.keyring, caller, serverId, ctx.services.config.vendor.timeoutMs, ctx.services.egress);
     const [listing] = await listUpstreamServers(ctx.em, caller.orgId, [diff.server]);
     return toImportResultType(diff, listing);
   }

@@ -12,6 +12,7 @@ import { appendLedgerEvent } from '../ledger/ledger.service';
 import { isUuid } from '../db/ids';
 import { upstreamCredentialType } from '../vendors/mcp/mcp-upstream';
 import { UpstreamMcpServer, type UpstreamTransport } from './upstream-server.entity';
+import type { Egress } from '../egress/egress';
 
 export interface RegisterUpstreamInput {
   name: string;
@@ -33,11 +34,13 @@ const MAX_COST_CENTS = 100_000;
 /**
  * Registers an upstream MCP server for the caller's org; its bearer token (if any) goes to
  * the credential vault as `mcp_<name>`. Nothing is imported yet: `importUpstreamTools` does.
- * Bad input and a name the org already uses are refused before anything is written.
+ * Bad input, a URL outside the egress policy (EGRESS_REFUSED) and a name the org already
+ * uses are refused before anything is written.
  */
 export async function registerUpstreamServer(
   em: EntityManager,
   keyring: MasterKeyring,
+  egress: Egress,
   caller: Caller,
   input: RegisterUpstreamInput,
 ): Promise<UpstreamMcpServer> {
@@ -53,6 +56,7 @@ export async function registerUpstreamServer(
   if (token !== null && (token.trim() === '' || token.length > MAX_TOKEN || /[\s]/.test(token))) {
     throw badInput(`bearerToken must be 1-${MAX_TOKEN} characters without spaces`, { field: 'bearerToken' });
   }
+  await egress.check(url);
   try {
     return await em.transactional(async (tx) => {
       if (await tx.findOne(UpstreamMcpServer, { orgId: caller.orgId, name: input.name })) throw nameTaken(input.name);

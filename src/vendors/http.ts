@@ -1,13 +1,19 @@
 import type { Clock } from '../clock';
 import { VendorHttpError, VendorProtocolError, parseRetryAfter } from './vendor-handler';
+import { egressRefusalIn } from '../egress/egress-refused';
 
 /**
  * The connection failed or was reset before an answer arrived. `mayHaveArrived`: false only
  * when the request certainly never left (refused, no such host); a reset after sending may
  * have reached the vendor, which matters for an action that must not run twice.
+ * `unreachable`: no conversation with the server took place that a tenant may be told about
+ * (nothing was sent, or the egress policy refused the address or a redirect).
  */
 export class VendorNetworkError extends Error {
-  constructor(readonly mayHaveArrived = true) {
+  constructor(
+    readonly mayHaveArrived = true,
+    readonly unreachable = !mayHaveArrived,
+  ) {
     super('vendor connection failed');
     this.name = 'VendorNetworkError';
   }
@@ -18,6 +24,8 @@ const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNRE
 
 /** The VendorNetworkError for what fetch (or a client built on it) threw, from the codes in its cause chain. */
 export function networkErrorOf(error: unknown): VendorNetworkError {
+  const refusal = egressRefusalIn(error);
+  if (refusal) return new VendorNetworkError(refusal.requestSent, true);
   for (let cause = error, depth = 0; cause && depth < 5; depth++) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && NEVER_SENT.has(code)) return new VendorNetworkError(false);
@@ -45,6 +53,8 @@ export async function fetchJson<T = unknown>(
   let response: Response;
   try {
     response = await fetch(url, {
+      // A redirect is an answer, never followed: a vendor's access token must not travel to another origin.
+      redirect: 'manual',
       method: init.method ?? 'GET',
       headers: { accept: 'application/json', ...(init.headers ?? {}) },
       body: init.body,

@@ -29,7 +29,7 @@ export class WebhookAttempt {
   @Property({ type: 'integer', nullable: true })
   httpStatus: number | null = null;
 
-  /** `http_error`, `timeout`, `network_error`, `gone` (410), `secret_unreadable`. */
+  /** `http_error`, `timeout`, `unreachable` (refused by the egress policy, or no connection), `gone` (410), `secret_unreadable`; `network_error` on attempts recorded before the egress policy. */
   @Property({ type: 'text', nullable: true })
   errorCode: string | null = null;
 

@@ -12,6 +12,7 @@ import { buildWebhookPayload } from './webhook-payload';
 import { openWebhookSecret } from './webhook-secret';
 import { enqueueDelivery } from './webhook-jobs';
 import { canonicalJson } from '../ledger/canonical-json';
+import type { EgressFetch } from '../egress/egress';
 
 /**
  * A delivery to be sent again now (redeliverWebhook): pending, due at once. The deliverer
@@ -39,7 +40,11 @@ export function webhookRetryDelayMs(attempt: number, baseMs: number, maxMs: numb
 interface AttemptResult {
   ok: boolean;
   httpStatus: number | null;
-  /** Null when ok; else `http_error`, `gone`, `timeout`, `network_error`, `secret_unreadable`. */
+  /**
+   * Null when ok; else `http_error`, `gone`, `timeout`, `unreachable` (no HTTP answer to
+   * show: the egress policy refused the address or a redirect, the name did not resolve, the
+   * connection failed), `secret_unreadable`.
+   */
   errorCode: string | null;
 }
 
@@ -50,6 +55,8 @@ export interface WebhookDelivererOptions {
   logger: Logger;
   /** The time attempts are signed, timed and rescheduled with (tests move a manual one). */
   clock: Clock;
+  /** The egress policy's fetch (src/egress/): refused addresses and redirects never reach the network. */
+  fetch: EgressFetch;
 }
 
 /**
@@ -89,7 +96,7 @@ export class WebhookDeliverer {
   }
 
   private async attempt(endpoint: WebhookEndpoint, delivery: WebhookDelivery): Promise<AttemptResult> {
-    const { keyring, clock, settings } = this.options;
+    const { keyring, clock, settings, fetch } = this.options;
     let secret: string;
     try {
       secret = openWebhookSecret(keyring, endpoint.orgId, endpoint.id, endpoint.encryptedSecret);
@@ -109,13 +116,15 @@ export class WebhookDeliverer {
     const abort = new AbortController();
     const cancelTimer = clock.after(settings.timeoutMs, () => abort.abort());
     try {
-      // No redirects: a receiver that moved is a failed attempt, not a request to another host.
-      const response = await fetch(endpoint.url, { method: 'POST', headers, body, redirect: 'manual', signal: abort.signal });
+      // The egress fetch follows no redirect: a receiver that moved is an unreachable attempt, not a request to another host.
+      const response = await fetch(endpoint.url, { method: 'POST', headers, body, signal: abort.signal });
       await response.body?.cancel().catch(() => undefined);
       if (response.status >= 200 && response.status < 300) return { ok: true, httpStatus: response.status, errorCode: null };
       return { ok: false, httpStatus: response.status, errorCode: response.status === 410 ? 'gone' : 'http_error' };
     } catch {
-      return { ok: false, httpStatus: null, errorCode: abort.signal.aborted ? 'timeout' : 'network_error' };
+      // One outcome for a refused address, a redirect, a name that does not resolve and a failed
+      // connection: the attempt records answer no questions about the network behind the URL.
+      return { ok: false, httpStatus: null, errorCode: abort.signal.aborted ? 'timeout' : 'unreachable' };
     } finally {
       cancelTimer();
     }

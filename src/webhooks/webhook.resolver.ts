@@ -44,7 +44,10 @@ export class WebhookResolver {
     @Arg('eventTypes', () => [WebhookEventTypeEnum]) eventTypes: WebhookEventType[],
     @Ctx() ctx: RequestContext,
   ): Promise<CreatedWebhookEndpointType> {
-    const { endpoint, secret } = await createWebhookEndpoint(ctx.em, ctx.services.keyring, requireCaller(ctx), { url, eventTypes });
+    const { endpoint, secret } = await createWebhookEndpoint(ctx.em, ctx.services.keyring, ctx.services.egress, requireCaller(ctx), {
+      url,
+      eventTypes,
+    });
     return { endpoint: toWebhookEndpointType(endpoint), secret };
   }
 

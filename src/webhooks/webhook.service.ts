@@ -12,25 +12,28 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './webhook-events';
 import { newWebhookSecret, sealWebhookSecret } from './webhook-secret';
 import { enqueueDelivery } from './webhook-jobs';
 import { reopenDelivery } from './webhook-deliverer';
+import type { Egress } from '../egress/egress';
 
 export const MAX_WEBHOOK_URL = 2048;
 /** Endpoints one org may have (each event is sent to each of them). */
 export const MAX_ENDPOINTS_PER_ORG = 20;
 
 /**
- * Registers an endpoint for the caller's org. The URL is the admin's to choose (any http(s)
- * host, private addresses included: this is a server-side request the admin asks for);
- * credentials in it are refused, they would be listed back. The secret is generated, sealed,
- * and answered here only. Events appended after this commit are sent to it.
+ * Registers an endpoint for the caller's org. The URL is the admin's to choose within the
+ * egress policy (public addresses unless the operator opened a range: EGRESS_REFUSED
+ * otherwise); credentials in it are refused, they would be listed back. The secret is
+ * generated, sealed, and answered here only. Events appended after this commit are sent to it.
  */
 export async function createWebhookEndpoint(
   em: EntityManager,
   keyring: MasterKeyring,
+  egress: Egress,
   caller: Caller,
   input: { url: string; eventTypes: readonly string[] },
 ): Promise<{ endpoint: WebhookEndpoint; secret: string }> {
   const url = parseWebhookUrl(input.url);
   const eventTypes = parseEventTypes(input.eventTypes);
+  await egress.check(url);
   return em.transactional(async (tx) => {
     const count = await tx.count(WebhookEndpoint, { orgId: caller.orgId, deletedAt: null });
     if (count >= MAX_ENDPOINTS_PER_ORG) throw badInput(`an org may have at most ${MAX_ENDPOINTS_PER_ORG} webhook endpoints`, { field: 'url' });

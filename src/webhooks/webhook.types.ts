@@ -62,7 +62,10 @@ export class WebhookAttemptType {
   @Field(() => Int, { nullable: true })
   httpStatus!: number | null;
 
-  @Field(() => String, { nullable: true, description: '`http_error`, `gone` (410), `timeout`, `network_error`, `secret_unreadable`' })
+  @Field(() => String, {
+    nullable: true,
+    description: '`http_error`, `gone` (410), `timeout`, `unreachable` (refused by the egress policy or no connection), `secret_unreadable`',
+  })
   errorCode!: string | null;
 
   @Field(() => Int)

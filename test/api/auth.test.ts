@@ -76,12 +76,18 @@ describe('authentication over HTTP', () => {
     expectUnauthenticated(await app.gql(VIEWER, { headers: { authorization: `Basic ${owner.keys.admin}` } }));
   });
 
-  test('the key is accepted bare and with a case-insensitive Bearer scheme', async () => {
-    for (const authorization of [owner.keys.admin, `bearer ${owner.keys.admin}`, `Bearer   ${owner.keys.admin}  `]) {
+  test('the key is accepted with a case-insensitive Bearer scheme', async () => {
+    for (const authorization of [`bearer ${owner.keys.admin}`, `Bearer   ${owner.keys.admin}  `]) {
       const res = await app.gql(VIEWER, { headers: { authorization } });
       expect(res.status).toBe(200);
       expect(res.body.data?.viewer.org.id).toBe(owner.org.id);
     }
+  });
+
+  test('a bare key, without the Bearer scheme, is refused UNAUTHENTICATED, the message naming the form', async () => {
+    const res = await app.gql(VIEWER, { headers: { authorization: owner.keys.admin } });
+    expectUnauthenticated(res);
+    expect(res.body.errors?.[0].message).toContain('Authorization: Bearer <key>');
   });
 
   test('a revoked key is UNAUTHENTICATED', async () => {

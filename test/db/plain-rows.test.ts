@@ -15,8 +15,9 @@ beforeAll(async () => {
   const { app, gw, seed } = demo;
   // Subscribed to every webhook event: the ledger trigger writes delivery rows (bigint ids).
   const admin = { orgId: seed.orgId, role: 'admin' as const, keyId: null };
-  await createWebhookEndpoint(app.em(), app.masterKey, admin, {
-    url: 'https://hooks.example.com/in',
+  await createWebhookEndpoint(app.em(), app.masterKey, app.services.egress, admin, {
+    // Loopback (the test servers' allow list): no DNS needed; nothing is delivered here.
+    url: 'http://127.0.0.1:9/in',
     eventTypes: ['approval.requested', 'approval.resolved', 'approval.expired', 'run.completed', 'run.failed'],
   });
   const started = await gw.startRun();

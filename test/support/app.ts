@@ -20,6 +20,7 @@ import { InProcessBus } from '../../src/events/in-process-bus';
 import { PostgresBus } from '../../src/events/postgres-bus';
 import { RedisBus } from '../../src/events/redis-bus';
 import { createTestDatabase, type TestDatabase } from './database';
+import type { EgressResolver } from '../../src/egress/egress';
 
 export const TEST_MASTER_KEY_HEX = '5f'.repeat(32);
 
@@ -97,6 +98,8 @@ export async function startTestApp(
     liveness?: boolean;
     /** The vendors (default VENDORS): a test may register one of its own. */
     vendors?: readonly VendorRegistration[];
+    /** How tenant hosts resolve for the egress policy (a name may resolve to loopback, or change its answer). */
+    resolver?: EgressResolver;
     /** Use this database instead of a new one (e.g. a "restarted" server); it is not dropped on close. */
     database?: TestDatabase;
     /** The realtime bus (default in-process; postgres or redis for several nodes). */
@@ -118,6 +121,8 @@ export async function startTestApp(
     MASTER_ENCRYPTION_KEY: TEST_MASTER_KEY_HEX,
     HOST: '127.0.0.1',
     PORT: '0',
+    // The suites' receivers and sandboxes listen on loopback: opened explicitly, as an operator would.
+    EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
     ...(options.trustedDocuments ? {} : { TRUSTED_DOCUMENT_ROLES: 'none' }),
     ...(options.liveness ? { NODE_HEARTBEAT_MS: '3600000', NODE_DEAD_AFTER_MS: '7200000' } : {}),
     ...env,
@@ -146,6 +151,7 @@ export async function startTestApp(
         accessClock: options.accessClock,
         modelClock: options.modelClock,
         vendors: options.vendors,
+        resolver: options.resolver,
         bus,
         sandboxes: options.sandboxes ?? false,
         offlineModel: options.offlineModel ?? false,

@@ -1,4 +1,5 @@
 import { serveVendorSandboxes, parseFault, type ServedSandboxes } from '../../src/vendors/sandbox/sandbox-process';
+import { Egress } from '../../src/egress/egress';
 import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { QBO_DEMO_REALM_ID } from '../../src/vendors/nango/nango.sandbox';
 import { servedSandboxes } from './vendor-helpers';
@@ -138,7 +139,7 @@ describe('the sandboxes process', () => {
   });
 
   test('the upstream MCP sandbox at /mcp: the SDK client calls it, bodyIncludes aims a fault at tools/call, effects list its messages', async () => {
-    const endpoint = { url: `${served.url}/mcp`, bearerToken: null };
+    const endpoint = { url: `${served.url}/mcp`, bearerToken: null, fetch: new Egress(['127.0.0.1/32']).fetch };
     const signal = new AbortController().signal;
     expect((await listUpstreamTools(endpoint, signal)).map((t) => t.name)).toEqual(['weather.lookup', 'contact.notify']);
     const injected = await control('POST', '/faults', { vendor: 'mcp', fault: { kind: 'status', status: 502 }, bodyIncludes: 'tools/call' });

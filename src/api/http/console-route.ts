@@ -48,10 +48,11 @@ export function consoleRoute(root: string): express.Router {
     securityHeaders(req, res);
     next();
   });
-  router.use(
-    '/assets',
-    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, fallthrough: false, redirect: false }),
-  );
+  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false, redirect: false }));
+  // An asset that is not there (an old page naming a hash since replaced) is a 404, not a server error.
+  router.use('/assets', (_req, res) => {
+    res.status(404).type('text/plain').send('Not found\n');
+  });
   router.get('/', (_req, res) => {
     const index = path.join(dir, 'index.html');
     if (!fs.existsSync(index)) {

@@ -92,6 +92,12 @@ export function ideAssetsRoute(): express.Router {
     };
   router.get(`${IDE_PATH}init.js`, send('text/javascript', INIT_JS));
   router.get(`${IDE_PATH}page.css`, send('text/css', PAGE_CSS));
-  router.use(IDE_PATH, express.static(RURU_STATIC, { index: false, fallthrough: false, maxAge: '1h' }));
+  // The folder itself is no page: the IDE is a browser's GET of /graphql.
+  router.get(IDE_PATH.slice(0, -1), (_req, res) => res.redirect(302, '/graphql'));
+  router.use(IDE_PATH, express.static(RURU_STATIC, { index: false, maxAge: '1h', redirect: false }));
+  // A file that is not there is the client's mistake (a 404), not an error of the server.
+  router.use(IDE_PATH, (_req, res) => {
+    res.status(404).type('text/plain').send('Not found\n');
+  });
   return router;
 }

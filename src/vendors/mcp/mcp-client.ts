@@ -3,6 +3,8 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendor-handler';
 import { networkErrorOf } from '../http';
 import { META } from '../../mcp/mcp-result';
+import type { EgressFetch } from '../../egress/egress';
+import { egressRefusalIn } from '../../egress/egress-refused';
 
 /**
  * The transport of upstream MCP servers: the only place that speaks MCP to them, with the
@@ -15,6 +17,8 @@ export interface UpstreamEndpoint {
   url: string;
   /** Sent as `Authorization: Bearer …` when present (from the org's credential vault). */
   bearerToken: string | null;
+  /** The egress policy's fetch: the URL is a tenant's, so every connection is checked and pinned, and no redirect followed. */
+  fetch: EgressFetch;
 }
 
 /** What an upstream tool answered, normalized: its structured content, else its content blocks. */
@@ -26,7 +30,10 @@ const SDK_TIMEOUT_MS = 10 * 60_000;
 export async function withUpstreamClient<T>(endpoint: UpstreamEndpoint, signal: AbortSignal, use: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ name: 'toolgate', version: '0.1.0' }, { capabilities: {} });
   const headers: Record<string, string> = endpoint.bearerToken ? { authorization: `Bearer ${endpoint.bearerToken}` } : {};
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers, signal } });
+  const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
+    requestInit: { headers, signal, redirect: 'manual' },
+    fetch: endpoint.fetch,
+  });
   try {
     await client.connect(transport, { signal, timeout: SDK_TIMEOUT_MS });
     return await use(client);
@@ -73,6 +80,7 @@ const REJECTIONS = new Set<number>([ProtocolErrorCode.InvalidParams, ProtocolErr
 
 function vendorErrorOf(error: unknown): Error {
   if (error instanceof VendorRejectedError) return error;
+  if (egressRefusalIn(error)) return networkErrorOf(error);
   if (error instanceof SdkHttpError) return new VendorHttpError(error.status);
   if (error instanceof ProtocolError) return REJECTIONS.has(error.code) ? new VendorRejectedError() : new VendorProtocolError(null);
   if (error instanceof SdkError) {

@@ -6,6 +6,7 @@ import type { DynamicActions, RegisteredAction } from '../../executor/vendor-reg
 import type { ExecutionRequest } from '../../executor/executor.types';
 import type { VendorHandler } from '../vendor-handler';
 import { callUpstreamTool } from './mcp-client';
+import type { Egress } from '../../egress/egress';
 
 /** The vault's integration type of an upstream server's bearer token: `mcp_<name>`. */
 export const upstreamCredentialType = (server: string): string => `mcp_${server}`;
@@ -19,7 +20,7 @@ export const upstreamCredentialType = (server: string): string => `mcp_${server}
  * whether a call happened, so a non-idempotent one interrupted by a crash is settled
  * VENDOR_OUTCOME_UNKNOWN for review; an idempotent one is called again.
  */
-export function upstreamMcpActions(orm: MikroORM): DynamicActions {
+export function upstreamMcpActions(orm: MikroORM, egress: Egress): DynamicActions {
   return {
     async find(request: ExecutionRequest): Promise<RegisteredAction | undefined> {
       const { toolName, action } = request.tool;
@@ -28,12 +29,12 @@ export function upstreamMcpActions(orm: MikroORM): DynamicActions {
       const definition = await em.findOne(ToolDefinition, { orgId: request.orgId, toolName, action, upstreamServerId: { $ne: null } });
       if (!definition?.upstreamServerId || !definition.upstreamName) return undefined;
       const server = await em.findOne(UpstreamMcpServer, { id: definition.upstreamServerId, orgId: request.orgId });
-      return server ? upstreamAction(server, definition) : undefined;
+      return server ? upstreamAction(server, definition, egress) : undefined;
     },
   };
 }
 
-function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition): RegisteredAction {
+function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition, egress: Egress): RegisteredAction {
   const upstreamName = definition.upstreamName!;
   const handler: VendorHandler = {
     vendor: definition.vendor,
@@ -56,7 +57,7 @@ function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition): 
       execute: (input, ctx) => {
         const token = ctx.credentials.bearerToken;
         return callUpstreamTool(
-          { url: server.url, bearerToken: typeof token === 'string' ? token : null },
+          { url: server.url, bearerToken: typeof token === 'string' ? token : null, fetch: egress.fetch },
           { name: upstreamName, inputSchema: definition.inputSchema },
           input,
           ctx.signal,
