@@ -92,7 +92,7 @@ export function createAppServices(
       orm,
       keyring,
       registry: createVendorRegistry(handlersOf(options.vendors ?? VENDORS)),
-      dynamic: upstreamMcpActions(orm),
+      dynamic: upstreamMcpActions(orm, config.upstream),
       clock: options.clock,
       settings: config.vendor,
       urlOverrides: config.vendorUrls,

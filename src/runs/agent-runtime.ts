@@ -197,6 +197,7 @@ export class AgentRuntime {
     const tools = toolsForManifest(
       run.metadata.runtimeManifest.allowedTools,
       catalog.map((tool) => tool.definition),
+      run.metadata.runtimeManifest.upstreamTools,
     );
     return { system: prompt ?? DEFAULT_SYSTEM, tools };
   }
