@@ -116,6 +116,21 @@ describe('a changed description is a change, and a run keeps the pinned text', (
     });
   });
 
+  test('the upstream tool’s result reaches the model marked as the upstream server’s', async () => {
+    model.script(
+      turn()
+        .toolUse({ name: WEATHER_MODEL_NAME, input: { city: 'Berlin' } })
+        .stop('tool_use'),
+      turn().text('Light rain.').stop('end_turn'),
+    );
+    const variables = { input: { specialistId: tenant.specialistId, message: 'Weather in Berlin?' } };
+    const started = dataOf(await app.gql(START_AGENT_RUN, { key: tenant.keys.client, variables })).startAgentRun;
+    expect((await runClient(tenant).waitFor(started.id)).status).toBe('completed');
+    const answered = model.requests.at(-1)!.messages.at(-1)!.content[0];
+    expect(answered).toMatchObject({ type: 'tool_result' });
+    expect(answered.content).toBe(`${MARK}${JSON.stringify({ city: 'Berlin', forecast: 'light rain', temperatureC: 9 })}`);
+  });
+
   test('a description changed upstream: in the diff, the tool off, drift in mcpServers, the metric and the webhook; old runs keep the pinned text', async () => {
     const { run: before } = await offeredInNewRun(tenant);
     const driftsBefore = await metric('toolgate_upstream_tool_drifts_total');
