@@ -123,6 +123,7 @@ export type WebhookEventType =
   | 'approval_expired'
   | 'approval_requested'
   | 'approval_resolved'
+  | 'mcp_tool_drifted'
   | 'run_completed'
   | 'run_failed';
 

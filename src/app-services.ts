@@ -98,7 +98,7 @@ export function createAppServices(
       orm,
       keyring,
       registry: createVendorRegistry(handlersOf(options.vendors ?? VENDORS)),
-      dynamic: upstreamMcpActions(orm, egress),
+      dynamic: upstreamMcpActions(orm, egress, config.upstream),
       clock: options.clock,
       settings: config.vendor,
       urlOverrides: config.vendorUrls,

@@ -119,6 +119,8 @@ export interface Config {
    * addresses open only for an entry naming the one address.
    */
   egress: { allowCidrs: string[] };
+  /** Caps on what an upstream MCP server may hand Toolgate (README, "Untrusted upstream tools"). */
+  upstream: UpstreamLimits;
   /** Approval webhooks (src/webhooks/): each delivery's attempts and their schedule. */
   webhooks: {
     /** Per attempt: no answer by then is a failed attempt (`timeout`). */
@@ -129,6 +131,19 @@ export interface Config {
     retryBaseMs: number;
     retryMaxDelayMs: number;
   };
+}
+
+export interface UpstreamLimits {
+  /** Tools one server may list; more refuses the import (MCP_SERVER_TOO_MANY_TOOLS). */
+  maxTools: number;
+  /** Pages of `tools/list` followed; more refuses the import (MCP_SERVER_TOO_MANY_PAGES). */
+  maxListPages: number;
+  /** One tool's input schema, as JSON bytes (MCP_TOOL_SCHEMA_TOO_LARGE). */
+  maxSchemaBytes: number;
+  /** One tool's input schema's nesting of objects and arrays (MCP_TOOL_SCHEMA_TOO_DEEP). */
+  maxSchemaDepth: number;
+  /** One tool call's result, as JSON bytes; more fails the call UPSTREAM_RESULT_TOO_LARGE. */
+  maxResultBytes: number;
 }
 
 export interface TracingConfig {
@@ -252,6 +267,13 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     },
     // The embedded demo's loopback sandboxes (`toolgate sandboxes`, a local receiver) stay reachable; nothing else is opened by default.
     egress: { allowCidrs: cidrList(env, 'EGRESS_ALLOW_CIDRS', databaseUrl === undefined && nodeEnv !== 'production' ? DEMO_EGRESS : []) },
+    upstream: {
+      maxTools: integer(env, 'MCP_UPSTREAM_MAX_TOOLS', 100, 1, 1000),
+      maxListPages: integer(env, 'MCP_UPSTREAM_MAX_LIST_PAGES', 10, 1, 100),
+      maxSchemaBytes: integer(env, 'MCP_UPSTREAM_MAX_SCHEMA_BYTES', 32_768, 256, 1_048_576),
+      maxSchemaDepth: integer(env, 'MCP_UPSTREAM_MAX_SCHEMA_DEPTH', 12, 2, 64),
+      maxResultBytes: integer(env, 'MCP_UPSTREAM_MAX_RESULT_BYTES', 262_144, 1024, 16_777_216),
+    },
     webhooks: {
       timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 120_000),
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),

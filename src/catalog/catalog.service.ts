@@ -8,6 +8,7 @@ import { AppError } from '../errors/app-error';
 import type { Caller } from '../auth/caller';
 import { findSpecialist } from '../orgs/org.service';
 import { recordConfigChange } from '../orgs/config-version';
+import { pinTool } from '../upstream/upstream-pin';
 
 /**
  * Writes the catalog (by default the registered vendors', src/vendors/index.ts) into
@@ -62,10 +63,18 @@ export async function setToolPermission(
     }
     permission.enabled = enabled;
     permission.updatedAt = new Date();
+    // Enabling an imported tool pins its upstream text as the admin let it through.
+    if (enabled && tool.upstreamServerId) pinTool(tool, permission.updatedAt);
     await recordConfigChange(tx, caller, {
       type: 'permission.changed',
       resourceId: permission.id,
-      metadata: { scope: 'org', tool: toolKey(toolName, action), enabled, previous },
+      metadata: {
+        scope: 'org',
+        tool: toolKey(toolName, action),
+        enabled,
+        previous,
+        ...(enabled && tool.pinnedHash ? { pinnedHash: tool.pinnedHash } : {}),
+      },
     });
     return { permission, tool };
   });

@@ -4,6 +4,13 @@ import { Org } from '../orgs/org.entity';
 import { UpstreamMcpServer } from '../upstream/upstream-server.entity';
 import { RISK_LEVELS, type RiskLevel } from './risk';
 
+/** The third-party text of an imported tool: what the model reads and what validates its input. */
+export interface PinnedText {
+  title: string | null;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
 /**
  * The tool catalog: one row per `tool.action`. The vendors' rows (`orgId` null) are global,
  * written from the vendor handlers' actions at start (ensureCatalog; edit the action, not
@@ -65,6 +72,24 @@ export class ToolDefinition {
   /** The tool's own name on its upstream server (`action` is it made safe). */
   @Property({ type: 'text', nullable: true })
   upstreamName: string | null = null;
+
+  /** Its title upstream (MCP `title`, else `annotations.title`): third-party text, compared at each import. */
+  @Property({ type: 'text', nullable: true })
+  upstreamTitle: string | null = null;
+
+  /**
+   * An imported tool's text as an admin last enabled it (src/upstream/upstream-pin.ts): what
+   * runs started since are offered, whatever the upstream says now. Null: never enabled.
+   */
+  @Property({ type: 'json', nullable: true })
+  pinned: PinnedText | null = null;
+
+  /** sha256 of the pinned text (canonical JSON); the tool drifted when the imported text no longer hashes to it. */
+  @Property({ type: 'text', nullable: true })
+  pinnedHash: string | null = null;
+
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  pinnedAt: Date | null = null;
 
   /**
    * When a re-import no longer found it upstream. The row stays (calls and the ledger name

@@ -41,6 +41,10 @@ export const ERROR_CODES = [
   'MCP_SERVER_UNREACHABLE',
   // Tenant URLs (webhook endpoints, upstream MCP servers)
   'EGRESS_REFUSED',
+  'MCP_SERVER_TOO_MANY_TOOLS',
+  'MCP_SERVER_TOO_MANY_PAGES',
+  'MCP_TOOL_SCHEMA_TOO_LARGE',
+  'MCP_TOOL_SCHEMA_TOO_DEEP',
   'MODEL_UNAVAILABLE',
   'MODEL_ERROR',
   'MODEL_STREAM_STALLED',
@@ -61,6 +65,7 @@ export const ERROR_CODES = [
   'VENDOR_TIMEOUT',
   'VENDOR_RATE_LIMITED',
   'CIRCUIT_OPEN',
+  'UPSTREAM_RESULT_TOO_LARGE',
   // Recovery: a call interrupted by a crash, a shutdown or a database outage, or a non-idempotent
   // attempt whose outcome was uncertain (a timeout, a reset after sending, a 5xx), settled by asking the vendor
   'VENDOR_NOT_PERFORMED',
@@ -126,6 +131,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   MCP_SERVER_UNREACHABLE: { httpStatus: 502 },
   // A tenant URL's host is refused by the egress policy, does not resolve, redirects or cannot be connected to: one code for all.
   EGRESS_REFUSED: { httpStatus: 422 },
+  // An upstream server past a cap (config `upstream`, README "Untrusted upstream tools"): the import is refused, nothing changed.
+  MCP_SERVER_TOO_MANY_TOOLS: { httpStatus: 422 },
+  MCP_SERVER_TOO_MANY_PAGES: { httpStatus: 422 },
+  MCP_TOOL_SCHEMA_TOO_LARGE: { httpStatus: 422 },
+  MCP_TOOL_SCHEMA_TOO_DEEP: { httpStatus: 422 },
   RUN_CANCELLED: { httpStatus: 409, modelMessage: 'The run was cancelled before this tool call ran' },
   MODEL_UNAVAILABLE: { httpStatus: 503 },
   MODEL_ERROR: { httpStatus: 502 },
@@ -156,6 +166,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   VENDOR_TIMEOUT: { httpStatus: 504, modelMessage: VENDOR_FAILURE },
   VENDOR_RATE_LIMITED: { httpStatus: 429, modelMessage: VENDOR_FAILURE },
   CIRCUIT_OPEN: { httpStatus: 503, modelMessage: VENDOR_FAILURE },
+  // The upstream answered, with more than MCP_UPSTREAM_MAX_RESULT_BYTES: the result is neither kept nor shown.
+  UPSTREAM_RESULT_TOO_LARGE: {
+    httpStatus: 502,
+    modelMessage: 'The tool ran, but its result was larger than Toolgate accepts, so it was not kept. Do not repeat the call to get it',
+  },
   VENDOR_NOT_PERFORMED: {
     httpStatus: 503,
     modelMessage: 'Tool execution was interrupted before the action happened; the vendor confirms it was not performed, so it may be requested again',

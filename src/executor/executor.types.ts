@@ -36,6 +36,7 @@ export type ExecutorErrorCode = Extract<
   | 'VENDOR_TIMEOUT'
   | 'VENDOR_RATE_LIMITED'
   | 'CIRCUIT_OPEN'
+  | 'UPSTREAM_RESULT_TOO_LARGE'
   // A non-idempotent call whose attempt left the outcome uncertain, settled by asking the vendor.
   | 'VENDOR_NOT_PERFORMED'
   | 'VENDOR_OUTCOME_UNKNOWN'

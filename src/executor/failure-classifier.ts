@@ -3,6 +3,7 @@ import { AppError } from '../errors/app-error';
 import { ERROR_CATALOG } from '../errors/error-codes';
 import { VendorHttpError, VendorPartialError, VendorProtocolError, VendorRejectedError } from '../vendors/vendor-handler';
 import { VendorNetworkError } from '../vendors/http';
+import { UpstreamResultTooLargeError } from '../vendors/mcp/mcp-client';
 import type { ExecutorErrorCode } from './executor.types';
 
 /** Thrown inside an attempt when the executor's own timer aborted it. */
@@ -64,6 +65,10 @@ export function classifyFailure(error: unknown): Failure {
   }
   if (error instanceof VendorRejectedError) {
     return { ...base, code: 'VENDOR_ERROR', reason: 'vendor_rejected', cause: 'vendor_rejected' };
+  }
+  if (error instanceof UpstreamResultTooLargeError) {
+    // The upstream acted and answered: nothing to retry, and the vendor is not unwell.
+    return { ...base, code: 'UPSTREAM_RESULT_TOO_LARGE', reason: 'upstream_result_too_large', cause: 'result_too_large' };
   }
   if (error instanceof BrokenCircuitError) {
     return { ...base, code: 'CIRCUIT_OPEN', reason: 'circuit_open', cause: 'circuit_open' };

@@ -4,6 +4,7 @@ import { ToolDefinition } from '../catalog/tool-definition.entity';
 import { ToolPermission } from '../catalog/tool-permission.entity';
 import { isUpstreamToolName, toolKey, type ToolKey } from '../catalog/tool-key';
 import type { ExecutionRequest } from '../executor/executor.types';
+import { untrustedSchemaAjv } from '../vendors/input-schema';
 
 export interface RegisteredTool {
   definition: ToolDefinition;
@@ -56,7 +57,8 @@ export class ToolRegistry {
     if (cached?.schema === schema) return cached.validate;
     if (this.upstreamValidators.size >= MAX_COMPILED_UPSTREAM) this.upstreamValidators.clear();
     // A fresh Ajv each time: schemas of one id change, and Ajv keeps every schema it compiled.
-    const validate = new Ajv({ allErrors: true, strict: false, useDefaults: false }).compile(definition.inputSchema);
+    // Linear-time patterns: the schema is the upstream's, the input the model's.
+    const validate = untrustedSchemaAjv({ allErrors: true, useDefaults: false }).compile(definition.inputSchema);
     this.upstreamValidators.set(definition.id, { schema, validate });
     return validate;
   }

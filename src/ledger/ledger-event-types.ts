@@ -31,6 +31,7 @@ export const LEDGER_EVENT_TYPES = [
   'api_key.created',
   'mcp_server.registered',
   'mcp_server.imported',
+  'mcp_tool.drifted',
   'api_key.revoked',
   'webhook_endpoint.created',
   'webhook_endpoint.enabled',

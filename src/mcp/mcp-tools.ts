@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Tool } from '@modelcontextprotocol/server';
-import { toolKey } from '../catalog/tool-key';
+import { isUpstreamToolName, toolKey } from '../catalog/tool-key';
+import { upstreamText } from '../llm/tool-definitions';
 import type { ToolRegistry } from '../gateway/tool-registry';
 
 /**
@@ -23,7 +24,8 @@ export async function manifestTools(em: EntityManager, registry: ToolRegistry, o
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return tools.map(({ name, definition }) => ({
     name,
-    description: definition.description,
+    // An imported tool's text is its upstream server's: marked so, as for the runtime's model.
+    description: isUpstreamToolName(definition.toolName) ? upstreamText(definition.toolName, definition.description) : definition.description,
     inputSchema: { ...definition.inputSchema, type: 'object' } as Tool['inputSchema'],
     annotations: { idempotentHint: definition.idempotent },
   }));

@@ -2,6 +2,7 @@ import { Check, Entity, Enum, Index, ManyToOne, PrimaryKey, Property, type Opt }
 import { newId, TIMESTAMPTZ } from '../db/columns';
 import { Org } from '../orgs/org.entity';
 import { Specialist } from '../orgs/specialist.entity';
+import type { ManifestPin } from '../upstream/upstream-pin';
 
 export const RUN_STATUSES = ['queued', 'running', 'waiting_approval', 'completed', 'failed', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -11,8 +12,11 @@ export type RunDriver = (typeof RUN_DRIVERS)[number];
 export const ACTIVE_RUN_STATUSES: readonly RunStatus[] = ['running', 'waiting_approval'];
 
 export interface RunMetadata {
-  /** Frozen at creation: enabled permissions ∩ specialist bindings, as `tool.action`. */
-  runtimeManifest: { allowedTools: string[]; policyVersion: number };
+  /**
+   * Frozen at creation: enabled permissions ∩ specialist bindings, as `tool.action`; for the
+   * imported upstream tools among them, the text pinned when an admin enabled them.
+   */
+  runtimeManifest: { allowedTools: string[]; policyVersion: number; upstreamTools?: Record<string, ManifestPin> };
   [key: string]: unknown;
 }
 

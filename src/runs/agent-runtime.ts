@@ -197,6 +197,7 @@ export class AgentRuntime {
     const tools = toolsForManifest(
       run.metadata.runtimeManifest.allowedTools,
       catalog.map((tool) => tool.definition),
+      run.metadata.runtimeManifest.upstreamTools,
     );
     return { system: prompt ?? DEFAULT_SYSTEM, tools };
   }
@@ -364,7 +365,7 @@ export class AgentRuntime {
         }
         throw error;
       }
-      results.push(resultBlock(String(use.id), outcome));
+      results.push(resultBlock(String(use.id), outcome, name.toolName));
       // An approved call (its approval came before this step) runs next, in fillPending.
       if (outcome.status === 'waiting_approval' || outcome.status === 'running') waits = true;
     }
@@ -390,7 +391,7 @@ export class AgentRuntime {
       const last = !content.slice(index + 1).some(isPending);
       const storeWith: OutcomeWriter | undefined = last
         ? async (tx, outcome) => {
-            content[index] = resultBlock(toolUseId, outcome);
+            content[index] = resultBlock(toolUseId, outcome, call.toolName);
             storedWithOutcome = await storeResults(tx, message.id, content);
           }
         : undefined;
@@ -403,7 +404,7 @@ export class AgentRuntime {
         throw error;
       }
       if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return 'wait';
-      content[index] = resultBlock(toolUseId, outcome);
+      content[index] = resultBlock(toolUseId, outcome, call.toolName);
     }
     if (storedWithOutcome) return storedWithOutcome;
     return this.deps.orm.em.fork().transactional((tx) => storeResults(tx, message.id, content));

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AgentRun, type RunDriver, type RunStatus } from './agent-run.entity';
 import { findRun } from './run-query.service';
 import { allowedToolsFor } from '../catalog/catalog.service';
+import { manifestPins } from '../upstream/upstream-pin';
 import { findOrg, findSpecialist } from '../orgs/org.service';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { AppError, badInput } from '../errors/app-error';
@@ -38,13 +39,14 @@ export async function startRun(
       const specialist = await findSpecialist(tx, caller.orgId, input.specialistId);
       const org = await findOrg(tx, caller.orgId);
       const allowedTools = await allowedToolsFor(tx, caller.orgId, input.specialistId);
+      const upstreamTools = await manifestPins(tx, caller.orgId, allowedTools);
       const external = input.driver === 'external';
       const run = tx.create(AgentRun, {
         orgId: caller.orgId,
         specialistId: input.specialistId,
         driver: input.driver,
         status: initialRunStatus(input.driver),
-        metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion } }),
+        metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion, upstreamTools } }),
         correlationId,
       });
       const first = message === null ? null : appendMessage(tx, run, 0, 'user', [{ type: 'text', text: message }]);

@@ -3,6 +3,8 @@ import { EDITED_NOTICE, editedSentence } from '../gateway/edited-notice';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import type { ToolCall } from '../gateway/tool-call.entity';
 import { ERROR_CATALOG } from '../errors/error-codes';
+import { isUpstreamToolName } from '../catalog/tool-key';
+import { upstreamText } from '../llm/tool-definitions';
 import type { StoredBlock } from './run-messages';
 
 /**
@@ -10,8 +12,9 @@ import type { StoredBlock } from './run-messages';
  * waiting for a human, or still `running` where a crash left it (reconciliation settles it
  * and queues the run's next step). A replayed success carries the stored (redacted) result.
  * A call whose params a reviewer edited says so, with the params it ran with (redacted).
+ * An imported upstream tool's result is marked as its server's (`toolName`).
  */
-export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): StoredBlock {
+export function resultBlock(toolUseId: string, outcome: ToolCallOutcome, toolName?: string): StoredBlock {
   const base = { type: 'tool_result', tool_use_id: toolUseId };
   if (outcome.status === 'waiting_approval' || outcome.status === 'approved' || outcome.status === 'running') {
     return { ...base, content: '', toolgate: { pending: true, toolCallId: outcome.toolCallId } };
@@ -19,7 +22,9 @@ export function resultBlock(toolUseId: string, outcome: ToolCallOutcome): Stored
   const edited = outcome.editedParams ?? null;
   if (outcome.status === 'succeeded') {
     const result = outcome.result ?? null;
-    return { ...base, content: JSON.stringify(edited === null ? result : { notice: EDITED_NOTICE, editedParams: edited, result }) };
+    const content = JSON.stringify(edited === null ? result : { notice: EDITED_NOTICE, editedParams: edited, result });
+    // An imported tool's answer is its upstream server's text, marked as such like its description.
+    return { ...base, content: toolName && isUpstreamToolName(toolName) ? upstreamText(toolName, content) : content };
   }
   const message = outcome.error?.message ?? 'Tool execution failed';
   return { ...base, is_error: true, content: edited === null ? message : `${message}. ${editedSentence(edited)}` };

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { isUpstreamToolName } from '../catalog/tool-key';
 
 /**
  * Toolgate's Prometheus metrics: one registry per composed app (tests run several apps in
@@ -7,7 +8,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  * touch counters and histograms only; what needs the database (pending approvals, the job
  * queue) is read at scrape time (metrics-database.ts).
  *
- * Labels stay low-cardinality: tool keys, vendors, codes, statuses — never an org, run or
+ * Labels stay low-cardinality: tool keys and vendors (imported upstream tools all as `upstream`), codes, statuses — never an org, run or
  * call id. Names follow Prometheus conventions (`_total`, `_seconds`). README, "Metrics".
  */
 
@@ -17,6 +18,15 @@ export type BreakerState = keyof typeof BREAKER_STATE;
 
 /** The tool label of a call whose tool is not in the catalog (the model may name anything). */
 export const UNKNOWN_TOOL = 'unknown';
+
+/**
+ * The tool and vendor label of every imported upstream MCP tool (`mcp.<server>.<tool>`,
+ * vendor `mcp.<server>`): their names are chosen by tenants and upstream servers, so as
+ * label values they would grow the series without bound. The run and call APIs name them.
+ */
+export const UPSTREAM_LABEL = 'upstream';
+
+const bounded = (name: string): string => (isUpstreamToolName(name) ? UPSTREAM_LABEL : name);
 
 const VENDOR_SECONDS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const APPROVAL_SECONDS = [1, 10, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 86_400, 3 * 86_400];
@@ -106,6 +116,12 @@ export class ToolgateMetrics {
     registers: [this.registry],
   });
 
+  private readonly upstreamDrifts = new Counter({
+    name: 'toolgate_upstream_tool_drifts_total',
+    help: 'Imported upstream MCP tools an import found changed (description, title or input schema) against the text an admin enabled; each is turned off until enabled again',
+    registers: [this.registry],
+  });
+
   /** Non-closed breakers by vendor, then by breaker (org and vendor): the gauge shows the worst. */
   private readonly breakers = new Map<string, Map<string, BreakerState>>();
 
@@ -114,15 +130,15 @@ export class ToolgateMetrics {
   }
 
   toolCall(tool: string, decision: string, status: string, code: string | null): void {
-    this.toolCalls.inc({ tool, decision, status, code: code ?? 'none' });
+    this.toolCalls.inc({ tool: bounded(tool), decision, status, code: code ?? 'none' });
   }
 
   vendorAttempt(vendor: string, tool: string, outcome: string, milliseconds: number): void {
-    this.vendorDuration.observe({ vendor, tool, outcome }, Math.max(0, milliseconds) / 1000);
+    this.vendorDuration.observe({ vendor: bounded(vendor), tool: bounded(tool), outcome }, Math.max(0, milliseconds) / 1000);
   }
 
   vendorRetry(vendor: string, tool: string, cause: string): void {
-    this.vendorRetries.inc({ vendor, tool, cause });
+    this.vendorRetries.inc({ vendor: bounded(vendor), tool: bounded(tool), cause });
   }
 
   /** Vendors shown (closed) before any of their breakers changes. */
@@ -130,7 +146,8 @@ export class ToolgateMetrics {
     for (const vendor of vendors) if (!this.breakers.has(vendor)) this.breakerState.set({ vendor }, BREAKER_STATE.closed);
   }
 
-  breakerChanged(vendor: string, breaker: string, state: BreakerState): void {
+  breakerChanged(named: string, breaker: string, state: BreakerState): void {
+    const vendor = bounded(named);
     this.breakerTransitions.inc({ vendor, state });
     let states = this.breakers.get(vendor);
     if (!states) this.breakers.set(vendor, (states = new Map()));
@@ -166,6 +183,11 @@ export class ToolgateMetrics {
     if (turn.firstTokenMs !== null) this.firstToken.observe({ model }, turn.firstTokenMs / 1000);
     this.modelTokens.inc({ model, direction: 'input' }, turn.usage.input_tokens);
     this.modelTokens.inc({ model, direction: 'output' }, turn.usage.output_tokens);
+  }
+
+  /** Imported tools an import found drifted from their pinned text. */
+  upstreamDrifted(tools: number): void {
+    if (tools > 0) this.upstreamDrifts.inc(tools);
   }
 
   reconciled(outcome: string): void {

@@ -31,7 +31,13 @@ export class UpstreamResolver {
   })
   async importMcpServerTools(@Arg('serverId', () => ID) serverId: string, @Ctx() ctx: RequestContext): Promise<McpImportResultType> {
     const caller = requireCaller(ctx);
-    const diff = await importUpstreamTools(ctx.em, ctx.services.keyring, caller, serverId, ctx.services.config.vendor.timeoutMs, ctx.services.egress);
+    const { config, metrics } = ctx.services;
+    const diff = await importUpstreamTools(ctx.em, ctx.services.keyring, caller, serverId, {
+      timeoutMs: config.vendor.timeoutMs,
+      limits: config.upstream,
+      egress: ctx.services.egress,
+    });
+    metrics.upstreamDrifted(diff.drifted.length);
     const [listing] = await listUpstreamServers(ctx.em, caller.orgId, [diff.server]);
     return toImportResultType(diff, listing);
   }

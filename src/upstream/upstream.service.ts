@@ -13,6 +13,7 @@ import { isUuid } from '../db/ids';
 import { upstreamCredentialType } from '../vendors/mcp/mcp-upstream';
 import { UpstreamMcpServer, type UpstreamTransport } from './upstream-server.entity';
 import type { Egress } from '../egress/egress';
+import { driftOf } from './upstream-pin';
 
 export interface RegisterUpstreamInput {
   name: string;
@@ -124,6 +125,15 @@ export interface UpstreamServerListing {
   hasCredential: boolean;
   /** Catalog names of its imported tools still offered upstream. */
   tools: string[];
+  /** Its tools whose text upstream now differs from what an admin enabled (pinned), and which fields. */
+  drift: ToolDrift[];
+}
+
+export interface ToolDrift {
+  tool: string;
+  fields: string[];
+  pinnedHash: string;
+  pinnedAt: Date;
 }
 
 /** The org's upstream servers by name, with what the API shows of each. */
@@ -135,9 +145,16 @@ export async function listUpstreamServers(em: EntityManager, orgId: string, only
     em.find(ToolDefinition, { orgId, removedAt: null, upstreamServerId: { $in: servers.map((s) => s.id) } }, { orderBy: { action: 'asc' } }),
   ]);
   const stored = new Set(credentials.map((c) => c.integrationType));
-  return servers.map((server) => ({
-    server,
-    hasCredential: stored.has(upstreamCredentialType(server.name)),
-    tools: tools.filter((t) => t.upstreamServerId === server.id).map((t) => toolKey(t.toolName, t.action)),
-  }));
+  return servers.map((server) => {
+    const own = tools.filter((t) => t.upstreamServerId === server.id);
+    return {
+      server,
+      hasCredential: stored.has(upstreamCredentialType(server.name)),
+      tools: own.map((t) => toolKey(t.toolName, t.action)),
+      drift: own.flatMap((t) => {
+        const fields = driftOf(t);
+        return fields.length === 0 ? [] : [{ tool: toolKey(t.toolName, t.action), fields, pinnedHash: t.pinnedHash!, pinnedAt: t.pinnedAt! }];
+      }),
+    };
+  });
 }

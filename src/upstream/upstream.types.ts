@@ -32,6 +32,21 @@ export class RegisterMcpServerInput {
   defaultCostCents = 0;
 }
 
+@ObjectType('McpToolDrift', { description: 'An imported tool whose upstream text differs from the text pinned when it was enabled' })
+export class McpToolDriftType {
+  @Field({ description: 'Its catalog name, `mcp.<server>.<tool>`' })
+  tool!: string;
+
+  @Field(() => [String], { description: 'What differs: `title`, `description`, `inputSchema`' })
+  fields!: string[];
+
+  @Field({ description: 'sha256 of the pinned text (canonical JSON of title, description and input schema)' })
+  pinnedHash!: string;
+
+  @Field({ description: 'When an admin last enabled it' })
+  pinnedAt!: Date;
+}
+
 @ObjectType('McpServer', { description: 'An upstream MCP server of the org' })
 export class McpServerType {
   @Field(() => ID)
@@ -61,6 +76,11 @@ export class McpServerType {
   @Field(() => [String], { description: 'Catalog names of its imported tools still offered upstream' })
   tools!: string[];
 
+  @Field(() => [McpToolDriftType], {
+    description: 'Its tools whose text upstream (description, title, input schema) differs from what an admin enabled: off until enabled again',
+  })
+  drift!: McpToolDriftType[];
+
   @Field()
   createdAt!: Date;
 
@@ -73,8 +93,17 @@ export class McpSkippedToolType {
   @Field({ description: "The tool's name upstream" })
   name!: string;
 
-  @Field({ description: '`invalid_name`, `duplicate_name` or `invalid_schema`' })
+  @Field({ description: '`invalid_name`, `name_too_long` (its model tool name would pass 64 characters), `duplicate_name` or `invalid_schema`' })
   reason!: string;
+}
+
+@ObjectType('McpToolDriftFound')
+export class McpToolDriftFoundType {
+  @Field()
+  tool!: string;
+
+  @Field(() => [String], { description: '`title`, `description`, `inputSchema`' })
+  fields!: string[];
 }
 
 @ObjectType('McpImportResult', { description: 'What an import of an upstream server changed in the catalog' })
@@ -91,14 +120,20 @@ export class McpImportResultType {
   @Field(() => [String], { description: 'Their input schema changed: updated, their permission turned off' })
   schemaChanged!: string[];
 
+  @Field(() => [String], { description: 'Their description or title changed: updated, their permission turned off' })
+  descriptionChanged!: string[];
+
   @Field(() => [String])
   unchanged!: string[];
+
+  @Field(() => [McpToolDriftFoundType], { description: 'Enabled before, now changed against their pinned text (the `mcp_tool.drifted` event)' })
+  drifted!: McpToolDriftFoundType[];
 
   @Field(() => [McpSkippedToolType])
   skipped!: McpSkippedToolType[];
 }
 
-export const toMcpServerType = ({ server, hasCredential, tools }: UpstreamServerListing): McpServerType => ({
+export const toMcpServerType = ({ server, hasCredential, tools, drift }: UpstreamServerListing): McpServerType => ({
   id: server.id,
   name: server.name,
   url: server.url,
@@ -108,6 +143,7 @@ export const toMcpServerType = ({ server, hasCredential, tools }: UpstreamServer
   defaultCostCents: server.defaultCostCents,
   hasCredential,
   tools,
+  drift,
   createdAt: server.createdAt,
   lastImportedAt: server.lastImportedAt,
 });
@@ -117,6 +153,8 @@ export const toImportResultType = (diff: ImportDiff, server: UpstreamServerListi
   added: diff.added,
   removed: diff.removed,
   schemaChanged: diff.schemaChanged,
+  descriptionChanged: diff.descriptionChanged,
   unchanged: diff.unchanged,
   skipped: diff.skipped,
+  drifted: diff.drifted,
 });

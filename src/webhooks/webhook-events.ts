@@ -1,7 +1,14 @@
 import type { LedgerEventType } from '../ledger/ledger-event-types';
 
 /** The event types an endpoint may subscribe to (Standard Webhooks `type`). */
-export const WEBHOOK_EVENT_TYPES = ['approval.requested', 'approval.resolved', 'approval.expired', 'run.completed', 'run.failed'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'approval.requested',
+  'approval.resolved',
+  'approval.expired',
+  'run.completed',
+  'run.failed',
+  'mcp_tool.drifted',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
@@ -17,4 +24,5 @@ export const WEBHOOK_OF_LEDGER_EVENT: Readonly<Partial<Record<LedgerEventType, W
   'tool_call.expired': 'approval.expired',
   'run.completed': 'run.completed',
   'run.failed': 'run.failed',
+  'mcp_tool.drifted': 'mcp_tool.drifted',
 };

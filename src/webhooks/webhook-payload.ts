@@ -26,6 +26,10 @@ export async function buildWebhookPayload(em: EntityManager, type: WebhookEventT
     if (typeof meta.errorCode === 'string') data.errorCode = meta.errorCode;
     return { type, timestamp, data };
   }
+  if (type === 'mcp_tool.drifted') {
+    // Catalog names and which of their fields changed: never the upstream's text itself.
+    return { type, timestamp, data: { orgId: event.orgId, serverId: event.resourceId, server: meta.server ?? null, tools: meta.tools ?? [] } };
+  }
   const call = await em.findOneOrFail(ToolCall, { id: event.resourceId! });
   const data: Record<string, unknown> = {
     orgId: event.orgId,

@@ -86,9 +86,9 @@ type Documents = {
     "\n  mutation UpsertPolicyRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...RuleFields }\n  }\n": typeof types.UpsertPolicyRuleDocument,
     "\n  mutation DeletePolicyRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": typeof types.DeletePolicyRuleDocument,
     "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n": typeof types.SetShadowModeDocument,
-    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n": typeof types.McpServerFieldsFragmentDoc,
+    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n    drift { tool fields pinnedHash pinnedAt }\n  }\n": typeof types.McpServerFieldsFragmentDoc,
     "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n": typeof types.RegisterMcpServerDocument,
-    "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n": typeof types.ImportMcpToolsDocument,
+    "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged descriptionChanged unchanged\n      skipped { name reason }\n      drifted { tool fields }\n    }\n  }\n": typeof types.ImportMcpToolsDocument,
     "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n": typeof types.McpServersDocument,
     "\n  query UpstreamCatalog {\n    toolCatalog { name toolName action vendor defaultRisk idempotent inputSchema costCents enabled }\n  }\n": typeof types.UpstreamCatalogDocument,
     "\n  query UpstreamRunManifest($id: ID!) {\n    run(id: $id) { id status allowedTools }\n  }\n": typeof types.UpstreamRunManifestDocument,
@@ -169,9 +169,9 @@ const documents: Documents = {
     "\n  mutation UpsertPolicyRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...RuleFields }\n  }\n": types.UpsertPolicyRuleDocument,
     "\n  mutation DeletePolicyRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": types.DeletePolicyRuleDocument,
     "\n  mutation SetShadowMode($enabled: Boolean!) {\n    setPolicyShadowMode(enabled: $enabled)\n  }\n": types.SetShadowModeDocument,
-    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n": types.McpServerFieldsFragmentDoc,
+    "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n    drift { tool fields pinnedHash pinnedAt }\n  }\n": types.McpServerFieldsFragmentDoc,
     "\n  mutation RegisterMcpServer($input: RegisterMcpServerInput!) {\n    registerMcpServer(input: $input) { ...McpServerFields }\n  }\n": types.RegisterMcpServerDocument,
-    "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n": types.ImportMcpToolsDocument,
+    "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged descriptionChanged unchanged\n      skipped { name reason }\n      drifted { tool fields }\n    }\n  }\n": types.ImportMcpToolsDocument,
     "\n  query McpServers {\n    mcpServers { ...McpServerFields }\n  }\n": types.McpServersDocument,
     "\n  query UpstreamCatalog {\n    toolCatalog { name toolName action vendor defaultRisk idempotent inputSchema costCents enabled }\n  }\n": types.UpstreamCatalogDocument,
     "\n  query UpstreamRunManifest($id: ID!) {\n    run(id: $id) { id status allowedTools }\n  }\n": types.UpstreamRunManifestDocument,
@@ -485,7 +485,7 @@ export function graphql(source: "\n  mutation SetShadowMode($enabled: Boolean!) 
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n"): (typeof documents)["\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n  }\n"];
+export function graphql(source: "\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n    drift { tool fields pinnedHash pinnedAt }\n  }\n"): (typeof documents)["\n  fragment McpServerFields on McpServer {\n    id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt\n    drift { tool fields pinnedHash pinnedAt }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -493,7 +493,7 @@ export function graphql(source: "\n  mutation RegisterMcpServer($input: Register
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n"): (typeof documents)["\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged unchanged\n      skipped { name reason }\n    }\n  }\n"];
+export function graphql(source: "\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged descriptionChanged unchanged\n      skipped { name reason }\n      drifted { tool fields }\n    }\n  }\n"): (typeof documents)["\n  mutation ImportMcpTools($id: ID!) {\n    importMcpServerTools(serverId: $id) {\n      server { ...McpServerFields }\n      added removed schemaChanged descriptionChanged unchanged\n      skipped { name reason }\n      drifted { tool fields }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -11,6 +11,7 @@ import { MCP_SANDBOX, MCP_SANDBOX_TOOLS, type McpSandbox } from '../../src/vendo
 graphql(`
   fragment McpServerFields on McpServer {
     id name url transport defaultRisk defaultIdempotent defaultCostCents hasCredential tools createdAt lastImportedAt
+    drift { tool fields pinnedHash pinnedAt }
   }
 `);
 
@@ -24,8 +25,9 @@ export const IMPORT_MCP_TOOLS = graphql(`
   mutation ImportMcpTools($id: ID!) {
     importMcpServerTools(serverId: $id) {
       server { ...McpServerFields }
-      added removed schemaChanged unchanged
+      added removed schemaChanged descriptionChanged unchanged
       skipped { name reason }
+      drifted { tool fields }
     }
   }
 `);
@@ -63,6 +65,7 @@ export function mcpSandbox(app: TestApp): McpSandbox {
   sandbox.tools = MCP_SANDBOX_TOOLS.map((tool) => structuredClone(tool));
   sandbox.notifications.splice(0);
   sandbox.bearerToken = null;
+  sandbox.pageSize = null;
   app.sandbox!.clearFaults();
   app.sandbox!.requests.length = 0;
   return sandbox;

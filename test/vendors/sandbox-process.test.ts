@@ -141,13 +141,19 @@ describe('the sandboxes process', () => {
   test('the upstream MCP sandbox at /mcp: the SDK client calls it, bodyIncludes aims a fault at tools/call, effects list its messages', async () => {
     const endpoint = { url: `${served.url}/mcp`, bearerToken: null, fetch: new Egress(['127.0.0.1/32']).fetch };
     const signal = new AbortController().signal;
-    expect((await listUpstreamTools(endpoint, signal)).map((t) => t.name)).toEqual(['weather.lookup', 'contact.notify']);
+    expect((await listUpstreamTools(endpoint, signal, 10)).map((t) => t.name)).toEqual(['weather.lookup', 'contact.notify']);
     const injected = await control('POST', '/faults', { vendor: 'mcp', fault: { kind: 'status', status: 502 }, bodyIncludes: 'tools/call' });
     expect(injected.body).toMatchObject({ vendor: 'mcp', times: 1, pathIncludes: null, bodyIncludes: 'tools/call' });
     const notify = { name: 'contact.notify', inputSchema: {} };
     const message = { email: 'ana@example.com', message: 'Hi' };
-    await expect(callUpstreamTool(endpoint, notify, message, signal)).rejects.toMatchObject({ name: 'VendorHttpError', status: 502 });
-    expect(await callUpstreamTool(endpoint, notify, message, signal)).toMatchObject({ notificationId: 'ntf_1001', status: 'sent' });
+    await expect(callUpstreamTool(endpoint, notify, message, signal, { maxResultBytes: 65_536 })).rejects.toMatchObject({
+      name: 'VendorHttpError',
+      status: 502,
+    });
+    expect(await callUpstreamTool(endpoint, notify, message, signal, { maxResultBytes: 65_536 })).toMatchObject({
+      notificationId: 'ntf_1001',
+      status: 'sent',
+    });
     expect((await control('GET', '/effects')).body.mcp).toEqual([
       { notificationId: 'ntf_1001', email: 'ana@example.com', phone: null, message: 'Hi' },
     ]);

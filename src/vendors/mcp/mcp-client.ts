@@ -1,4 +1,12 @@
-import { Client, ProtocolError, ProtocolErrorCode, SdkError, SdkHttpError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import {
+  Client,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  StreamableHTTPClientTransport,
+} from '@modelcontextprotocol/client';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/client';
 import { VendorHttpError, VendorProtocolError, VendorRejectedError } from '../vendor-handler';
 import { networkErrorOf } from '../http';
@@ -27,8 +35,13 @@ export type UpstreamResult = Record<string, unknown>;
 /** Generous: the executor's own timer (on its clock) ends an attempt first. */
 const SDK_TIMEOUT_MS = 10 * 60_000;
 
-export async function withUpstreamClient<T>(endpoint: UpstreamEndpoint, signal: AbortSignal, use: (client: Client) => Promise<T>): Promise<T> {
-  const client = new Client({ name: 'toolgate', version: '0.1.0' }, { capabilities: {} });
+export async function withUpstreamClient<T>(
+  endpoint: UpstreamEndpoint,
+  signal: AbortSignal,
+  use: (client: Client) => Promise<T>,
+  options: { listMaxPages?: number } = {},
+): Promise<T> {
+  const client = new Client({ name: 'toolgate', version: '0.1.0' }, { capabilities: {}, listMaxPages: options.listMaxPages });
   const headers: Record<string, string> = endpoint.bearerToken ? { authorization: `Bearer ${endpoint.bearerToken}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(endpoint.url), {
     requestInit: { headers, signal, redirect: 'manual' },
@@ -45,9 +58,37 @@ export async function withUpstreamClient<T>(endpoint: UpstreamEndpoint, signal: 
   }
 }
 
-/** Every tool the upstream lists (the SDK follows the pages). */
-export async function listUpstreamTools(endpoint: UpstreamEndpoint, signal: AbortSignal): Promise<Tool[]> {
-  return withUpstreamClient(endpoint, signal, async (client) => (await client.listTools(undefined, { signal, timeout: SDK_TIMEOUT_MS })).tools);
+/** Every tool the upstream lists: the SDK follows at most `maxPages` pages (UpstreamListTooLongError past them). */
+export async function listUpstreamTools(endpoint: UpstreamEndpoint, signal: AbortSignal, maxPages: number): Promise<Tool[]> {
+  return withUpstreamClient(
+    endpoint,
+    signal,
+    async (client) => {
+      try {
+        return (await client.listTools(undefined, { signal, timeout: SDK_TIMEOUT_MS })).tools;
+      } catch (error) {
+        if (error instanceof SdkError && error.code === SdkErrorCode.ListPaginationExceeded) throw new UpstreamListTooLongError(maxPages);
+        throw error;
+      }
+    },
+    { listMaxPages: maxPages },
+  );
+}
+
+/** The upstream's `tools/list` went on past the pages Toolgate follows. */
+export class UpstreamListTooLongError extends Error {
+  constructor(readonly maxPages: number) {
+    super(`tools/list went on past ${maxPages} pages`);
+    this.name = 'UpstreamListTooLongError';
+  }
+}
+
+/** An upstream tool answered with more than Toolgate keeps: the call fails UPSTREAM_RESULT_TOO_LARGE (the tool did run). */
+export class UpstreamResultTooLargeError extends Error {
+  constructor(readonly maxBytes: number) {
+    super(`the upstream result was larger than ${maxBytes} bytes`);
+    this.name = 'UpstreamResultTooLargeError';
+  }
 }
 
 /** One `tools/call`; an `isError` result throws VendorRejectedError (the tool said it failed). */
@@ -56,6 +97,7 @@ export async function callUpstreamTool(
   tool: { name: string; inputSchema: Record<string, unknown> },
   args: Record<string, unknown>,
   signal: AbortSignal,
+  limits: { maxResultBytes: number },
   idempotencyKey?: string,
 ): Promise<UpstreamResult> {
   // Under the key Toolgate's own MCP endpoint honours: an upstream that knows it tells a retry from a new call.
@@ -69,6 +111,13 @@ export async function callUpstreamTool(
   );
   const result = answer as CallToolResult;
   if (result.isError) throw new VendorRejectedError();
+  const normalized = normalizedResult(result);
+  // Measured as stored and shown: a giant answer is never written nor handed to the model.
+  if (Buffer.byteLength(JSON.stringify(normalized)) > limits.maxResultBytes) throw new UpstreamResultTooLargeError(limits.maxResultBytes);
+  return normalized;
+}
+
+function normalizedResult(result: CallToolResult): UpstreamResult {
   const structured = result.structuredContent;
   if (typeof structured === 'object' && structured !== null && !Array.isArray(structured)) return structured as UpstreamResult;
   if (structured !== undefined) return { result: structured };
@@ -79,7 +128,7 @@ export async function callUpstreamTool(
 const REJECTIONS = new Set<number>([ProtocolErrorCode.InvalidParams, ProtocolErrorCode.MethodNotFound, ProtocolErrorCode.InvalidRequest]);
 
 function vendorErrorOf(error: unknown): Error {
-  if (error instanceof VendorRejectedError) return error;
+  if (error instanceof VendorRejectedError || error instanceof UpstreamListTooLongError) return error;
   if (egressRefusalIn(error)) return networkErrorOf(error);
   if (error instanceof SdkHttpError) return new VendorHttpError(error.status);
   if (error instanceof ProtocolError) return REJECTIONS.has(error.code) ? new VendorRejectedError() : new VendorProtocolError(null);

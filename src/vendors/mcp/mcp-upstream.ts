@@ -5,6 +5,7 @@ import { UpstreamMcpServer } from '../../upstream/upstream-server.entity';
 import type { DynamicActions, RegisteredAction } from '../../executor/vendor-registry';
 import type { ExecutionRequest } from '../../executor/executor.types';
 import type { VendorHandler } from '../vendor-handler';
+import type { UpstreamLimits } from '../../config';
 import { callUpstreamTool } from './mcp-client';
 import type { Egress } from '../../egress/egress';
 
@@ -20,7 +21,7 @@ export const upstreamCredentialType = (server: string): string => `mcp_${server}
  * whether a call happened, so a non-idempotent one interrupted by a crash is settled
  * VENDOR_OUTCOME_UNKNOWN for review; an idempotent one is called again.
  */
-export function upstreamMcpActions(orm: MikroORM, egress: Egress): DynamicActions {
+export function upstreamMcpActions(orm: MikroORM, egress: Egress, limits: Pick<UpstreamLimits, 'maxResultBytes'>): DynamicActions {
   return {
     async find(request: ExecutionRequest): Promise<RegisteredAction | undefined> {
       const { toolName, action } = request.tool;
@@ -29,12 +30,17 @@ export function upstreamMcpActions(orm: MikroORM, egress: Egress): DynamicAction
       const definition = await em.findOne(ToolDefinition, { orgId: request.orgId, toolName, action, upstreamServerId: { $ne: null } });
       if (!definition?.upstreamServerId || !definition.upstreamName) return undefined;
       const server = await em.findOne(UpstreamMcpServer, { id: definition.upstreamServerId, orgId: request.orgId });
-      return server ? upstreamAction(server, definition, egress) : undefined;
+      return server ? upstreamAction(server, definition, egress, limits) : undefined;
     },
   };
 }
 
-function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition, egress: Egress): RegisteredAction {
+function upstreamAction(
+  server: UpstreamMcpServer,
+  definition: ToolDefinition,
+  egress: Egress,
+  limits: Pick<UpstreamLimits, 'maxResultBytes'>,
+): RegisteredAction {
   const upstreamName = definition.upstreamName!;
   const handler: VendorHandler = {
     vendor: definition.vendor,
@@ -53,7 +59,7 @@ function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition, e
       costCents: definition.costCents,
       idempotent: definition.idempotent,
       timeoutMs: definition.timeoutMs ?? undefined,
-      describeResult: "the upstream tool's structuredContent (else `{ content }`)",
+      describeResult: "the upstream tool's structuredContent (else `{ content }`), at most MCP_UPSTREAM_MAX_RESULT_BYTES",
       execute: (input, ctx) => {
         const token = ctx.credentials.bearerToken;
         return callUpstreamTool(
@@ -61,6 +67,7 @@ function upstreamAction(server: UpstreamMcpServer, definition: ToolDefinition, e
           { name: upstreamName, inputSchema: definition.inputSchema },
           input,
           ctx.signal,
+          limits,
           ctx.idempotencyKey,
         );
       },

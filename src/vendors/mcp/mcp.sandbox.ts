@@ -59,12 +59,22 @@ export interface McpSandbox extends VendorSandbox {
   tools: Tool[];
   /** A bearer token every request must carry, or null for none. */
   bearerToken: string | null;
+  /** Tools per `tools/list` page (a cursor names the next), or null for one page. */
+  pageSize: number | null;
 }
 
 const result = (structured: Record<string, unknown>): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify(structured) }],
   structuredContent: structured,
 });
+
+/** One page of `tools/list`: the cursor is the index of the page's first tool. */
+function listPage(sandbox: McpSandbox, cursor: string | undefined): { tools: Tool[]; nextCursor?: string } {
+  if (sandbox.pageSize === null) return { tools: sandbox.tools };
+  const from = Number(cursor ?? 0);
+  const to = from + sandbox.pageSize;
+  return { tools: sandbox.tools.slice(from, to), ...(to < sandbox.tools.length ? { nextCursor: String(to) } : {}) };
+}
 
 const toolError = (text: string): CallToolResult => ({ content: [{ type: 'text', text }], isError: true });
 
@@ -74,11 +84,14 @@ export function createMcpSandbox(options: { bearerToken?: string | null } = {}):
     notifications: [],
     tools: MCP_SANDBOX_TOOLS.map((tool) => structuredClone(tool)),
     bearerToken: options.bearerToken ?? null,
+    pageSize: null,
     routes: [],
   };
 
   const callTool = (name: string, args: Record<string, unknown>): CallToolResult => {
     if (!sandbox.tools.some((tool) => tool.name === name)) return toolError(`Unknown tool ${name}`);
+    // A tool a test adds to `tools` to get a result of the size it asks for.
+    if (name === 'text.repeat') return result({ text: String(args.text ?? '').repeat(Number(args.times ?? 1)) });
     if (name === 'weather.lookup') {
       const city = String(args.city ?? '');
       const known = FORECASTS[city.toLowerCase()];
@@ -96,7 +109,7 @@ export function createMcpSandbox(options: { bearerToken?: string | null } = {}):
 
   const handler = createMcpHandler(() => {
     const server = new Server({ name: 'toolgate-mcp-sandbox', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', () => ({ tools: sandbox.tools }));
+    server.setRequestHandler('tools/list', (request) => listPage(sandbox, request.params?.cursor));
     server.setRequestHandler('tools/call', (request) => callTool(request.params.name, request.params.arguments ?? {}));
     return server;
   });
