@@ -69,6 +69,9 @@ type Documents = {
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": typeof types.PostMessageDocument,
     "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n": typeof types.CancelRunDocument,
     "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n": typeof types.RuntimeApproveEditedDocument,
+    "\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n": typeof types.CreateThinkingSpecialistDocument,
+    "\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n": typeof types.SetSpecialistThinkingDocument,
+    "\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n": typeof types.RunThinkingDocument,
     "\n  fragment CallAnswer on ToolCallResult {\n    status toolCallId result\n    error { code message }\n    approvalRequestId replayed\n  }\n": typeof types.CallAnswerFragmentDoc,
     "\n  mutation StartAgentRun($input: StartAgentRunInput!) {\n    startAgentRun(input: $input) { id status driver allowedTools policyVersion }\n  }\n": typeof types.StartAgentRunDocument,
     "\n  mutation ExecuteToolCall($input: ExecuteToolCallInput!) {\n    executeToolCall(input: $input) { ...CallAnswer }\n  }\n": typeof types.ExecuteToolCallDocument,
@@ -152,6 +155,9 @@ const documents: Documents = {
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": types.PostMessageDocument,
     "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n": types.CancelRunDocument,
     "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n": types.RuntimeApproveEditedDocument,
+    "\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n": types.CreateThinkingSpecialistDocument,
+    "\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n": types.SetSpecialistThinkingDocument,
+    "\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n": types.RunThinkingDocument,
     "\n  fragment CallAnswer on ToolCallResult {\n    status toolCallId result\n    error { code message }\n    approvalRequestId replayed\n  }\n": types.CallAnswerFragmentDoc,
     "\n  mutation StartAgentRun($input: StartAgentRunInput!) {\n    startAgentRun(input: $input) { id status driver allowedTools policyVersion }\n  }\n": types.StartAgentRunDocument,
     "\n  mutation ExecuteToolCall($input: ExecuteToolCallInput!) {\n    executeToolCall(input: $input) { ...CallAnswer }\n  }\n": types.ExecuteToolCallDocument,
@@ -414,6 +420,18 @@ export function graphql(source: "\n  mutation CancelRun($runId: ID!) {\n    canc
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n"): (typeof documents)["\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n"): (typeof documents)["\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n"): (typeof documents)["\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n"): (typeof documents)["\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
