@@ -35,12 +35,12 @@ const turnCost = (u: CacheUsage, output: number) =>
 function breakpoints(request: ScriptedRequest): string[] {
   const body = request.body as {
     tools: { cache_control?: unknown }[];
-    system: { cache_control?: unknown }[];
+    system: string | { cache_control?: unknown }[];
     messages: { content: { cache_control?: unknown }[] }[];
   };
   return [
     ...body.tools.flatMap((t, i) => (t.cache_control ? [`tool ${i}`] : [])),
-    ...body.system.flatMap((b, i) => (b.cache_control ? [`system ${i}`] : [])),
+    ...(Array.isArray(body.system) ? body.system : []).flatMap((b, i) => (b.cache_control ? [`system ${i}`] : [])),
     ...body.messages.flatMap((m, i) => m.content.flatMap((b, j) => (b.cache_control ? [`message ${i}.${j}`] : []))),
   ];
 }
