@@ -186,6 +186,53 @@ test('a run keeps the budget it started with: turned off meanwhile, its tool loo
   expect(model.requests[2].body.thinking).toBeUndefined();
 });
 
+test('two tool rounds: each assistant turn of the loop keeps its thinking in place (before its text and tool_use) in every later request', async () => {
+  const specialistId = await thinkingSpecialist(1024, 'order_lookup', 'lookup');
+  const [a, b] = [toolUseId(), toolUseId()];
+  const first = { type: 'thinking', thinking: 'First, the order.', signature: 'c2lnLWZpcnN0' };
+  const second = { type: 'thinking', thinking: 'Now check again.', signature: 'c2lnLXNlY29uZA==' };
+  model.script(
+    turn()
+      .thinking(first.thinking, first.signature)
+      .text('Looking it up.')
+      .toolUse({ id: a, name: 'order_lookup__lookup', input: { orderId: '12345' } })
+      .stop('tool_use'),
+    turn()
+      .thinking(second.thinking, second.signature)
+      .toolUse({ id: b, name: 'order_lookup__lookup', input: { orderId: '12345' } })
+      .stop('tool_use'),
+    turn().thinking('Answer.', 'c2lnLWFuc3dlcg==').text('Shipped.').stop('end_turn'),
+  );
+  const run = await runs.complete('Where is my order #12345?', { specialistId });
+  expect(run.status).toBe('completed');
+  const last = model.requests[2].messages;
+  expect(last.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+  expect(last[1].content.map((block) => block.type)).toEqual(['thinking', 'text', 'tool_use']);
+  expect(last[1].content[0]).toEqual(first);
+  expect(last[3].content).toEqual([second, { type: 'tool_use', id: b, name: 'order_lookup__lookup', input: { orderId: '12345' } }]);
+});
+
+test('an answer of thinking alone (an empty answer) is not sent back: a posted message continues a valid conversation', async () => {
+  const specialistId = await thinkingSpecialist(1024, 'order_lookup', 'lookup');
+  model.script(
+    turn().thinking('Nothing to say.', 'c2lnLWVtcHR5').stop('end_turn'),
+    turn().thinking('Now.', 'c2lnLW5vdw==').text('Hello!').stop('end_turn'),
+  );
+  const run = await runs.complete('Hi', { specialistId });
+  expect(run).toMatchObject({ status: 'completed', reply: null });
+  expect((await runs.postMessage(run.id, 'Hello?')).body.errors).toBeUndefined();
+  expect((await runs.waitFor(run.id)).reply).toBe('Hello!');
+  expect(model.requests[1].messages).toEqual([
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Hi' },
+        { type: 'text', text: 'Hello?' },
+      ],
+    },
+  ]);
+});
+
 describe('the budget is checked: INVALID_THINKING_BUDGET, and nothing changes', () => {
   test.each([[1023], [32_001], [0]])('createSpecialist with %p', async (budget) => {
     const before = await runs.count('specialists', 'org_id = ?', [demo.seed.orgId]);
