@@ -4,6 +4,7 @@ import { toolUseId, turn } from '../support/scripted-turn';
 import { PromptCacheSimulator, uncachedUsage, type CacheUsage } from '../support/prompt-cache-sim';
 import { graphql } from '../gql';
 import type { RunClient } from './run-helpers';
+import { scrape } from '../support/metrics-text';
 
 /**
  * Issue 28, item 5: prompt caching. Every request marks the last tool, the system prompt and
@@ -14,7 +15,8 @@ import type { RunClient } from './run-helpers';
  * the "before" figure of docs/benchmarks.md.
  */
 const model = new ScriptedModel();
-const scripted = useScriptedRuns(model, { RUN_MAX_TOOL_ROUNDS: '10' });
+const METRICS_TOKEN = 'prompt-cache-metrics-token-0123';
+const scripted = useScriptedRuns(model, { RUN_MAX_TOOL_ROUNDS: '10', METRICS_TOKEN });
 const demo = scripted.demo;
 let runs: RunClient;
 beforeAll(() => {
@@ -88,6 +90,9 @@ test('a 10-turn run: 3 breakpoints per request where they belong; the cache usag
     outputTokens: TURNS * OUTPUT_TOKENS,
   });
   expect(run.cacheReadInputTokens).toBeGreaterThan(0);
+  const { metrics } = await scrape(demo.app.metricsUrl, METRICS_TOKEN);
+  expect(metrics.value('toolgate_model_tokens_total', { direction: 'cache_write' })).toBe(run.cacheCreationInputTokens);
+  expect(metrics.value('toolgate_model_tokens_total', { direction: 'cache_read' })).toBe(run.cacheReadInputTokens);
   const micros = cached.reduce((n, u) => n + turnCost(u, OUTPUT_TOKENS), 0);
   expect(Math.round(run.llmCostUsd * 1_000_000)).toBe(micros);
 
