@@ -243,16 +243,18 @@ export class AgentRuntime {
     const clock = this.deps.clock ?? systemClock;
     const { name: model, maxTokens, streamRetries, streamIdleTimeoutMs } = this.deps.settings;
     const failures: ModelStreamFailure[] = [];
+    const thinkingBudgetTokens = runThinkingBudget(run.metadata);
+    const traced = { maxTokens: maxTokens + (thinkingBudgetTokens ?? 0) }; // the max_tokens sent
     let answer: TurnReply;
     try {
       for (;;) {
         let offset = base;
         try {
-          const reply = traceChat({ model, maxTokens, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
+          const reply = traceChat({ model, ...traced, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
             streamTurn(this.deps.client, {
               model,
               maxTokens,
-              thinkingBudgetTokens: runThinkingBudget(run.metadata),
+              thinkingBudgetTokens,
               userId: requestUserId(run.orgId, run.id),
               system,
               tools,
