@@ -119,7 +119,9 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
     idle();
     if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') toolUseStarted = true;
     if (event.type === 'content_block_delta') {
-      if (firstTokenMs === null) firstTokenMs = performance.now() - begun;
+      // Thinking is not what the customer sees first: the first token is text or tool input.
+      const shown = event.delta.type === 'text_delta' || event.delta.type === 'input_json_delta';
+      if (shown && firstTokenMs === null) firstTokenMs = performance.now() - begun;
       if (event.delta.type === 'input_json_delta') inputJson.set(event.index, (inputJson.get(event.index) ?? '') + event.delta.partial_json);
     }
     if (event.type === 'content_block_stop') closed.add(event.index);

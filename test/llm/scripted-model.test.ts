@@ -66,6 +66,14 @@ test('text in pieces, thinking with its signature, redacted thinking and pings: 
   model.assertClean();
 });
 
+test('thinking is not a first token: a turn of thinking alone has no time to first token (its text or tool input would be)', async () => {
+  model.script(turn().thinking('Only thinking here.', 'sig-only').stop('end_turn'));
+  const reply = await ask();
+  expect(reply.content).toEqual([{ type: 'thinking', thinking: 'Only thinking here.', signature: 'sig-only' }]);
+  expect(reply.firstTokenMs).toBeNull();
+  model.assertClean();
+});
+
 test('tool input streamed as input_json_delta pieces is parsed whole; complete input is not truncated', async () => {
   model.script(
     turn()
