@@ -19,8 +19,9 @@ export function cachedTools(tools: readonly ModelTool[]): ModelTool[] {
   return tools.map((tool, i) => (i === tools.length - 1 ? { ...tool, cache_control: EPHEMERAL } : tool));
 }
 
-/** The system prompt as one marked text block. */
-export const cachedSystem = (system: string): Anthropic.TextBlockParam[] => [{ type: 'text', text: system, cache_control: EPHEMERAL }];
+/** The system prompt as one marked text block; none when blank (the API refuses a blank text block, marked or not). */
+export const cachedSystem = (system: string): Anthropic.TextBlockParam[] | undefined =>
+  system.trim() === '' ? undefined : [{ type: 'text', text: system, cache_control: EPHEMERAL }];
 
 /** Blocks that may carry `cache_control` (thinking blocks may not: they are cached as part of the message around them). */
 const MARKABLE = new Set(['text', 'tool_use', 'tool_result']);

@@ -335,6 +335,25 @@ describe('the conversation check', () => {
     model.assertClean();
   });
 
+  test('a blank system prompt (a specialist may have one) is left out, not sent as an empty marked block the API refuses', async () => {
+    model.script(turn().text('Ok.').stop('end_turn'));
+    await streamTurn(client, {
+      model: 'claude-scripted-1',
+      maxTokens: 256,
+      thinkingBudgetTokens: null,
+      userId: 'opaque-2',
+      system: '  ',
+      tools: [],
+      messages: QUESTION,
+      signal: new AbortController().signal,
+      onText: () => undefined,
+      idleTimeoutMs: 30_000,
+      clock: systemClock,
+    });
+    expect(model.requests[0].body.system).toBeUndefined();
+    model.assertClean();
+  });
+
   test('thinking blocks sent back byte for byte pass; changed in any field, they are refused; a final assistant message may be empty', async () => {
     model.script(
       turn()
