@@ -17,6 +17,8 @@ import { Migration20261201203000_append_point_tool_use } from './Migration202612
 import { Migration20261202090000_approval_edits } from './Migration20261202090000_approval_edits';
 import { Migration20261204190000_call_fingerprint } from './Migration20261204190000_call_fingerprint';
 import { Migration20261205120000_message_stop_reason } from './Migration20261205120000_message_stop_reason';
+import { Migration20261206100000_specialist_thinking } from './Migration20261206100000_specialist_thinking';
+import { Migration20261206101000_prompt_cache_usage } from './Migration20261206101000_prompt_cache_usage';
 import { Migration20261206130000_upstream_pins } from './Migration20261206130000_upstream_pins';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -36,5 +38,7 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202090000_approval_edits', class: Migration20261202090000_approval_edits },
   { name: 'Migration20261204190000_call_fingerprint', class: Migration20261204190000_call_fingerprint },
   { name: 'Migration20261205120000_message_stop_reason', class: Migration20261205120000_message_stop_reason },
+  { name: 'Migration20261206100000_specialist_thinking', class: Migration20261206100000_specialist_thinking },
+  { name: 'Migration20261206101000_prompt_cache_usage', class: Migration20261206101000_prompt_cache_usage },
   { name: 'Migration20261206130000_upstream_pins', class: Migration20261206130000_upstream_pins },
 ];

@@ -123,7 +123,17 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'RUN_MAX_TOOL_ROUNDS', default: '8', description: 'tool rounds per user message' },
       { name: 'RUN_MAX_TOOL_ROUNDS_TOTAL', default: '40', description: 'tool rounds per run, across every message posted to it' },
       { name: 'MODEL_INPUT_PRICE_PER_MTOK', default: '3', description: 'US dollars per million input tokens' },
-      { name: 'MODEL_OUTPUT_PRICE_PER_MTOK', default: '15', description: 'US dollars per million output tokens' },
+      { name: 'MODEL_OUTPUT_PRICE_PER_MTOK', default: '15', description: 'US dollars per million output tokens (thinking tokens are output tokens)' },
+      {
+        name: 'MODEL_CACHE_WRITE_PRICE_PERCENT',
+        default: '125',
+        description: 'prompt-cache writes (cache_creation_input_tokens), in percent of the input price',
+      },
+      {
+        name: 'MODEL_CACHE_READ_PRICE_PERCENT',
+        default: '10',
+        description: 'prompt-cache reads (cache_read_input_tokens), in percent of the input price',
+      },
     ],
   },
   {

@@ -96,6 +96,9 @@ export interface Config {
     /** US dollars per million tokens: token counts times these are micro-dollars. */
     inputPricePerMTok: number;
     outputPricePerMTok: number;
+    /** Prompt-cache writes and reads, in percent of the input price (Anthropic: 125 and 10). */
+    cacheWritePricePercent: number;
+    cacheReadPricePercent: number;
   };
   /** The GraphQL API's protections (README, "API limits and persisted operations"). */
   api: ApiConfig;
@@ -253,6 +256,8 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       maxRunToolRounds: integer(env, 'RUN_MAX_TOOL_ROUNDS_TOTAL', 40, 1, 10_000),
       inputPricePerMTok: integer(env, 'MODEL_INPUT_PRICE_PER_MTOK', 3, 0, 1000),
       outputPricePerMTok: integer(env, 'MODEL_OUTPUT_PRICE_PER_MTOK', 15, 0, 1000),
+      cacheWritePricePercent: integer(env, 'MODEL_CACHE_WRITE_PRICE_PERCENT', 125, 0, 1000),
+      cacheReadPricePercent: integer(env, 'MODEL_CACHE_READ_PRICE_PERCENT', 10, 0, 1000),
     },
     api: apiConfig(env, nodeEnv),
     metrics: metricsConfig(env),

@@ -54,6 +54,7 @@ export const ACCESS_MATRIX = {
   'Org.integrations': { roles: ADMIN, what: "the org's vendor integrations (never their secrets)" },
   'Mutation.setFeatureFlag': { roles: ADMIN, what: 'turn a feature flag on or off' },
   'Mutation.createSpecialist': { roles: ADMIN, what: 'create a specialist' },
+  'Mutation.setSpecialistThinking': { roles: ADMIN, what: "turn a specialist's extended thinking on or off" },
   'Mutation.setToolPermission': { roles: ADMIN, what: 'enable or disable a tool action' },
   'Mutation.bindToolToSpecialist': { roles: ADMIN, what: 'bind a tool to a specialist' },
   'Mutation.putIntegrationCredential': { roles: ADMIN, what: 'store vendor credentials (encrypted)' },

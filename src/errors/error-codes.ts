@@ -50,6 +50,7 @@ export const ERROR_CODES = [
   'MODEL_STREAM_STALLED',
   'MODEL_REFUSED',
   'TOOL_ROUND_LIMIT',
+  'INVALID_THINKING_BUDGET',
   // Gateway
   'FEATURE_DISABLED',
   'NOT_IN_MANIFEST',
@@ -144,6 +145,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   // The model declined to answer (stop_reason refusal): the run fails with it; the refused turn is never sent back.
   MODEL_REFUSED: { httpStatus: 422 },
   TOOL_ROUND_LIMIT: { httpStatus: 500 },
+  // A specialist's thinking budget outside what the API takes (1024 up) and Toolgate allows (32000): nothing changed.
+  INVALID_THINKING_BUDGET: { httpStatus: 400 },
   FEATURE_DISABLED: { httpStatus: 403, modelMessage: 'Tool execution is not enabled for this organization' },
   NOT_IN_MANIFEST: {
     httpStatus: 403,

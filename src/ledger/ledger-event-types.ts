@@ -28,6 +28,7 @@ export const LEDGER_EVENT_TYPES = [
   'org.suspended',
   'org.resumed',
   'specialist.created',
+  'specialist.thinking_changed',
   'api_key.created',
   'mcp_server.registered',
   'mcp_server.imported',

@@ -23,7 +23,21 @@ export function createModelClient(settings: Config['model'], offlineBaseUrl: str
 /** Whether the offline model must serve: no key and no endpoint were configured. */
 export const needsOfflineModel = (settings: Config['model']): boolean => !settings.apiKey && !settings.baseUrl;
 
-/** Token usage to cost in micro-dollars: the per-million-token price in dollars is exactly that. */
-export function costMicros(settings: Config['model'], usage: { input_tokens: number; output_tokens: number }): number {
-  return usage.input_tokens * settings.inputPricePerMTok + usage.output_tokens * settings.outputPricePerMTok;
+/**
+ * Token usage to cost in micro-dollars: the per-million-token price in dollars is exactly that.
+ * Output tokens include thinking; prompt-cache writes and reads are priced at their percent of
+ * the input price (rounded to a micro-dollar per turn).
+ */
+export function costMicros(
+  settings: Config['model'],
+  usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number },
+): number {
+  const cached =
+    (usage.cache_creation_input_tokens ?? 0) * settings.cacheWritePricePercent +
+    (usage.cache_read_input_tokens ?? 0) * settings.cacheReadPricePercent;
+  return (
+    usage.input_tokens * settings.inputPricePerMTok +
+    usage.output_tokens * settings.outputPricePerMTok +
+    Math.round((cached * settings.inputPricePerMTok) / 100)
+  );
 }

@@ -1,5 +1,7 @@
 import { APIError, type Anthropic } from '@anthropic-ai/sdk';
 import type { Clock } from '../clock';
+import { cachedMessages, cachedSystem, cachedTools, type RequestMessage } from './prompt-cache';
+import { isThinkingBlock, thinkingRequest } from './thinking';
 import type { ModelTool } from './tool-definitions';
 
 /** A stored conversation block (run_messages.content): what the model saw or said, plus Toolgate's notes. */
@@ -10,11 +12,22 @@ export type StoredBlock = Record<string, unknown> & { type: string };
  * tool_use was being written, or its streamed input is not complete JSON: `input` is only
  * the SDK's partial parse of it.
  */
-export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown; truncated: boolean };
+export type ReplyBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; truncated: boolean }
+  | ThinkingReplyBlock;
+
+/** Thinking as the model sent it: stored and sent back exactly so (the API checks the signature). */
+export type ThinkingReplyBlock = { type: 'thinking'; thinking: string; signature: string } | { type: 'redacted_thinking'; data: string };
 
 export interface ModelTurn {
   model: string;
+  /** The answer's room (ANTHROPIC_MAX_TOKENS); a thinking budget is added to it. */
   maxTokens: number;
+  /** The run's thinking budget (null: no thinking). */
+  thinkingBudgetTokens: number | null;
+  /** The opaque per-run `metadata.user_id`. */
+  userId: string;
   system: string;
   tools: ModelTool[];
   messages: { role: 'user' | 'assistant'; content: StoredBlock[] }[];
@@ -46,12 +59,21 @@ export class ModelStreamFailure extends Error {
   }
 }
 
+/** A turn's tokens: `input_tokens` are those after the last cache breakpoint, the cache's are apart. */
+export interface TurnUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
 export interface TurnReply {
   content: ReplyBlock[];
   stopReason: string | null;
   /** With stop_reason refusal: the category and explanation the API gives (either may be null). */
   refusal: { category: string | null; explanation: string | null } | null;
-  usage: { input_tokens: number; output_tokens: number };
+  /** As the API counts it: output_tokens include the thinking tokens (billed as output). */
+  usage: TurnUsage;
   /** From the request to the first streamed content (text or tool input); null when none came. */
   firstTokenMs: number | null;
 }
@@ -64,10 +86,11 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
   const stream = client.messages.stream(
     {
       model: turn.model,
-      max_tokens: turn.maxTokens,
-      system: turn.system,
-      tools: turn.tools,
-      messages: requestMessages(turn.messages),
+      ...thinkingRequest(turn.maxTokens, turn.thinkingBudgetTokens),
+      system: cachedSystem(turn.system),
+      tools: cachedTools(turn.tools),
+      messages: cachedMessages(requestMessages(turn.messages)),
+      metadata: { user_id: turn.userId },
     },
     { signal: turn.signal },
   );
@@ -96,7 +119,9 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
     idle();
     if (event.type === 'content_block_start' && event.content_block.type === 'tool_use') toolUseStarted = true;
     if (event.type === 'content_block_delta') {
-      if (firstTokenMs === null) firstTokenMs = performance.now() - begun;
+      // Thinking is not what the customer sees first: the first token is text or tool input.
+      const shown = event.delta.type === 'text_delta' || event.delta.type === 'input_json_delta';
+      if (shown && firstTokenMs === null) firstTokenMs = performance.now() - begun;
       if (event.delta.type === 'input_json_delta') inputJson.set(event.index, (inputJson.get(event.index) ?? '') + event.delta.partial_json);
     }
     if (event.type === 'content_block_stop') closed.add(event.index);
@@ -119,19 +144,27 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
   return {
     content: reply.content.flatMap((block, index): ReplyBlock[] => {
       if (block.type === 'text') return [{ type: 'text', text: block.text }];
+      // Kept whole, signature included: the API needs them back unchanged with the tool results.
+      if (block.type === 'thinking') return [{ type: 'thinking', thinking: block.thinking, signature: block.signature }];
+      if (block.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: block.data }];
       if (block.type === 'tool_use') {
         // The API closes the block it was writing when it hits max_tokens, so the stop reason tells.
         const truncated = (reply.stop_reason === 'max_tokens' && index === last) || !closed.has(index) || !completeJson(inputJson.get(index));
         return [{ type: 'tool_use', id: block.id, name: block.name, input: block.input, truncated }];
       }
-      return []; // thinking and server-tool blocks are not part of Toolgate's conversation
+      return []; // server-tool blocks are not part of Toolgate's conversation
     }),
     stopReason: reply.stop_reason,
     refusal:
       reply.stop_reason === 'refusal'
         ? { category: reply.stop_details?.category ?? null, explanation: reply.stop_details?.explanation ?? null }
         : null,
-    usage: { input_tokens: reply.usage.input_tokens, output_tokens: reply.usage.output_tokens },
+    usage: {
+      input_tokens: reply.usage.input_tokens,
+      output_tokens: reply.usage.output_tokens,
+      cache_creation_input_tokens: reply.usage.cache_creation_input_tokens ?? 0,
+      cache_read_input_tokens: reply.usage.cache_read_input_tokens ?? 0,
+    },
     firstTokenMs,
   };
 }
@@ -139,14 +172,15 @@ export async function streamTurn(client: Anthropic, turn: ModelTurn): Promise<Tu
 /**
  * The stored conversation as the API takes it: text blocks without visible text dropped (the
  * API refuses them, and a model may stream one, e.g. "\n\n" before a tool_use), messages
- * left without content dropped (an empty answer), consecutive messages of one role merged,
+ * left without content (or with thinking only) dropped (an empty answer), consecutive messages of one role merged,
  * and a final assistant message (a paused turn sent back to continue) without trailing
  * whitespace, which the API refuses there.
  */
-function requestMessages(messages: ModelTurn['messages']): Anthropic.MessageParam[] {
+function requestMessages(messages: ModelTurn['messages']): RequestMessage[] {
   const kept = messages
     .map((m) => ({ role: m.role, content: m.content.filter((b) => b.type !== 'text' || String(b.text ?? '').trim() !== '') }))
-    .filter((m) => m.content.length > 0);
+    // A turn of thinking alone answered nothing (an empty answer): it is not sent back either.
+    .filter((m) => m.content.some((b) => !isThinkingBlock(b)));
   const params = sameRoleMerged(kept).map((m) => ({ role: m.role, content: m.content.map(toBlockParam) }));
   const last = params.at(-1);
   const tail = last?.role === 'assistant' ? last.content.at(-1) : undefined;
@@ -176,6 +210,11 @@ function toBlockParam(block: StoredBlock): Anthropic.ContentBlockParam {
     case 'tool_use':
       // The API takes only an object: input that was none was refused, and is sent as {}.
       return { type: 'tool_use', id: String(block.id), name: String(block.name), input: isJsonObject(block.input) ? block.input : {} };
+    // Exactly as the model sent them, in their place (first in a turn that used tools).
+    case 'thinking':
+      return { type: 'thinking', thinking: String(block.thinking), signature: String(block.signature) };
+    case 'redacted_thinking':
+      return { type: 'redacted_thinking', data: String(block.data) };
     case 'tool_result':
       return {
         type: 'tool_result',

@@ -1,4 +1,4 @@
-import { Arg, Authorized, Ctx, FieldResolver, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import {
@@ -11,7 +11,7 @@ import {
   toOrgType,
   toSpecialistType,
 } from './org.types';
-import { createSpecialist, findOrg, listFeatureFlags, listSpecialists, setFeatureFlag } from './org.service';
+import { createSpecialist, findOrg, listFeatureFlags, listSpecialists, setFeatureFlag, setSpecialistThinking } from './org.service';
 import { IntegrationCredentialType, toCredentialType } from '../credentials/credential.types';
 import { listCredentials } from '../credentials/credential.service';
 
@@ -59,6 +59,19 @@ export class OrgAdminResolver {
     @Ctx() ctx: RequestContext,
   ): Promise<SpecialistType> {
     return toSpecialistType(await createSpecialist(ctx.em, requireCaller(ctx), input));
+  }
+
+  @Authorized()
+  @Mutation(() => SpecialistType, {
+    description:
+      "Turn a specialist's extended thinking on (budgetTokens from 1024 to 32000) or off (null) for runs started from now on; a run keeps the budget it started with",
+  })
+  async setSpecialistThinking(
+    @Arg('specialistId', () => ID) specialistId: string,
+    @Arg('budgetTokens', () => Int, { nullable: true }) budgetTokens: number | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<SpecialistType> {
+    return toSpecialistType(await setSpecialistThinking(ctx.em, requireCaller(ctx), specialistId, budgetTokens ?? null));
   }
 
   @Authorized()

@@ -11,6 +11,7 @@ import { appendLedgerEvent } from '../ledger/ledger.service';
 import { AppError, badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { recordConfigChange } from './config-version';
+import { checkThinkingBudget } from '../llm/thinking';
 
 const FLAG_KEY = /^[a-z][a-z0-9_.]{0,63}$/;
 
@@ -70,17 +71,19 @@ export async function listSpecialists(em: EntityManager, orgId: string): Promise
 export async function createSpecialist(
   em: EntityManager,
   caller: Caller,
-  input: { name: string; description?: string | null; systemPrompt?: string | null },
+  input: { name: string; description?: string | null; systemPrompt?: string | null; thinkingBudgetTokens?: number | null },
 ): Promise<Specialist> {
   const name = cleanName(input.name, 'name');
   const description = optionalText(input.description, 'description', 2_000);
   const systemPrompt = optionalText(input.systemPrompt, 'systemPrompt', 20_000);
+  const thinkingBudgetTokens = checkThinkingBudget(input.thinkingBudgetTokens);
   return em.transactional(async (tx) => {
     const specialist = tx.create(Specialist, {
       orgId: caller.orgId,
       name,
       description,
       systemPrompt,
+      thinkingBudgetTokens,
     });
     await tx.flush();
     await appendLedgerEvent(tx, {
@@ -88,7 +91,34 @@ export async function createSpecialist(
       type: 'specialist.created',
       resourceId: specialist.id,
       actor: caller,
-      metadata: { name },
+      metadata: { name, thinkingBudgetTokens },
+    });
+    return specialist;
+  });
+}
+
+/**
+ * Turns a specialist's extended thinking on (a budget) or off (null), for runs started from
+ * now on (a run keeps the budget it started with); recorded in the ledger.
+ */
+export async function setSpecialistThinking(
+  em: EntityManager,
+  caller: Caller,
+  specialistId: string,
+  budgetTokens: number | null,
+): Promise<Specialist> {
+  const budget = checkThinkingBudget(budgetTokens);
+  return em.transactional(async (tx) => {
+    const specialist = await findSpecialist(tx, caller.orgId, specialistId);
+    const previous = specialist.thinkingBudgetTokens;
+    specialist.thinkingBudgetTokens = budget;
+    await tx.flush();
+    await appendLedgerEvent(tx, {
+      orgId: caller.orgId,
+      type: 'specialist.thinking_changed',
+      resourceId: specialist.id,
+      actor: caller,
+      metadata: { thinkingBudgetTokens: budget, previous },
     });
     return specialist;
   });

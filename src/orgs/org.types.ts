@@ -51,6 +51,12 @@ export class SpecialistType {
   @Field(() => String, { nullable: true })
   systemPrompt!: string | null;
 
+  @Field(() => Int, {
+    nullable: true,
+    description: "Extended thinking's budget_tokens for runs started with this specialist; null: no thinking (the default)",
+  })
+  thinkingBudgetTokens!: number | null;
+
   @Field()
   createdAt!: Date;
 }
@@ -77,6 +83,12 @@ export class CreateSpecialistInput {
 
   @Field(() => String, { nullable: true })
   systemPrompt?: string | null;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Extended thinking: budget_tokens from 1024 to 32000 (INVALID_THINKING_BUDGET otherwise); null or absent: no thinking',
+  })
+  thinkingBudgetTokens?: number | null;
 }
 
 export const toOrgType = (org: Org): OrgType => ({
@@ -92,6 +104,7 @@ export const toSpecialistType = (s: Specialist): SpecialistType => ({
   name: s.name,
   description: s.description,
   systemPrompt: s.systemPrompt,
+  thinkingBudgetTokens: s.thinkingBudgetTokens,
   createdAt: s.createdAt,
 });
 

@@ -17,6 +17,8 @@ export interface RunMetadata {
    * imported upstream tools among them, the text pinned when an admin enabled them.
    */
   runtimeManifest: { allowedTools: string[]; policyVersion: number; upstreamTools?: Record<string, ManifestPin> };
+  /** Frozen at creation: the specialist's thinking budget (absent or null: no thinking; src/llm/thinking.ts). */
+  thinkingBudgetTokens?: number | null;
   [key: string]: unknown;
 }
 
@@ -27,7 +29,8 @@ export interface RunMetadata {
 @Index({ properties: ['orgId', 'specialistId', 'createdAt'] })
 @Check({
   name: 'agent_runs_counters_check',
-  expression: 'pending_approval_count >= 0 and input_tokens >= 0 and output_tokens >= 0 and llm_cost_micros >= 0 and tool_cost_cents >= 0',
+  expression:
+    'pending_approval_count >= 0 and input_tokens >= 0 and output_tokens >= 0 and llm_cost_micros >= 0 and tool_cost_cents >= 0 and cache_creation_input_tokens >= 0 and cache_read_input_tokens >= 0',
 })
 export class AgentRun {
   @PrimaryKey({ type: 'uuid' })
@@ -53,6 +56,14 @@ export class AgentRun {
 
   @Property({ type: 'integer', default: 0 })
   outputTokens: Opt<number> = 0;
+
+  /** Prompt-cache writes: input tokens the API stored in its cache (priced MODEL_CACHE_WRITE_PRICE_PERCENT of input). */
+  @Property({ type: 'integer', default: 0 })
+  cacheCreationInputTokens: Opt<number> = 0;
+
+  /** Prompt-cache reads: input tokens read from the cache (MODEL_CACHE_READ_PRICE_PERCENT of input). */
+  @Property({ type: 'integer', default: 0 })
+  cacheReadInputTokens: Opt<number> = 0;
 
   /** LLM cost in millionths of a US dollar, so token prices stay exact integers. */
   @Property({ type: 'integer', default: 0 })

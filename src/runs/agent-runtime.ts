@@ -15,6 +15,8 @@ import { AppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/error-codes';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { costMicros } from '../llm/model-client';
+import { requestUserId } from '../llm/prompt-cache';
+import { runThinkingBudget } from '../llm/thinking';
 import { parseModelToolName, toolsForManifest } from '../llm/tool-definitions';
 import { ModelStreamFailure, streamTurn, type TurnReply } from '../llm/model-turn';
 import { AgentRun } from './agent-run.entity';
@@ -242,15 +244,19 @@ export class AgentRuntime {
     const clock = this.deps.clock ?? systemClock;
     const { name: model, maxTokens, streamRetries, streamIdleTimeoutMs } = this.deps.settings;
     const failures: ModelStreamFailure[] = [];
+    const thinkingBudgetTokens = runThinkingBudget(run.metadata);
+    const traced = { maxTokens: maxTokens + (thinkingBudgetTokens ?? 0) }; // the max_tokens sent
     let answer: TurnReply;
     try {
       for (;;) {
         let offset = base;
         try {
-          const reply = traceChat({ model, maxTokens, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
+          const reply = traceChat({ model, ...traced, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
             streamTurn(this.deps.client, {
               model,
               maxTokens,
+              thinkingBudgetTokens,
+              userId: requestUserId(run.orgId, run.id),
               system,
               tools,
               messages: messages.filter((m) => !isRefused(m)).map((m) => ({ role: m.role, content: m.content as StoredBlock[] })),
@@ -301,10 +307,19 @@ export class AgentRuntime {
         if (!(await this.lockActive(tx, run.id))) return false;
         appendMessage(tx, run, messages.length, 'assistant', content, answer.stopReason);
         await tx.flush();
+        const { usage } = answer;
         await tx.execute(
           `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+                  cache_creation_input_tokens = cache_creation_input_tokens + ?, cache_read_input_tokens = cache_read_input_tokens + ?,
                   llm_cost_micros = llm_cost_micros + ?, updated_at = now() where id = ?`,
-          [answer.usage.input_tokens, answer.usage.output_tokens, costMicros(this.deps.settings, answer.usage), run.id],
+          [
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_creation_input_tokens,
+            usage.cache_read_input_tokens,
+            costMicros(this.deps.settings, usage),
+            run.id,
+          ],
         );
         // A message boundary for run subscribers; the text itself stays in run_messages.
         await appendLedgerEvents(tx, [

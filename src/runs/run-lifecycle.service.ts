@@ -46,7 +46,11 @@ export async function startRun(
         specialistId: input.specialistId,
         driver: input.driver,
         status: initialRunStatus(input.driver),
-        metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion, upstreamTools } }),
+        // The thinking budget is frozen with the manifest: a tool loop never changes its thinking configuration.
+        metadata: withRunTrace({
+          runtimeManifest: { allowedTools, policyVersion: org.policyVersion, upstreamTools },
+          ...(external ? {} : { thinkingBudgetTokens: specialist.thinkingBudgetTokens }),
+        }),
         correlationId,
       });
       const first = message === null ? null : appendMessage(tx, run, 0, 'user', [{ type: 'text', text: message }]);

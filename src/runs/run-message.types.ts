@@ -55,10 +55,18 @@ export class ToolResultBlockType {
   status!: ToolCallStatus | null;
 }
 
+@ObjectType('ThinkingBlock', {
+  description: "The model's extended thinking at this point of its turn: only a marker, its text (or encrypted data) is never shown",
+})
+export class ThinkingBlockType {
+  @Field({ description: 'A redacted_thinking block (encrypted by the API) rather than a thinking one' })
+  redacted!: boolean;
+}
+
 export const MessageBlockUnion = createUnionType({
   name: 'MessageBlock',
   description: 'One content block of a message',
-  types: () => [TextBlockType, ToolUseBlockType, ToolResultBlockType] as const,
+  types: () => [TextBlockType, ToolUseBlockType, ToolResultBlockType, ThinkingBlockType] as const,
 });
 
 @ObjectType('RunMessage', { description: 'One message of the conversation' })
@@ -70,10 +78,11 @@ export class RunMessageType {
   role!: string;
 
   @Field(() => [MessageBlockUnion], { description: 'The content blocks, typed; tool inputs and results redacted' })
-  blocks!: Array<TextBlockType | ToolUseBlockType | ToolResultBlockType>;
+  blocks!: Array<TextBlockType | ToolUseBlockType | ToolResultBlockType | ThinkingBlockType>;
 
   @Field(() => GraphQLJSON, {
-    description: 'The same blocks in the Anthropic Messages API shape (text, tool_use, tool_result), redacted like `blocks`',
+    description:
+      'The same blocks in the Anthropic Messages API shape (text, tool_use, tool_result; a thinking block as `{"type":"thinking"}` without its text or signature), redacted like `blocks`',
   })
   content!: unknown;
 
@@ -140,6 +149,10 @@ export function toRunMessageType(message: RunMessage, callsByToolUse: ReadonlyMa
       );
       const text = pending ? '' : typeof result === 'string' ? result : JSON.stringify(result);
       content.push({ type: 'tool_result', tool_use_id: id, ...(isError ? { is_error: true } : {}), content: text });
+    } else if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+      // The model's reasoning is not the conversation's: readers learn only that it was there.
+      blocks.push(Object.assign(new ThinkingBlockType(), { redacted: block.type === 'redacted_thinking' }));
+      content.push({ type: block.type });
     } else if (block.type === 'text' && typeof block.text === 'string') {
       blocks.push(Object.assign(new TextBlockType(), { text: block.text }));
       content.push({ type: 'text', text: block.text });

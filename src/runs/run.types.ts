@@ -1,5 +1,6 @@
 import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { RUN_STATUSES, type AgentRun, type RunStatus } from './agent-run.entity';
+import { runThinkingBudget } from '../llm/thinking';
 import { PageArgs, TimeRange, connectionType } from '../graphql/pagination';
 import { graphqlEnum } from '../graphql/enums';
 
@@ -35,10 +36,19 @@ export class AgentRunType {
   @Field(() => Int)
   inputTokens!: number;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: 'Output tokens as the API bills them: thinking tokens included' })
   outputTokens!: number;
 
-  @Field(() => Float, { description: 'LLM cost in US dollars' })
+  @Field(() => Int, { description: 'Input tokens written to the prompt cache (priced MODEL_CACHE_WRITE_PRICE_PERCENT of input)' })
+  cacheCreationInputTokens!: number;
+
+  @Field(() => Int, { description: 'Input tokens read from the prompt cache (priced MODEL_CACHE_READ_PRICE_PERCENT of input)' })
+  cacheReadInputTokens!: number;
+
+  @Field(() => Int, { nullable: true, description: "Extended thinking's budget the run started with (its specialist's then); null: none" })
+  thinkingBudgetTokens!: number | null;
+
+  @Field(() => Float, { description: 'LLM cost in US dollars: input, output (thinking included) and prompt-cache tokens' })
   llmCostUsd!: number;
 
   @Field(() => Int)
@@ -93,6 +103,9 @@ export const toRunType = (run: AgentRun): AgentRunType => ({
   pendingApprovalCount: run.pendingApprovalCount,
   inputTokens: run.inputTokens,
   outputTokens: run.outputTokens,
+  cacheCreationInputTokens: run.cacheCreationInputTokens,
+  cacheReadInputTokens: run.cacheReadInputTokens,
+  thinkingBudgetTokens: runThinkingBudget(run.metadata),
   llmCostUsd: run.llmCostMicros / 1_000_000,
   toolCostCents: run.toolCostCents,
   correlationId: run.correlationId,

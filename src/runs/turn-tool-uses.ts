@@ -26,7 +26,7 @@ export function storedTurn(reply: readonly ReplyBlock[], stopReason: string | nu
   }
   const inThisTurn = new Set<string>();
   return reply.map((block): StoredBlock => {
-    if (block.type === 'text') return block;
+    if (block.type !== 'tool_use') return block; // text, and thinking kept as the model sent it
     const repeatedInTurn = inThisTurn.has(block.id);
     const times = timesBefore.get(block.id) ?? 0;
     inThisTurn.add(block.id);

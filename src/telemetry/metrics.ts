@@ -104,7 +104,7 @@ export class ToolgateMetrics {
 
   private readonly modelTokens = new Counter({
     name: 'toolgate_model_tokens_total',
-    help: 'Model tokens by model and direction (input, output)',
+    help: 'Model tokens by model and direction (input, output; cache_write and cache_read: prompt-cache input tokens)',
     labelNames: ['model', 'direction'] as const,
     registers: [this.registry],
   });
@@ -179,10 +179,19 @@ export class ToolgateMetrics {
     for (const event of events) this.eventLag.observe(Math.max(0, now - event.createdAt.getTime()) / 1000);
   }
 
-  modelTurn(model: string, turn: { firstTokenMs: number | null; usage: { input_tokens: number; output_tokens: number } }): void {
+  modelTurn(
+    model: string,
+    turn: {
+      firstTokenMs: number | null;
+      usage: { input_tokens: number; output_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number };
+    },
+  ): void {
     if (turn.firstTokenMs !== null) this.firstToken.observe({ model }, turn.firstTokenMs / 1000);
     this.modelTokens.inc({ model, direction: 'input' }, turn.usage.input_tokens);
     this.modelTokens.inc({ model, direction: 'output' }, turn.usage.output_tokens);
+    // Only a turn that used the prompt cache makes these series exist.
+    if (turn.usage.cache_creation_input_tokens) this.modelTokens.inc({ model, direction: 'cache_write' }, turn.usage.cache_creation_input_tokens);
+    if (turn.usage.cache_read_input_tokens) this.modelTokens.inc({ model, direction: 'cache_read' }, turn.usage.cache_read_input_tokens);
   }
 
   /** Imported tools an import found drifted from their pinned text. */

@@ -11,6 +11,9 @@ export const GEN_AI = {
   requestMaxTokens: 'gen_ai.request.max_tokens',
   responseFinishReasons: 'gen_ai.response.finish_reasons',
   usageInputTokens: 'gen_ai.usage.input_tokens',
+  // Part of input_tokens, as the conventions count it (the Messages API reports them apart).
+  usageCacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
+  usageCacheCreationInputTokens: 'gen_ai.usage.cache_creation.input_tokens',
   usageOutputTokens: 'gen_ai.usage.output_tokens',
   toolName: 'gen_ai.tool.name',
   toolCallId: 'gen_ai.tool.call.id',

@@ -39,7 +39,9 @@ export function traceChat(subject: ChatSubject, request: () => Promise<TurnReply
       try {
         const reply = await request();
         span.setAttributes({
-          [GEN_AI.usageInputTokens]: reply.usage.input_tokens,
+          [GEN_AI.usageInputTokens]: reply.usage.input_tokens + reply.usage.cache_read_input_tokens + reply.usage.cache_creation_input_tokens,
+          [GEN_AI.usageCacheReadInputTokens]: reply.usage.cache_read_input_tokens,
+          [GEN_AI.usageCacheCreationInputTokens]: reply.usage.cache_creation_input_tokens,
           [GEN_AI.usageOutputTokens]: reply.usage.output_tokens,
           ...(reply.stopReason ? { [GEN_AI.responseFinishReasons]: [reply.stopReason] } : {}),
         });

@@ -64,11 +64,15 @@ type Documents = {
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": typeof types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": typeof types.ApprovalChangesDocument,
     "\n  subscription RunTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text }\n  }\n": typeof types.RunTokensDocument,
+    "\n  query RunCacheCost($id: ID!) {\n    run(id: $id) { status inputTokens outputTokens cacheCreationInputTokens cacheReadInputTokens llmCostUsd }\n  }\n": typeof types.RunCacheCostDocument,
     "\n  query RunStatusPoll($id: ID!) {\n    run(id: $id) { id status }\n  }\n": typeof types.RunStatusPollDocument,
     "\n  query RunDetail($id: ID!) {\n    run(id: $id) {\n      id status driver reply stopReason replyTruncated pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage\n      allowedTools\n      messages {\n        position role content text\n        blocks {\n          __typename\n          ... on TextBlock { text }\n          ... on ToolUseBlock { toolUseId name tool input toolCallId status }\n          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }\n        }\n      }\n      toolCalls {\n        id toolName action status errorCode errorText vendorStatusCode input output riskLevel\n        policyDecision { id outcome risk }\n        approvalRequest { id status kind }\n      }\n      ledgerEvents { type resourceId metadata }\n    }\n  }\n": typeof types.RunDetailDocument,
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": typeof types.PostMessageDocument,
     "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n": typeof types.CancelRunDocument,
     "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n": typeof types.RuntimeApproveEditedDocument,
+    "\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n": typeof types.CreateThinkingSpecialistDocument,
+    "\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n": typeof types.SetSpecialistThinkingDocument,
+    "\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n": typeof types.RunThinkingDocument,
     "\n  fragment CallAnswer on ToolCallResult {\n    status toolCallId result\n    error { code message }\n    approvalRequestId replayed\n  }\n": typeof types.CallAnswerFragmentDoc,
     "\n  mutation StartAgentRun($input: StartAgentRunInput!) {\n    startAgentRun(input: $input) { id status driver allowedTools policyVersion }\n  }\n": typeof types.StartAgentRunDocument,
     "\n  mutation ExecuteToolCall($input: ExecuteToolCallInput!) {\n    executeToolCall(input: $input) { ...CallAnswer }\n  }\n": typeof types.ExecuteToolCallDocument,
@@ -147,11 +151,15 @@ const documents: Documents = {
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": types.ApprovalChangesDocument,
     "\n  subscription RunTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text }\n  }\n": types.RunTokensDocument,
+    "\n  query RunCacheCost($id: ID!) {\n    run(id: $id) { status inputTokens outputTokens cacheCreationInputTokens cacheReadInputTokens llmCostUsd }\n  }\n": types.RunCacheCostDocument,
     "\n  query RunStatusPoll($id: ID!) {\n    run(id: $id) { id status }\n  }\n": types.RunStatusPollDocument,
     "\n  query RunDetail($id: ID!) {\n    run(id: $id) {\n      id status driver reply stopReason replyTruncated pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage\n      allowedTools\n      messages {\n        position role content text\n        blocks {\n          __typename\n          ... on TextBlock { text }\n          ... on ToolUseBlock { toolUseId name tool input toolCallId status }\n          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }\n        }\n      }\n      toolCalls {\n        id toolName action status errorCode errorText vendorStatusCode input output riskLevel\n        policyDecision { id outcome risk }\n        approvalRequest { id status kind }\n      }\n      ledgerEvents { type resourceId metadata }\n    }\n  }\n": types.RunDetailDocument,
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": types.PostMessageDocument,
     "\n  mutation CancelRun($runId: ID!) {\n    cancelRun(runId: $runId) { id status pendingApprovalCount }\n  }\n": types.CancelRunDocument,
     "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n": types.RuntimeApproveEditedDocument,
+    "\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n": types.CreateThinkingSpecialistDocument,
+    "\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n": types.SetSpecialistThinkingDocument,
+    "\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n": types.RunThinkingDocument,
     "\n  fragment CallAnswer on ToolCallResult {\n    status toolCallId result\n    error { code message }\n    approvalRequestId replayed\n  }\n": types.CallAnswerFragmentDoc,
     "\n  mutation StartAgentRun($input: StartAgentRunInput!) {\n    startAgentRun(input: $input) { id status driver allowedTools policyVersion }\n  }\n": types.StartAgentRunDocument,
     "\n  mutation ExecuteToolCall($input: ExecuteToolCallInput!) {\n    executeToolCall(input: $input) { ...CallAnswer }\n  }\n": types.ExecuteToolCallDocument,
@@ -397,6 +405,10 @@ export function graphql(source: "\n  subscription RunTokens($runId: ID!, $after:
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
+export function graphql(source: "\n  query RunCacheCost($id: ID!) {\n    run(id: $id) { status inputTokens outputTokens cacheCreationInputTokens cacheReadInputTokens llmCostUsd }\n  }\n"): (typeof documents)["\n  query RunCacheCost($id: ID!) {\n    run(id: $id) { status inputTokens outputTokens cacheCreationInputTokens cacheReadInputTokens llmCostUsd }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
 export function graphql(source: "\n  query RunStatusPoll($id: ID!) {\n    run(id: $id) { id status }\n  }\n"): (typeof documents)["\n  query RunStatusPoll($id: ID!) {\n    run(id: $id) { id status }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
@@ -414,6 +426,18 @@ export function graphql(source: "\n  mutation CancelRun($runId: ID!) {\n    canc
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n"): (typeof documents)["\n  mutation RuntimeApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited editedParams }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n"): (typeof documents)["\n  mutation CreateThinkingSpecialist($input: CreateSpecialistInput!) {\n    createSpecialist(input: $input) { id thinkingBudgetTokens }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n"): (typeof documents)["\n  mutation SetSpecialistThinking($id: ID!, $budget: Int) {\n    setSpecialistThinking(specialistId: $id, budgetTokens: $budget) { id thinkingBudgetTokens }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n"): (typeof documents)["\n  query RunThinking($id: ID!) {\n    run(id: $id) {\n      thinkingBudgetTokens outputTokens\n      messages { content blocks { __typename ... on ThinkingBlock { redacted } } }\n    }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -24,6 +24,8 @@ function ask(messages: ModelTurn['messages'] = QUESTION, onText: (delta: string)
   return streamTurn(client, {
     model: 'claude-scripted-1',
     maxTokens: 256,
+    thinkingBudgetTokens: null,
+    userId: 'scripted-test-run',
     system: 'test',
     tools: [],
     messages,
@@ -34,7 +36,7 @@ function ask(messages: ModelTurn['messages'] = QUESTION, onText: (delta: string)
   });
 }
 
-test('text in pieces, thinking with its signature, redacted thinking and pings: the SDK assembles them; the turn keeps the text', async () => {
+test('text in pieces, thinking with its signature, redacted thinking and pings: the SDK assembles them; the turn keeps them all, thinking whole', async () => {
   model.script(
     turn().thinking('Let me look that up.', 'sig-1').redactedThinking('opaque').ping().text('Your order shipped with UPS.', 4).stop('end_turn', 12),
   );
@@ -43,7 +45,11 @@ test('text in pieces, thinking with its signature, redacted thinking and pings: 
   expect(deltas.length).toBe(4);
   expect(deltas.join('')).toBe('Your order shipped with UPS.');
   expect(reply).toMatchObject({
-    content: [{ type: 'text', text: 'Your order shipped with UPS.' }],
+    content: [
+      { type: 'thinking', thinking: 'Let me look that up.', signature: 'sig-1' },
+      { type: 'redacted_thinking', data: 'opaque' },
+      { type: 'text', text: 'Your order shipped with UPS.' },
+    ],
     stopReason: 'end_turn',
     usage: { output_tokens: 12 },
   });
@@ -57,6 +63,14 @@ test('text in pieces, thinking with its signature, redacted thinking and pings: 
     { type: 'redacted_thinking', data: 'opaque' },
     { type: 'text', text: 'Done.' },
   ]);
+  model.assertClean();
+});
+
+test('thinking is not a first token: a turn of thinking alone has no time to first token (its text or tool input would be)', async () => {
+  model.script(turn().thinking('Only thinking here.', 'sig-only').stop('end_turn'));
+  const reply = await ask();
+  expect(reply.content).toEqual([{ type: 'thinking', thinking: 'Only thinking here.', signature: 'sig-only' }]);
+  expect(reply.firstTokenMs).toBeNull();
   model.assertClean();
 });
 
@@ -226,6 +240,118 @@ describe('the conversation check', () => {
     expect((error as APIError).status).toBe(400);
     expect(model.problems.join('\n')).toMatch(problem);
     expect(() => model.assertClean()).toThrow(problem);
+  });
+
+  const marked = (text: string) => ({ type: 'text', text, cache_control: { type: 'ephemeral' } });
+  test.each([
+    [
+      'more than 4 cache breakpoints',
+      {
+        system: [marked('a'), marked('b')],
+        messages: [{ role: 'user', content: [marked('c'), marked('d'), marked('e')] }],
+      },
+      /A maximum of 4 blocks with cache_control may be provided\. Found 5/,
+    ],
+    [
+      'cache_control on a thinking block',
+      {
+        messages: [
+          ...QUESTION,
+          {
+            role: 'assistant',
+            content: [{ type: 'thinking', thinking: 't', signature: 's', cache_control: { type: 'ephemeral' } }, ask1.content[0]],
+          },
+          answer1,
+        ],
+      },
+      /cache_control: not a field of a thinking block/,
+    ],
+    [
+      'cache_control of another type',
+      { system: [{ type: 'text', text: 'a', cache_control: { type: 'persistent' } }] },
+      /not \{ type: 'ephemeral' \}/,
+    ],
+    ['a thinking budget under 1024', { max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1000 } }, /greater than or equal to 1024/],
+    [
+      'a thinking budget not below max_tokens',
+      { max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 2048 } },
+      /max_tokens: must be greater than thinking\.budget_tokens/,
+    ],
+    ['metadata other than user_id', { metadata: { user_id: 'x', email: 'a@b.c' } }, /metadata\.email: Extra inputs/],
+    ['a field the API does not have', { cache: true }, /cache: Extra inputs are not permitted/],
+    [
+      'thinking on, and the tool-using assistant turn sent back without its thinking',
+      { max_tokens: 4000, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [...QUESTION, ask1, answer1] },
+      /messages\.1\.content\.0\.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`/,
+    ],
+  ])('refuses a request with %s (400)', async (_label, params, problem) => {
+    const error = await client.messages
+      .stream({ model: 'm', max_tokens: 10, messages: QUESTION, ...params } as unknown as Anthropic.MessageCreateParamsStreaming)
+      .finalMessage()
+      .catch((e: unknown) => e);
+    expect((error as APIError).status).toBe(400);
+    expect(model.problems.join('\n')).toMatch(problem);
+    model.reset();
+  });
+
+  test('streamTurn marks 3 cache breakpoints (last tool, system, last message block), sends an opaque user_id, and thinking only with a budget', async () => {
+    const tools = [
+      { name: 'a__one', description: 'one', input_schema: { type: 'object' as const } },
+      { name: 'b__two', description: 'two', input_schema: { type: 'object' as const } },
+    ];
+    const send = (thinkingBudgetTokens: number | null) =>
+      streamTurn(client, {
+        model: 'claude-scripted-1',
+        maxTokens: 256,
+        thinkingBudgetTokens,
+        userId: 'opaque-1',
+        system: 'Be brief.',
+        tools,
+        messages: QUESTION,
+        signal: new AbortController().signal,
+        onText: () => undefined,
+        idleTimeoutMs: 30_000,
+        clock: systemClock,
+      });
+    model.script(turn().text('Ok.').stop('end_turn'), turn().thinking('Hm.', 'sig-t').text('Ok.').stop('end_turn'));
+    await send(null);
+    const off = model.requests[0].body;
+    expect(off.thinking).toBeUndefined();
+    expect(off.max_tokens).toBe(256);
+    expect(off.metadata).toEqual({ user_id: 'opaque-1' });
+    expect(off.system).toEqual([{ type: 'text', text: 'Be brief.', cache_control: { type: 'ephemeral' } }]);
+    expect((off.tools as Record<string, unknown>[]).map((t) => t.cache_control)).toEqual([undefined, { type: 'ephemeral' }]);
+    const [question] = off.messages as { content: unknown[] }[];
+    expect(question.content).toEqual([{ type: 'text', text: 'Where is my order #12345?', cache_control: { type: 'ephemeral' } }]);
+    // The conversation view of the request leaves the marks out.
+    expect(model.requests[0].messages[0].content).toEqual([{ type: 'text', text: 'Where is my order #12345?' }]);
+
+    const reply = await send(2048);
+    const on = model.requests[1].body;
+    // The answer keeps its 256 tokens; the budget comes on top (budget_tokens < max_tokens).
+    expect(on.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    expect(on.max_tokens).toBe(256 + 2048);
+    expect(reply.content[0]).toEqual({ type: 'thinking', thinking: 'Hm.', signature: 'sig-t' });
+    model.assertClean();
+  });
+
+  test('a blank system prompt (a specialist may have one) is left out, not sent as an empty marked block the API refuses', async () => {
+    model.script(turn().text('Ok.').stop('end_turn'));
+    await streamTurn(client, {
+      model: 'claude-scripted-1',
+      maxTokens: 256,
+      thinkingBudgetTokens: null,
+      userId: 'opaque-2',
+      system: '  ',
+      tools: [],
+      messages: QUESTION,
+      signal: new AbortController().signal,
+      onText: () => undefined,
+      idleTimeoutMs: 30_000,
+      clock: systemClock,
+    });
+    expect(model.requests[0].body.system).toBeUndefined();
+    model.assertClean();
   });
 
   test('thinking blocks sent back byte for byte pass; changed in any field, they are refused; a final assistant message may be empty', async () => {

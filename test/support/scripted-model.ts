@@ -27,8 +27,9 @@ type Answer = SseFrame[] | HttpErrorAnswer;
 export type ScriptedTurn = Answer | ((request: ScriptedRequest) => Answer | Promise<Answer>);
 
 export interface ScriptedRequest {
-  /** The request body as sent (model, max_tokens, system, tools, messages, stream). */
+  /** The request body as sent (model, max_tokens, system, tools, messages, stream, cache_control marks included). */
   body: Record<string, unknown>;
+  /** The conversation: the body's messages without their prompt-cache marks (`cache_control`), which say nothing about it. */
   messages: { role: string; content: Record<string, unknown>[] }[];
   /** What the API would refuse in it (empty: valid). */
   problems: string[];
@@ -96,7 +97,7 @@ export class ScriptedModel {
     const problems = [...conversationProblems(body), ...this.thinking.problems(body)];
     const record = body as Record<string, unknown>;
     if (record?.stream !== true) problems.push('stream: the runtime streams every turn');
-    const request: ScriptedRequest = { body: record, messages: (record?.messages ?? []) as ScriptedRequest['messages'], problems };
+    const request: ScriptedRequest = { body: record, messages: unmarked(record?.messages), problems };
     this.requests.push(request);
     const n = this.requests.length;
     if (problems.length > 0) return this.refuse(res, `request ${n}: ${problems.join('; ')}`);
@@ -117,6 +118,15 @@ export class ScriptedModel {
     this.problems.push(problem);
     answerError(res, { status: 400, type: 'invalid_request_error', message: problem });
   }
+}
+
+/** Messages as sent, each block without `cache_control`. */
+function unmarked(messages: unknown): ScriptedRequest['messages'] {
+  if (!Array.isArray(messages)) return [];
+  return messages.map((m: ScriptedRequest['messages'][number]) => ({
+    ...m,
+    content: Array.isArray(m?.content) ? m.content.map(({ cache_control: _mark, ...block }) => block) : m?.content,
+  }));
 }
 
 function answerError(res: http.ServerResponse, answer: HttpErrorAnswer): void {

@@ -36,7 +36,12 @@ export class TurnBuilder {
   private index = 0;
   private outputTokens = 0;
 
-  constructor(options: { model?: string; inputTokens?: number } = {}) {
+  /** `cacheCreationInputTokens` / `cacheReadInputTokens`: the prompt-cache usage message_start reports, as the API does when they apply. */
+  constructor(options: { model?: string; inputTokens?: number; cacheCreationInputTokens?: number; cacheReadInputTokens?: number } = {}) {
+    const cache =
+      options.cacheCreationInputTokens === undefined && options.cacheReadInputTokens === undefined
+        ? {}
+        : { cache_creation_input_tokens: options.cacheCreationInputTokens ?? 0, cache_read_input_tokens: options.cacheReadInputTokens ?? 0 };
     this.push('message_start', {
       type: 'message_start',
       message: {
@@ -47,7 +52,7 @@ export class TurnBuilder {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: options.inputTokens ?? 10, output_tokens: 1 },
+        usage: { input_tokens: options.inputTokens ?? 10, output_tokens: 1, ...cache },
       },
     });
   }

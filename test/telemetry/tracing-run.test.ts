@@ -155,6 +155,9 @@ test('a run paused for approval and resumed on another server is one trace, cont
     });
     expect(chat.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
     expect(chat.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    // The offline model reports no prompt cache: none read, none written.
+    expect(chat.attributes['gen_ai.usage.cache_read.input_tokens']).toBe(0);
+    expect(chat.attributes['gen_ai.usage.cache_creation.input_tokens']).toBe(0);
     // The model's HTTP request is under its chat span.
     expect(tree.children(chat).some((s) => s.kind === SpanKind.CLIENT && String(s.attributes['url.full']).endsWith('/v1/messages'))).toBe(true);
   }
