@@ -1,88 +1,160 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ConsoleApprovalEventsDocument,
   ConsoleInboxDocument,
   ConsoleResolveApprovalDocument,
   type ApprovalDecision,
+  type ConsoleApprovalEventsSubscription,
   type ConsoleApprovalItemFragment,
   type ConsoleCallDetailFragment,
 } from '../../../gql/graphql';
+import type { Connection } from '../api';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
 
 type Item = ConsoleApprovalItemFragment & { toolCall: ConsoleCallDetailFragment };
+/** How an item left the queue while this reviewer had it on screen (resolved by someone else, or expired). */
+interface Gone {
+  status: string;
+  by: string | null;
+  reason: string | null;
+}
 
 const RESOLVED = new Set(['approved', 'rejected', 'expired', 'cancelled']);
+const CONNECTION_WORDS: Record<Connection, string> = { connecting: 'connecting', live: 'live', reconnecting: 'reconnecting', offline: 'offline' };
+const CONNECTION_TITLES: Record<Connection, string> = {
+  connecting: 'Opening the live connection',
+  live: 'Updates arrive without reloading',
+  reconnecting: 'The live connection dropped; retrying. Missed updates are read again once it is back.',
+  offline: 'No live updates: the connection was refused or could not be restored. Reload to try again.',
+};
 
 /**
  * The approval queue, live: the pending list, then approvalRequests events over graphql-ws
- * (the subscription opens first, so nothing between the two is missed). A request resolved
- * anywhere leaves the list at once; review items (audit roles) follow it.
+ * (the subscription opens first, so nothing between the two is missed). After a dropped
+ * connection comes back, the subscription resumes after the last sequence seen and the list
+ * is read again, so an approval created during the drop appears. An item resolved elsewhere
+ * stays on screen, with who resolved it and how, until the reviewer dismisses it (their
+ * draft is kept); review items (audit roles) follow the same events.
  */
 export function Inbox({ session }: { session: Session }) {
   const { api, can } = session;
   const [items, setItems] = useState<Item[]>([]);
+  const [gone, setGone] = useState<Map<string, Gone>>(new Map());
   const [reviews, setReviews] = useState<ConsoleCallDetailFragment[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [loaded, setLoaded] = useState(false);
-  const [live, setLive] = useState(false);
+  const [connection, setConnection] = useState<Connection>('connecting');
+  const [announcement, setAnnouncement] = useState('');
+  const list = useRef<HTMLUListElement>(null);
 
   useEffect(() => {
     const variables = { audit: can.audit, kind: can.inboxKind };
-    const gone = new Set<string>();
-    const stop = api.subscribe(
-      ConsoleApprovalEventsDocument,
-      variables,
-      ({ approvalRequests: event }) => {
-        setLive(true);
-        const request = event.approvalRequest;
-        if (event.change === 'review_required') {
-          setReviews((list) => [event.toolCall, ...list.filter((c) => c.id !== event.toolCall.id)]);
-        } else if (request && RESOLVED.has(event.change)) {
-          gone.add(request.id);
-          setItems((list) => list.filter((i) => i.id !== request.id));
-        } else if (request && event.change === 'requested' && request.status === 'pending') {
-          const item = { ...request, toolCall: event.toolCall };
-          setItems((list) => [item, ...list.filter((i) => i.id !== request.id)]);
-        }
-      },
-      setError,
-    );
-    setLive(true);
-    api
-      .request(ConsoleInboxDocument, variables)
-      .then((data) => {
-        const pending = data.approvalRequests.edges.map((e) => e.node).filter((n) => !gone.has(n.id));
-        setItems((live) => [...live, ...pending.filter((n) => !live.some((l) => l.id === n.id))]);
-        if (data.toolCalls) setReviews(data.toolCalls.edges.map((e) => e.node));
-        setLoaded(true);
-      })
-      .catch(setError);
-    return stop;
+    const resolved = new Set<string>();
+    let lastSequence: string | null = null;
+    let closed = false;
+    const onEvent = ({ approvalRequests: event }: ConsoleApprovalEventsSubscription) => {
+      lastSequence = event.sequence;
+      const request = event.approvalRequest;
+      if (event.change === 'review_required') {
+        setReviews((list) => [event.toolCall, ...list.filter((c) => c.id !== event.toolCall.id)]);
+      } else if (request && RESOLVED.has(event.change)) {
+        resolved.add(request.id);
+        setGone((map) =>
+          new Map(map).set(request.id, {
+            status: event.change,
+            by: request.resolvedByName ?? request.resolvedBy ?? null,
+            reason: request.reason ?? null,
+          }),
+        );
+      } else if (request && event.change === 'requested' && request.status === 'pending' && !resolved.has(request.id)) {
+        const item = { ...request, toolCall: event.toolCall };
+        setItems((list) => [item, ...list.filter((i) => i.id !== request.id)]);
+      }
+    };
+    const read = () =>
+      api
+        .request(ConsoleInboxDocument, variables)
+        .then((data) => {
+          if (closed) return;
+          const pending = data.approvalRequests.edges.map((e) => e.node).filter((n) => !resolved.has(n.id));
+          setItems((live) => [...live, ...pending.filter((n) => !live.some((l) => l.id === n.id))]);
+          if (data.toolCalls) setReviews(data.toolCalls.edges.map((e) => e.node));
+          setLoaded(true);
+          setError(null);
+        })
+        .catch(setError);
+    const subscribe = () => api.subscribe(ConsoleApprovalEventsDocument, { ...variables, afterSequence: lastSequence }, onEvent, setError);
+    let stop = subscribe();
+    read();
+    const unwatch = api.watchConnection((state, reconnected) => {
+      setConnection(state);
+      if (!reconnected) return;
+      // Back after a drop: resume after the last event seen, and read the list again.
+      stop();
+      stop = subscribe();
+      read();
+    });
+    return () => {
+      closed = true;
+      unwatch();
+      stop();
+    };
   }, [api, can]);
+
+  const dismiss = (id: string) => {
+    setItems((list) => list.filter((i) => i.id !== id));
+    setGone((map) => {
+      const next = new Map(map);
+      next.delete(id);
+      return next;
+    });
+  };
+  /** After this reviewer resolved an item: it leaves, focus goes to the next card, and the outcome is announced. */
+  const resolvedHere = (item: Item, outcome: string) => {
+    const index = items.findIndex((i) => i.id === item.id);
+    dismiss(item.id);
+    setAnnouncement(`${item.toolCall.toolName}.${item.toolCall.action} ${outcome}.`);
+    requestAnimationFrame(() => {
+      const cards = list.current?.querySelectorAll<HTMLElement>(':scope > li.card');
+      const next = cards?.[Math.min(index, cards.length - 1)];
+      (next ?? document.getElementById('main'))?.focus();
+    });
+  };
+
+  const pending = items.filter((i) => !gone.has(i.id)).length;
+  useEffect(() => {
+    document.title = pending > 0 ? `(${pending}) Approvals · Toolgate` : 'Approvals · Toolgate';
+    return () => {
+      document.title = 'Toolgate console';
+    };
+  }, [pending]);
 
   const whoResolves = (kind: string) => (kind === 'expert' ? 'expert keys' : 'client keys');
   return (
     <>
       <h1>
-        Approvals <span class="count">({items.length})</span>
-        {live && (
-          <span class="live" title="Updates arrive without reloading">
-            live
-          </span>
-        )}
+        Approvals <span class="count">({pending})</span>{' '}
+        <span class={`live live-${connection}`} data-testid="connection" data-state={connection} title={CONNECTION_TITLES[connection]}>
+          {CONNECTION_WORDS[connection]}
+        </span>
       </h1>
+      <p class="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
       <ErrorNote error={error} />
       {loaded && items.length === 0 && <p class="empty">Nothing waits for approval.</p>}
-      <ul class="cards" aria-label="Pending approvals">
+      <ul class="cards" aria-label="Pending approvals" aria-busy={!loaded} ref={list}>
         {items.map((item) => (
           <ApprovalCard
             key={item.id}
             item={item}
+            gone={gone.get(item.id) ?? null}
             session={session}
             whoResolves={whoResolves(item.kind)}
-            onResolved={() => setItems((list) => list.filter((i) => i.id !== item.id))}
+            onResolved={(outcome) => resolvedHere(item, outcome)}
+            onDismiss={() => dismiss(item.id)}
           />
         ))}
       </ul>
@@ -112,7 +184,23 @@ export function Inbox({ session }: { session: Session }) {
   );
 }
 
-function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; session: Session; whoResolves: string; onResolved: () => void }) {
+const OUTCOME_WORDS: Record<string, string> = { approved: 'Approved', rejected: 'Rejected', expired: 'Expired', cancelled: 'Cancelled' };
+
+function ApprovalCard({
+  item,
+  gone,
+  session,
+  whoResolves,
+  onResolved,
+  onDismiss,
+}: {
+  item: Item;
+  gone: Gone | null;
+  session: Session;
+  whoResolves: string;
+  onResolved: (outcome: string) => void;
+  onDismiss: () => void;
+}) {
   const now = useNow();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -131,17 +219,31 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
         reason: reason.trim() || null,
         editedParams: editedParams ?? null,
       });
-      onResolved();
+      onResolved(choice === 'APPROVE' ? (editedParams ? 'approved with edits' : 'approved') : 'rejected');
     } catch (e) {
       setError(e);
     } finally {
       setBusy(false);
     }
   };
+  // Expired on this reviewer's clock: the buttons stop at once (the server's answer stays authoritative).
+  const expired = new Date(String(item.expiresAt)).getTime() <= now;
+  const closed = busy || expired || gone !== null;
   const headingId = `approval-${item.id}`;
   const editorId = `edit-${item.id}`;
   return (
-    <li class="card" aria-labelledby={headingId} data-approval-id={item.id}>
+    <li class={`card${gone ? ' card-gone' : ''}`} aria-labelledby={headingId} data-approval-id={item.id} tabIndex={-1}>
+      {gone && (
+        <div class="gone-notice" role="status">
+          <strong>
+            {OUTCOME_WORDS[gone.status] ?? gone.status} elsewhere{gone.by ? ` by ${gone.by}` : ''}
+          </strong>
+          {gone.reason ? `: “${gone.reason}”` : '.'} Your draft below was not sent.{' '}
+          <button type="button" onClick={onDismiss}>
+            Dismiss
+          </button>
+        </div>
+      )}
       <h3 id={headingId}>
         {call.toolName}.{call.action} <Badge kind={call.riskLevel ?? 'none'}>risk {call.riskLevel ?? '—'}</Badge>
       </h3>
@@ -180,13 +282,19 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
             <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} maxLength={1000} />
           </label>
           <div class="buttons">
-            <button type="button" class="approve" disabled={busy} onClick={() => resolve('APPROVE')}>
+            <button type="button" class="approve" disabled={closed} onClick={() => resolve('APPROVE')}>
               Approve
             </button>
-            <button type="button" class="reject" disabled={busy} onClick={() => resolve('REJECT')}>
+            <button type="button" class="reject" disabled={closed} onClick={() => resolve('REJECT')}>
               Reject
             </button>
-            <button type="button" aria-expanded={editing} aria-controls={editing ? editorId : undefined} onClick={() => setEditing(!editing)}>
+            <button
+              type="button"
+              disabled={closed}
+              aria-expanded={editing}
+              aria-controls={editing ? editorId : undefined}
+              onClick={() => setEditing(!editing)}
+            >
               Edit parameters
             </button>
           </div>
@@ -194,7 +302,7 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
             <EditParams
               id={editorId}
               initial={call.input}
-              busy={busy}
+              busy={closed}
               onApprove={(params) => resolve('APPROVE', params)}
               onCancel={() => setEditing(false)}
             />
