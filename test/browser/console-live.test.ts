@@ -1,6 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { useDemoApp } from '../support/demo-fixture';
 import { TcpProxy } from '../support/tcp-proxy';
+import { newRun, newToolCall, type TestOrg } from '../support/factories';
+import type { Org } from '../../src/orgs/org.entity';
+import type { Specialist } from '../../src/orgs/specialist.entity';
 import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from './browser';
 
 /**
@@ -204,5 +207,56 @@ describeInBrowser('console under drops, races and expiry (chromium)', () => {
     await tab.page.getByRole('button', { name: 'Apply' }).click();
     await tab.page.getByRole('alert').waitFor();
     await expect(tab.page.locator('tbody tr').count()).resolves.toBe(0);
+  });
+
+  test('120 pending: the queue pages by 50 with the total, in time-left order by default; risk order and a filter on the server', async () => {
+    const em = demo.app.em();
+    // The demo org as the row builders take it; its pending requests, made straight in the database.
+    const owner = { org: { id: demo.seed.orgId } as Org, specialist: { id: demo.seed.specialistId } as Specialist, keys: demo.seed.keys } as TestOrg;
+    const run = await newRun(em, owner, { status: 'waiting_approval', allowedTools: ['invoice.send'] });
+    const now = Date.now();
+    for (let i = 0; i < 120; i++) {
+      await newToolCall(em, owner, run, {
+        status: 'waiting_approval',
+        toolName: 'invoice',
+        action: 'send',
+        outcome: 'require_expert_approval',
+        riskLevel: (['low', 'medium', 'high'] as const)[i % 3],
+        input: { customerId: String(i % 4), amount: 1000 + i },
+        // The newest expire first: a list in creation order would be the wrong one.
+        createdAt: new Date(now - (120 - i) * 1000),
+        approval: { kind: 'expert', expiresAt: new Date(now + 2 * 3_600_000 + (120 - i) * 60_000) },
+      });
+    }
+    const tab = await open();
+    const { page } = tab;
+    await signIn(tab, demo.seed.keys.expert);
+    await page.locator('ul[aria-label="Pending approvals"][aria-busy=false]').waitFor();
+    const summary = page.getByTestId('queue-summary');
+    const total = Number((await page.locator('h1 .count').textContent())!.replace(/\D/g, ''));
+    expect(total).toBeGreaterThanOrEqual(120);
+    await expect(summary.textContent()).resolves.toBe(`Showing 50 of ${total}`);
+    const amounts = async () =>
+      (await page.getByLabel('Parameters being approved').allTextContents()).map((text) => JSON.parse(text).amount as number | undefined);
+    // Nearest expiry first: the most recently created of the 120 come first (amount 1119, 1118, …).
+    const firstPage = (await amounts()).filter((a) => a !== undefined && a >= 1000);
+    expect(firstPage.slice(0, 3)).toEqual([1119, 1118, 1117]);
+    await page.getByRole('button', { name: /^Show 50 more$/ }).click();
+    await page.getByTestId('queue-summary').getByText(`Showing 100 of ${total}`).waitFor();
+    await expect(page.locator('ul[aria-label="Pending approvals"] > li.card').count()).resolves.toBe(100);
+    await page.getByRole('button', { name: /^Show \d+ more$/ }).click();
+    await page.getByTestId('queue-summary').getByText(`Showing ${total} of ${total}`).waitFor();
+    await expect(page.getByRole('button', { name: /more$/ }).count()).resolves.toBe(0);
+
+    await page.getByRole('combobox', { name: 'Order' }).selectOption('risk');
+    await page.getByTestId('queue-summary').getByText(`Showing 50 of ${total}`).waitFor();
+    const risks = await page.locator('li.card h3 .badge').allTextContents();
+    expect(risks.slice(0, 40).every((r) => r === 'risk high')).toBe(true);
+
+    await page.getByLabel('Amount from').fill('1100');
+    await page.getByLabel('Customer').fill('1');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByTestId('queue-summary').getByText('Showing 5 of 5').waitFor();
+    expect((await amounts()).sort()).toEqual([1101, 1105, 1109, 1113, 1117]);
   });
 });

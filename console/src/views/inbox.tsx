@@ -5,15 +5,14 @@ import {
   ConsoleResolveApprovalDocument,
   type ApprovalDecision,
   type ConsoleApprovalEventsSubscription,
-  type ConsoleApprovalItemFragment,
   type ConsoleCallDetailFragment,
 } from '../../../gql/graphql';
 import type { Connection } from '../api';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
+import { DEFAULT_QUERY, ORDER_LABELS, PAGE_SIZE, matches, merged, queryVariables, urgency, type Item, type QueueQuery } from './queue';
 
-type Item = ConsoleApprovalItemFragment & { toolCall: ConsoleCallDetailFragment };
 /** How an item left the queue while this reviewer had it on screen (resolved by someone else, or expired). */
 interface Gone {
   status: string;
@@ -41,6 +40,13 @@ const CONNECTION_TITLES: Record<Connection, string> = {
 export function Inbox({ session }: { session: Session }) {
   const { api, can } = session;
   const [items, setItems] = useState<Item[]>([]);
+  const [query, setQuery] = useState<QueueQuery>(DEFAULT_QUERY);
+  const [draft, setDraft] = useState<QueueQuery>(DEFAULT_QUERY);
+  const [total, setTotal] = useState(0);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [moreBusy, setMoreBusy] = useState(false);
+  const current = useRef(query);
+  current.current = query;
   const [gone, setGone] = useState<Map<string, Gone>>(new Map());
   const [reviews, setReviews] = useState<ConsoleCallDetailFragment[]>([]);
   const [error, setError] = useState<unknown>(null);
@@ -52,6 +58,10 @@ export function Inbox({ session }: { session: Session }) {
   useEffect(() => {
     const variables = { audit: can.audit, kind: can.inboxKind };
     const resolved = new Set<string>();
+    /** Ids counted in the total already (read, or arrived live). */
+    const seen = new Set<string>();
+    setItems([]);
+    setLoaded(false);
     let lastSequence: string | null = null;
     let closed = false;
     const onEvent = ({ approvalRequests: event }: ConsoleApprovalEventsSubscription) => {
@@ -70,16 +80,23 @@ export function Inbox({ session }: { session: Session }) {
         );
       } else if (request && event.change === 'requested' && request.status === 'pending' && !resolved.has(request.id)) {
         const item = { ...request, toolCall: event.toolCall };
-        setItems((list) => [item, ...list.filter((i) => i.id !== request.id)]);
+        if (!matches(current.current, item) || seen.has(item.id)) return;
+        seen.add(item.id);
+        setTotal((n) => n + 1);
+        setItems((list) => merged(list, [item], current.current.orderBy));
       }
     };
+    // The first page in the reviewer's order and filters (again after a reconnect: merged, never reset).
     const read = () =>
       api
-        .request(ConsoleInboxDocument, variables)
+        .request(ConsoleInboxDocument, { ...variables, ...queryVariables(query), first: PAGE_SIZE, after: null })
         .then((data) => {
           if (closed) return;
           const pending = data.approvalRequests.edges.map((e) => e.node).filter((n) => !resolved.has(n.id));
-          setItems((live) => [...live, ...pending.filter((n) => !live.some((l) => l.id === n.id))]);
+          for (const item of pending) seen.add(item.id);
+          setItems((live) => merged(live, pending, query.orderBy));
+          setTotal(data.approvalRequests.totalCount);
+          setCursor((known) => known ?? (data.approvalRequests.pageInfo.hasNextPage ? (data.approvalRequests.pageInfo.endCursor ?? null) : null));
           if (data.toolCalls) setReviews(data.toolCalls.edges.map((e) => e.node));
           setLoaded(true);
           setError(null);
@@ -100,11 +117,41 @@ export function Inbox({ session }: { session: Session }) {
       closed = true;
       unwatch();
       stop();
+      setCursor(null);
     };
-  }, [api, can]);
+  }, [api, can, query]);
+
+  /** The next page of the same order and filters. */
+  const loadMore = async () => {
+    if (!cursor) return;
+    setMoreBusy(true);
+    try {
+      const data = await api.request(ConsoleInboxDocument, {
+        audit: can.audit,
+        kind: can.inboxKind,
+        ...queryVariables(query),
+        first: PAGE_SIZE,
+        after: cursor,
+      });
+      setItems((list) =>
+        merged(
+          list,
+          data.approvalRequests.edges.map((e) => e.node),
+          query.orderBy,
+        ),
+      );
+      setTotal(data.approvalRequests.totalCount);
+      setCursor(data.approvalRequests.pageInfo.hasNextPage ? (data.approvalRequests.pageInfo.endCursor ?? null) : null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setMoreBusy(false);
+    }
+  };
 
   const dismiss = (id: string) => {
     setItems((list) => list.filter((i) => i.id !== id));
+    setTotal((n) => Math.max(0, n - 1));
     setGone((map) => {
       const next = new Map(map);
       next.delete(id);
@@ -123,7 +170,9 @@ export function Inbox({ session }: { session: Session }) {
     });
   };
 
-  const pending = items.filter((i) => !gone.has(i.id)).length;
+  const shown = items.filter((i) => !gone.has(i.id)).length;
+  const pending = Math.max(shown, total - gone.size);
+  const field = (name: keyof QueueQuery) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
   useEffect(() => {
     document.title = pending > 0 ? `(${pending}) Approvals · Toolgate` : 'Approvals · Toolgate';
     return () => {
@@ -143,6 +192,52 @@ export function Inbox({ session }: { session: Session }) {
       <p class="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
+      <form
+        class="filters queue-controls"
+        aria-label="Order and filter the queue"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery({ ...draft });
+        }}
+      >
+        <label>
+          Order
+          <select
+            value={draft.orderBy}
+            onChange={(e) => {
+              const next = { ...draft, orderBy: (e.target as HTMLSelectElement).value as QueueQuery['orderBy'] };
+              setDraft(next);
+              setQuery(next);
+            }}
+          >
+            {Object.entries(ORDER_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tool
+          <input value={draft.toolName} onInput={field('toolName')} placeholder="invoice" />
+        </label>
+        <label>
+          Amount from
+          <input type="number" step="any" value={draft.amountMin} onInput={field('amountMin')} />
+        </label>
+        <label>
+          Amount to
+          <input type="number" step="any" value={draft.amountMax} onInput={field('amountMax')} />
+        </label>
+        <label>
+          Customer
+          <input value={draft.customerId} onInput={field('customerId')} />
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      <p class="queue-summary" data-testid="queue-summary">
+        Showing {shown} of {pending}
+      </p>
       <ErrorNote error={error} />
       {loaded && items.length === 0 && <p class="empty">Nothing waits for approval.</p>}
       <ul class="cards" aria-label="Pending approvals" aria-busy={!loaded} ref={list}>
@@ -158,6 +253,11 @@ export function Inbox({ session }: { session: Session }) {
           />
         ))}
       </ul>
+      {cursor && (
+        <button type="button" class="more" disabled={moreBusy} onClick={loadMore}>
+          {moreBusy ? 'Loading…' : `Show ${Math.min(PAGE_SIZE, pending - shown)} more`}
+        </button>
+      )}
       {can.audit && (
         <Section title={`For review (${reviews.length})`}>
           {reviews.length === 0 ? (
@@ -249,7 +349,7 @@ function ApprovalCard({
       </h3>
       <dl class="facts">
         <dt>Time left</dt>
-        <dd class="time-left">{timeLeft(item.expiresAt, now)}</dd>
+        <dd class={`time-left due-${urgency(item.expiresAt, now)}`}>{timeLeft(item.expiresAt, now)}</dd>
         <dt>Resolved by</dt>
         <dd>{whoResolves}</dd>
         <dt>Required by</dt>
