@@ -34,8 +34,25 @@ export function documentId(document: TypedDocumentNode<unknown, unknown>): strin
 const toError = (errors: readonly Formatted[]): ApiError =>
   new ApiError(errors[0]?.extensions?.code ?? 'INTERNAL_SERVER_ERROR', errors.map((e) => e.message).join('; '), errors[0]?.extensions ?? {});
 
+/**
+ * The live connection as a reviewer must know it: `live` (connected), `reconnecting` (lost,
+ * being retried: events may be missed meanwhile, and are caught up on reconnect), `offline`
+ * (given up: the key was refused or the retries ran out; reload to try again).
+ */
+export type Connection = 'connecting' | 'live' | 'reconnecting' | 'offline';
+
+/** Connection attempts after a drop before the console gives up (about five minutes with the waits below). */
+const RETRY_ATTEMPTS = 40;
+/** The wait before retry n: 0.5 s doubling to at most 8 s, with jitter so reviewers do not reconnect in step. */
+const retryWait = (retries: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.min(500 * 2 ** retries, 8000) + Math.random() * 500));
+
+const isCloseEvent = (event: unknown): event is CloseEvent => !!event && typeof event === 'object' && 'code' in event && 'reason' in event;
+
 export class Api {
   private socket: Client | null = null;
+  private connection: Connection = 'connecting';
+  private readonly watchers = new Set<(connection: Connection, reconnected: boolean) => void>();
 
   constructor(private readonly key: string) {}
 
@@ -75,11 +92,11 @@ export class Api {
         else if (result.data) onData(result.data);
       },
       error: (error) => {
-        if (Array.isArray(error)) onError(toError(error as Formatted[]));
-        else if (error && typeof error === 'object' && 'code' in error && 'reason' in error) {
-          const close = error as CloseEvent;
-          onError(new ApiError(`SOCKET_${close.code}`, close.reason || 'The live connection closed'));
-        } else onError(new ApiError('SOCKET_ERROR', 'The live connection failed'));
+        if (Array.isArray(error)) return onError(toError(error as Formatted[]));
+        // The socket is gone for good (refused, or the retries ran out).
+        this.setConnection('offline');
+        if (isCloseEvent(error)) onError(new ApiError(`SOCKET_${error.code}`, error.reason || 'The live connection closed'));
+        else onError(new ApiError('SOCKET_ERROR', 'The live connection failed'));
       },
       complete: () => {},
     });
@@ -91,12 +108,40 @@ export class Api {
       this.socket = createClient({
         url,
         connectionParams: { authorization: `Bearer ${this.key}` },
-        retryAttempts: 5,
+        retryAttempts: RETRY_ATTEMPTS,
+        retryWait,
         // 4403: the key is refused; retrying will not help.
-        shouldRetry: (event) => !(event && typeof event === 'object' && 'code' in event && (event as CloseEvent).code === 4403),
+        shouldRetry: (event) => !(isCloseEvent(event) && event.code === 4403),
+        on: {
+          connecting: (isRetry) => this.setConnection(isRetry ? 'reconnecting' : 'connecting'),
+          connected: (_socket, _payload, wasRetry) => this.setConnection('live', wasRetry),
+          closed: (event) => {
+            if (this.connection === 'offline') return;
+            const code = isCloseEvent(event) ? event.code : null;
+            // 1000: the client closed an idle socket itself (no subscription left); 4403: refused.
+            this.setConnection(code === 1000 ? 'connecting' : code === 4403 ? 'offline' : 'reconnecting');
+          },
+        },
       });
     }
     return this.socket;
+  }
+
+  /**
+   * Follows the live connection: `listener(connection, reconnected)` now and on every change;
+   * `reconnected` is true when the socket came back after a drop (what a view missed
+   * meanwhile must be read again). Returns the function that stops following.
+   */
+  watchConnection(listener: (connection: Connection, reconnected: boolean) => void): () => void {
+    this.watchers.add(listener);
+    listener(this.connection, false);
+    return () => this.watchers.delete(listener);
+  }
+
+  private setConnection(connection: Connection, reconnected = false): void {
+    if (connection === this.connection && !reconnected) return;
+    this.connection = connection;
+    for (const watcher of this.watchers) watcher(connection, reconnected);
   }
 
   close(): void {

@@ -150,7 +150,8 @@ function App() {
         ) : view === 'inbox' ? (
           <Inbox session={session} />
         ) : view === 'runs' && id ? (
-          <RunPage session={session} runId={id} />
+          // Keyed by the run: a new run id is a new page, nothing of the previous one stays.
+          <RunPage key={id} session={session} runId={id} />
         ) : view === 'runs' ? (
           <Runs session={session} />
         ) : view === 'ledger' ? (

@@ -13,6 +13,7 @@ export enum ApprovalDecisionInput {
 }
 registerEnumType(ApprovalDecisionInput, { name: 'ApprovalDecision' });
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 @Resolver(() => ApprovalRequestType)
 export class ApprovalResolver {
   @Authorized()
@@ -45,6 +46,16 @@ export class ApprovalResolver {
     // Chaos harness: a node killed right after the approval committed (its run step queued, and maybe started here).
     ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);
+  }
+
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'Who resolved it, as people know the key: its name, else its role and prefix (null: expiry, or not resolved yet)',
+  })
+  async resolvedByName(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<string | null> {
+    if (!approval.resolvedBy || !UUID.test(approval.resolvedBy)) return null;
+    const key = await ctx.loaders.apiKeyById.load(approval.resolvedBy);
+    return key ? (key.name ?? `${key.role} key ${key.prefix}`) : null;
   }
 
   @FieldResolver(() => ToolCallType)

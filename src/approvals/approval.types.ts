@@ -1,4 +1,4 @@
-import { ArgsType, Field, ID, InputType, ObjectType } from 'type-graphql';
+import { ArgsType, Field, Float, ID, InputType, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { APPROVAL_KINDS, APPROVAL_STATUSES, type ApprovalKind, type ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
@@ -6,6 +6,14 @@ import { graphqlEnum } from '../graphql/enums';
 
 export const ApprovalKindEnum = graphqlEnum(APPROVAL_KINDS, 'ApprovalKind');
 export const ApprovalStatusEnum = graphqlEnum(APPROVAL_STATUSES, 'ApprovalStatus');
+
+export const APPROVAL_ORDERS = ['newest', 'oldest', 'time_left', 'risk'] as const;
+export type ApprovalOrder = (typeof APPROVAL_ORDERS)[number];
+export const ApprovalOrderEnum = graphqlEnum(
+  APPROVAL_ORDERS,
+  'ApprovalOrder',
+  'newest / oldest: by creation; time_left: the nearest expiry first; risk: the highest risk first, then the nearest expiry',
+);
 
 @ObjectType('ApprovalRequest', { description: 'A human decision a tool call waits for' })
 export class ApprovalRequestType {
@@ -64,12 +72,30 @@ export class ApprovalRequestFilter {
 
   @Field(() => ID, { nullable: true })
   runId?: string | null;
+
+  @Field(() => String, { nullable: true, description: "The call's tool (e.g. invoice), exactly" })
+  toolName?: string | null;
+
+  @Field(() => String, { nullable: true, description: "The call's action (e.g. send), exactly" })
+  action?: string | null;
+
+  @Field(() => Float, { nullable: true, description: "The call's `amount` parameter is at least this (calls without a numeric amount are left out)" })
+  amountMin?: number | null;
+
+  @Field(() => Float, { nullable: true, description: "The call's `amount` parameter is at most this" })
+  amountMax?: number | null;
+
+  @Field(() => String, { nullable: true, description: "The call's `customerId` parameter, exactly" })
+  customerId?: string | null;
 }
 
 @ArgsType()
 export class ApprovalRequestsArgs extends PageArgs {
   @Field(() => ApprovalRequestFilter, { nullable: true })
   filter?: ApprovalRequestFilter | null;
+
+  @Field(() => ApprovalOrderEnum, { nullable: true, defaultValue: 'newest', description: 'The order of the list (default newest first)' })
+  orderBy?: ApprovalOrder | null;
 }
 
 export const toApprovalRequestType = (a: ApprovalRequest): ApprovalRequestType => ({

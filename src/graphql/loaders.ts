@@ -10,6 +10,7 @@ import { ApprovalRequest } from '../approvals/approval-request.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { Specialist } from '../orgs/specialist.entity';
 import { RunMessage } from '../runs/run-message.entity';
+import { ApiKey } from '../auth/api-key.entity';
 
 /**
  * Per-request batch loaders for relations, so a list of N runs with their tool calls,
@@ -27,6 +28,7 @@ export interface Loaders {
   toolCallById: DataLoader<string, ToolCall | null>;
   specialistById: DataLoader<string, Specialist | null>;
   messagesByRun: DataLoader<string, RunMessage[]>;
+  apiKeyById: DataLoader<string, ApiKey | null>;
 }
 
 export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string | null): Loaders {
@@ -65,6 +67,7 @@ export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string |
       (row) => row.runId,
     ),
     specialistById: uniqueLoader(rows(Specialist, 'select * from specialists where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
+    apiKeyById: uniqueLoader(rows(ApiKey, 'select * from api_keys where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
   };
 }
 

@@ -242,7 +242,7 @@ describeInBrowser('approval console in chromium', () => {
     expect(tab.failures).toEqual([]);
   });
 
-  test('an approval resolved elsewhere leaves the open inbox at once', async () => {
+  test('an approval resolved elsewhere is marked at once, with who and why, and leaves when dismissed', async () => {
     const tab = await open();
     await signIn(tab, demo.seed.keys.expert);
     await tab.page.getByRole('heading', { name: /Approvals/ }).waitFor();
@@ -255,6 +255,8 @@ describeInBrowser('approval console in chromium', () => {
       variables: { id: approvalId },
     });
     expect(res.body.data).toEqual({ resolveApproval: { status: 'rejected' } });
+    await expect(card.getByRole('status').textContent()).resolves.toMatch(/^Rejected elsewhere by expert key tg_expert_\w+: “no”/);
+    await card.getByRole('button', { name: 'Dismiss' }).click();
     await card.waitFor({ state: 'detached' });
   });
 

@@ -13,9 +13,19 @@ export type ApprovalKind =
   | 'expert';
 
 export type ApprovalRequestFilter = {
+  /** The call's action (e.g. send), exactly */
+  action?: string | null | undefined;
+  /** The call's `amount` parameter is at most this */
+  amountMax?: number | null | undefined;
+  /** The call's `amount` parameter is at least this (calls without a numeric amount are left out) */
+  amountMin?: number | null | undefined;
+  /** The call's `customerId` parameter, exactly */
+  customerId?: string | null | undefined;
   kind?: ApprovalKind | null | undefined;
   runId?: string | number | null | undefined;
   status?: ApprovalStatus | null | undefined;
+  /** The call's tool (e.g. invoice), exactly */
+  toolName?: string | null | undefined;
 };
 
 export type ApprovalStatus =

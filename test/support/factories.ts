@@ -10,6 +10,7 @@ import { PolicyDecision } from '../../src/policy/policy-decision.entity';
 import type { PolicyOutcome } from '../../src/policy/policy-decision-outcome';
 import { ApprovalRequest, type ApprovalKind, type ApprovalStatus } from '../../src/approvals/approval-request.entity';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
+import type { RiskLevel } from '../../src/catalog/risk';
 
 /**
  * Builders of domain rows for tests. Runs, tool calls, decisions and approvals are
@@ -59,8 +60,10 @@ export async function newToolCall(
     toolName?: string;
     action?: string;
     outcome?: PolicyOutcome;
-    approval?: { kind: ApprovalKind; status?: ApprovalStatus };
+    approval?: { kind: ApprovalKind; status?: ApprovalStatus; expiresAt?: Date };
     createdAt?: Date;
+    input?: Record<string, unknown>;
+    riskLevel?: RiskLevel;
   } = {},
 ): Promise<{ call: ToolCall; decision: PolicyDecision; approval: ApprovalRequest | null }> {
   return em.transactional(async (tx) => {
@@ -84,10 +87,10 @@ export async function newToolCall(
       action,
       correlationId: randomUUID(),
       status: options.status ?? 'succeeded',
-      inputRedacted: { orderId: '12345' },
+      inputRedacted: options.input ?? { orderId: '12345' },
       outputRedacted: { status: 'shipped' },
       policyDecisionId: decision.id,
-      riskLevel: 'low',
+      riskLevel: options.riskLevel ?? 'low',
       createdAt: options.createdAt ?? new Date(),
     });
     let approval: ApprovalRequest | null = null;
@@ -100,7 +103,7 @@ export async function newToolCall(
         kind: options.approval.kind,
         status,
         bindingHash: 'test-binding',
-        expiresAt: new Date(Date.now() + 86_400_000),
+        expiresAt: options.approval.expiresAt ?? new Date(Date.now() + 86_400_000),
         resolvedAt: status === 'pending' ? null : new Date(),
       });
     }

@@ -1,91 +1,263 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ConsoleApprovalEventsDocument,
   ConsoleInboxDocument,
   ConsoleResolveApprovalDocument,
   type ApprovalDecision,
-  type ConsoleApprovalItemFragment,
+  type ConsoleApprovalEventsSubscription,
   type ConsoleCallDetailFragment,
 } from '../../../gql/graphql';
+import type { Connection } from '../api';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
+import { DEFAULT_QUERY, ORDER_LABELS, PAGE_SIZE, matches, merged, queryVariables, urgency, type Item, type QueueQuery } from './queue';
 
-type Item = ConsoleApprovalItemFragment & { toolCall: ConsoleCallDetailFragment };
+/** How an item left the queue while this reviewer had it on screen (resolved by someone else, or expired). */
+interface Gone {
+  status: string;
+  by: string | null;
+  reason: string | null;
+}
 
 const RESOLVED = new Set(['approved', 'rejected', 'expired', 'cancelled']);
+const CONNECTION_WORDS: Record<Connection, string> = { connecting: 'connecting', live: 'live', reconnecting: 'reconnecting', offline: 'offline' };
+const CONNECTION_TITLES: Record<Connection, string> = {
+  connecting: 'Opening the live connection',
+  live: 'Updates arrive without reloading',
+  reconnecting: 'The live connection dropped; retrying. Missed updates are read again once it is back.',
+  offline: 'No live updates: the connection was refused or could not be restored. Reload to try again.',
+};
 
 /**
  * The approval queue, live: the pending list, then approvalRequests events over graphql-ws
- * (the subscription opens first, so nothing between the two is missed). A request resolved
- * anywhere leaves the list at once; review items (audit roles) follow it.
+ * (the subscription opens first, so nothing between the two is missed). After a dropped
+ * connection comes back, the subscription resumes after the last sequence seen and the list
+ * is read again, so an approval created during the drop appears. An item resolved elsewhere
+ * stays on screen, with who resolved it and how, until the reviewer dismisses it (their
+ * draft is kept); review items (audit roles) follow the same events.
  */
 export function Inbox({ session }: { session: Session }) {
   const { api, can } = session;
   const [items, setItems] = useState<Item[]>([]);
+  const [query, setQuery] = useState<QueueQuery>(DEFAULT_QUERY);
+  const [draft, setDraft] = useState<QueueQuery>(DEFAULT_QUERY);
+  const [total, setTotal] = useState(0);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [moreBusy, setMoreBusy] = useState(false);
+  const current = useRef(query);
+  current.current = query;
+  const [gone, setGone] = useState<Map<string, Gone>>(new Map());
   const [reviews, setReviews] = useState<ConsoleCallDetailFragment[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [loaded, setLoaded] = useState(false);
-  const [live, setLive] = useState(false);
+  const [connection, setConnection] = useState<Connection>('connecting');
+  const [announcement, setAnnouncement] = useState('');
+  const list = useRef<HTMLUListElement>(null);
 
   useEffect(() => {
     const variables = { audit: can.audit, kind: can.inboxKind };
-    const gone = new Set<string>();
-    const stop = api.subscribe(
-      ConsoleApprovalEventsDocument,
-      variables,
-      ({ approvalRequests: event }) => {
-        setLive(true);
-        const request = event.approvalRequest;
-        if (event.change === 'review_required') {
-          setReviews((list) => [event.toolCall, ...list.filter((c) => c.id !== event.toolCall.id)]);
-        } else if (request && RESOLVED.has(event.change)) {
-          gone.add(request.id);
-          setItems((list) => list.filter((i) => i.id !== request.id));
-        } else if (request && event.change === 'requested' && request.status === 'pending') {
-          const item = { ...request, toolCall: event.toolCall };
-          setItems((list) => [item, ...list.filter((i) => i.id !== request.id)]);
-        }
-      },
-      setError,
-    );
-    setLive(true);
-    api
-      .request(ConsoleInboxDocument, variables)
-      .then((data) => {
-        const pending = data.approvalRequests.edges.map((e) => e.node).filter((n) => !gone.has(n.id));
-        setItems((live) => [...live, ...pending.filter((n) => !live.some((l) => l.id === n.id))]);
-        if (data.toolCalls) setReviews(data.toolCalls.edges.map((e) => e.node));
-        setLoaded(true);
-      })
-      .catch(setError);
-    return stop;
-  }, [api, can]);
+    const resolved = new Set<string>();
+    /** Ids counted in the total already (read, or arrived live). */
+    const seen = new Set<string>();
+    setItems([]);
+    setLoaded(false);
+    let lastSequence: string | null = null;
+    let closed = false;
+    const onEvent = ({ approvalRequests: event }: ConsoleApprovalEventsSubscription) => {
+      lastSequence = event.sequence;
+      const request = event.approvalRequest;
+      if (event.change === 'review_required') {
+        setReviews((list) => [event.toolCall, ...list.filter((c) => c.id !== event.toolCall.id)]);
+      } else if (request && RESOLVED.has(event.change)) {
+        resolved.add(request.id);
+        setGone((map) =>
+          new Map(map).set(request.id, {
+            status: event.change,
+            by: request.resolvedByName ?? request.resolvedBy ?? null,
+            reason: request.reason ?? null,
+          }),
+        );
+      } else if (request && event.change === 'requested' && request.status === 'pending' && !resolved.has(request.id)) {
+        const item = { ...request, toolCall: event.toolCall };
+        if (!matches(current.current, item) || seen.has(item.id)) return;
+        seen.add(item.id);
+        setTotal((n) => n + 1);
+        setItems((list) => merged(list, [item], current.current.orderBy));
+      }
+    };
+    // The first page in the reviewer's order and filters (again after a reconnect: merged, never reset).
+    const read = () =>
+      api
+        .request(ConsoleInboxDocument, { ...variables, ...queryVariables(query), first: PAGE_SIZE, after: null })
+        .then((data) => {
+          if (closed) return;
+          const pending = data.approvalRequests.edges.map((e) => e.node).filter((n) => !resolved.has(n.id));
+          for (const item of pending) seen.add(item.id);
+          setItems((live) => merged(live, pending, query.orderBy));
+          setTotal(data.approvalRequests.totalCount);
+          setCursor((known) => known ?? (data.approvalRequests.pageInfo.hasNextPage ? (data.approvalRequests.pageInfo.endCursor ?? null) : null));
+          if (data.toolCalls) setReviews(data.toolCalls.edges.map((e) => e.node));
+          setLoaded(true);
+          setError(null);
+        })
+        .catch(setError);
+    const subscribe = () => api.subscribe(ConsoleApprovalEventsDocument, { ...variables, afterSequence: lastSequence }, onEvent, setError);
+    let stop = subscribe();
+    read();
+    const unwatch = api.watchConnection((state, reconnected) => {
+      setConnection(state);
+      if (!reconnected) return;
+      // Back after a drop: resume after the last event seen, and read the list again.
+      stop();
+      stop = subscribe();
+      read();
+    });
+    return () => {
+      closed = true;
+      unwatch();
+      stop();
+      setCursor(null);
+    };
+  }, [api, can, query]);
+
+  /** The next page of the same order and filters. */
+  const loadMore = async () => {
+    if (!cursor) return;
+    setMoreBusy(true);
+    try {
+      const data = await api.request(ConsoleInboxDocument, {
+        audit: can.audit,
+        kind: can.inboxKind,
+        ...queryVariables(query),
+        first: PAGE_SIZE,
+        after: cursor,
+      });
+      setItems((list) =>
+        merged(
+          list,
+          data.approvalRequests.edges.map((e) => e.node),
+          query.orderBy,
+        ),
+      );
+      setTotal(data.approvalRequests.totalCount);
+      setCursor(data.approvalRequests.pageInfo.hasNextPage ? (data.approvalRequests.pageInfo.endCursor ?? null) : null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setMoreBusy(false);
+    }
+  };
+
+  const dismiss = (id: string) => {
+    setItems((list) => list.filter((i) => i.id !== id));
+    setTotal((n) => Math.max(0, n - 1));
+    setGone((map) => {
+      const next = new Map(map);
+      next.delete(id);
+      return next;
+    });
+  };
+  /** After this reviewer resolved an item: it leaves, focus goes to the next card, and the outcome is announced. */
+  const resolvedHere = (item: Item, outcome: string) => {
+    const index = items.findIndex((i) => i.id === item.id);
+    dismiss(item.id);
+    setAnnouncement(`${item.toolCall.toolName}.${item.toolCall.action} ${outcome}.`);
+    requestAnimationFrame(() => {
+      const cards = list.current?.querySelectorAll<HTMLElement>(':scope > li.card');
+      const next = cards?.[Math.min(index, cards.length - 1)];
+      (next ?? document.getElementById('main'))?.focus();
+    });
+  };
+
+  const shown = items.filter((i) => !gone.has(i.id)).length;
+  const pending = Math.max(shown, total - gone.size);
+  const field = (name: keyof QueueQuery) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
+  useEffect(() => {
+    document.title = pending > 0 ? `(${pending}) Approvals · Toolgate` : 'Approvals · Toolgate';
+    return () => {
+      document.title = 'Toolgate console';
+    };
+  }, [pending]);
 
   const whoResolves = (kind: string) => (kind === 'expert' ? 'expert keys' : 'client keys');
   return (
     <>
       <h1>
-        Approvals <span class="count">({items.length})</span>
-        {live && (
-          <span class="live" title="Updates arrive without reloading">
-            live
-          </span>
-        )}
+        Approvals <span class="count">({pending})</span>{' '}
+        <span class={`live live-${connection}`} data-testid="connection" data-state={connection} title={CONNECTION_TITLES[connection]}>
+          {CONNECTION_WORDS[connection]}
+        </span>
       </h1>
+      <p class="sr-only" role="status" aria-live="polite">
+        {announcement}
+      </p>
+      <form
+        class="filters queue-controls"
+        aria-label="Order and filter the queue"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setQuery({ ...draft });
+        }}
+      >
+        <label>
+          Order
+          <select
+            value={draft.orderBy}
+            onChange={(e) => {
+              const next = { ...draft, orderBy: (e.target as HTMLSelectElement).value as QueueQuery['orderBy'] };
+              setDraft(next);
+              setQuery(next);
+            }}
+          >
+            {Object.entries(ORDER_LABELS).map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Tool
+          <input value={draft.toolName} onInput={field('toolName')} placeholder="invoice" />
+        </label>
+        <label>
+          Amount from
+          <input type="number" step="any" value={draft.amountMin} onInput={field('amountMin')} />
+        </label>
+        <label>
+          Amount to
+          <input type="number" step="any" value={draft.amountMax} onInput={field('amountMax')} />
+        </label>
+        <label>
+          Customer
+          <input value={draft.customerId} onInput={field('customerId')} />
+        </label>
+        <button type="submit">Apply</button>
+      </form>
+      <p class="queue-summary" data-testid="queue-summary">
+        Showing {shown} of {pending}
+      </p>
       <ErrorNote error={error} />
       {loaded && items.length === 0 && <p class="empty">Nothing waits for approval.</p>}
-      <ul class="cards" aria-label="Pending approvals">
+      <ul class="cards" aria-label="Pending approvals" aria-busy={!loaded} ref={list}>
         {items.map((item) => (
           <ApprovalCard
             key={item.id}
             item={item}
+            gone={gone.get(item.id) ?? null}
             session={session}
             whoResolves={whoResolves(item.kind)}
-            onResolved={() => setItems((list) => list.filter((i) => i.id !== item.id))}
+            onResolved={(outcome) => resolvedHere(item, outcome)}
+            onDismiss={() => dismiss(item.id)}
           />
         ))}
       </ul>
+      {cursor && (
+        <button type="button" class="more" disabled={moreBusy} onClick={loadMore}>
+          {moreBusy ? 'Loading…' : `Show ${Math.min(PAGE_SIZE, pending - shown)} more`}
+        </button>
+      )}
       {can.audit && (
         <Section title={`For review (${reviews.length})`}>
           {reviews.length === 0 ? (
@@ -112,7 +284,23 @@ export function Inbox({ session }: { session: Session }) {
   );
 }
 
-function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; session: Session; whoResolves: string; onResolved: () => void }) {
+const OUTCOME_WORDS: Record<string, string> = { approved: 'Approved', rejected: 'Rejected', expired: 'Expired', cancelled: 'Cancelled' };
+
+function ApprovalCard({
+  item,
+  gone,
+  session,
+  whoResolves,
+  onResolved,
+  onDismiss,
+}: {
+  item: Item;
+  gone: Gone | null;
+  session: Session;
+  whoResolves: string;
+  onResolved: (outcome: string) => void;
+  onDismiss: () => void;
+}) {
   const now = useNow();
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
@@ -131,23 +319,37 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
         reason: reason.trim() || null,
         editedParams: editedParams ?? null,
       });
-      onResolved();
+      onResolved(choice === 'APPROVE' ? (editedParams ? 'approved with edits' : 'approved') : 'rejected');
     } catch (e) {
       setError(e);
     } finally {
       setBusy(false);
     }
   };
+  // Expired on this reviewer's clock: the buttons stop at once (the server's answer stays authoritative).
+  const expired = new Date(String(item.expiresAt)).getTime() <= now;
+  const closed = busy || expired || gone !== null;
   const headingId = `approval-${item.id}`;
   const editorId = `edit-${item.id}`;
   return (
-    <li class="card" aria-labelledby={headingId} data-approval-id={item.id}>
+    <li class={`card${gone ? ' card-gone' : ''}`} aria-labelledby={headingId} data-approval-id={item.id} tabIndex={-1}>
+      {gone && (
+        <div class="gone-notice" role="status">
+          <strong>
+            {OUTCOME_WORDS[gone.status] ?? gone.status} elsewhere{gone.by ? ` by ${gone.by}` : ''}
+          </strong>
+          {gone.reason ? `: “${gone.reason}”` : '.'} Your draft below was not sent.{' '}
+          <button type="button" onClick={onDismiss}>
+            Dismiss
+          </button>
+        </div>
+      )}
       <h3 id={headingId}>
         {call.toolName}.{call.action} <Badge kind={call.riskLevel ?? 'none'}>risk {call.riskLevel ?? '—'}</Badge>
       </h3>
       <dl class="facts">
         <dt>Time left</dt>
-        <dd class="time-left">{timeLeft(item.expiresAt, now)}</dd>
+        <dd class={`time-left due-${urgency(item.expiresAt, now)}`}>{timeLeft(item.expiresAt, now)}</dd>
         <dt>Resolved by</dt>
         <dd>{whoResolves}</dd>
         <dt>Required by</dt>
@@ -180,13 +382,19 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
             <input value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} maxLength={1000} />
           </label>
           <div class="buttons">
-            <button type="button" class="approve" disabled={busy} onClick={() => resolve('APPROVE')}>
+            <button type="button" class="approve" disabled={closed} onClick={() => resolve('APPROVE')}>
               Approve
             </button>
-            <button type="button" class="reject" disabled={busy} onClick={() => resolve('REJECT')}>
+            <button type="button" class="reject" disabled={closed} onClick={() => resolve('REJECT')}>
               Reject
             </button>
-            <button type="button" aria-expanded={editing} aria-controls={editing ? editorId : undefined} onClick={() => setEditing(!editing)}>
+            <button
+              type="button"
+              disabled={closed}
+              aria-expanded={editing}
+              aria-controls={editing ? editorId : undefined}
+              onClick={() => setEditing(!editing)}
+            >
               Edit parameters
             </button>
           </div>
@@ -194,7 +402,7 @@ function ApprovalCard({ item, session, whoResolves, onResolved }: { item: Item; 
             <EditParams
               id={editorId}
               initial={call.input}
-              busy={busy}
+              busy={closed}
               onApprove={(params) => resolve('APPROVE', params)}
               onCancel={() => setEditing(false)}
             />

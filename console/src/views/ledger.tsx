@@ -38,6 +38,11 @@ export function Ledger({ session }: { session: Session }) {
       setRows((old) => (after ? [...old, ...page] : page));
       setCursor(ledgerEvents.pageInfo.hasNextPage ? (ledgerEvents.pageInfo.endCursor ?? null) : null);
     } catch (e) {
+      // A failed filter shows no rows: results under the error would look like its answer.
+      if (!after) {
+        setRows([]);
+        setCursor(null);
+      }
       setError(e);
     }
   };

@@ -53,7 +53,7 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
     };
     reload();
     const stops = [
-      api.subscribe(ConsoleRunTokensDocument, { runId }, ({ runTokens }) => setText((t) => t + runTokens.text), setError),
+      api.subscribe(ConsoleRunTokensDocument, { runId }, ({ runTokens }) => setText((t) => placed(t, runTokens)), setError),
       api.subscribe(
         ConsoleRunCallsDocument,
         { runId, approvals: can.approvals },
@@ -142,6 +142,12 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
       </div>
     </>
   );
+}
+
+/** The run's text with a delta written at its offset: a repeat overwrites, never piles up. */
+function placed(text: string, delta: { offset: string; text: string }): string {
+  const offset = Number(delta.offset);
+  return text.slice(0, offset).padEnd(offset) + delta.text + text.slice(offset + delta.text.length);
 }
 
 /** The newer version of each call (by updatedAt), in the order they were made. */
