@@ -47,6 +47,14 @@ const output = {
   note: 'Leave at 12 Oak Lane, Louisville, KY 40202 or call (502) 555-0147',
 };
 
+/** Support notes as people write them, each with a label a few words before a number. */
+const notes: unknown[] = [
+  { note: 'Called the customer about order #1001. SSN on file: 536 22 1234. Refund approved for 19.99.' },
+  { body: 'Hi team, the passport number we have for her is X1234567 - please double-check before shipping. Thanks, Sam' },
+  { message: '[10:42] agent: tax id for the account is 12-3456789, card on file ending in 4242' },
+  { comment: 'passport photo on file for order 12345678, 2 guests since 2026-11-29' },
+];
+
 /** CPU time (user + system) per call: on a shared machine, wall time mostly measures waiting. */
 function time(label: string, iterations: number, fn: (i: number) => unknown): void {
   const rounds: number[] = [];
@@ -65,3 +73,4 @@ const iterations = Number(process.env.REDACTION_SPEED_ITERATIONS ?? 100_000);
 console.log(`node ${process.version}, ${iterations} calls per round, median of 5 rounds`);
 time('redactInput, typical tool inputs', iterations, (i) => redactInput(inputs[i % inputs.length]));
 time('redactOutput, order result (2 lines)', iterations, () => redactOutput(output));
+time('redactOutput, support notes in prose', iterations, (i) => redactOutput(notes[i % notes.length]));

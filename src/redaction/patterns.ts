@@ -6,6 +6,7 @@
  * `[TRUNCATED]`, so redacting a redacted value changes nothing.
  */
 import { REDACTED } from './markers';
+import { redactLabelledInProse } from './prose-labels';
 import { ibanLength, isBasicCredential, isCardNumber, isValidIban, isValidSsn } from './validators';
 
 export interface TextScope {
@@ -167,6 +168,7 @@ const SECRET_DETECTORS: Detector[] = [
   (t) => t.replace(LABELLED_TAX_ID, (_m, label, sep) => label + sep + REDACTED),
   (t) => t.replace(LABELLED_CODE, (_m, label, sep) => label + sep + REDACTED),
   (t) => t.replace(LABELLED_ID_DOCUMENT, (m, label, sep, value) => (/\d/.test(value) ? label + sep + REDACTED : m)),
+  redactLabelledInProse,
   replaceWhere(DASHED_SSN, (_m, [a, g, s]) => isValidSsn(a, g, s)),
   (t, scope) => (scope.taxScope ? t.replace(DASHED_EIN, REDACTED) : t),
   redactCards,

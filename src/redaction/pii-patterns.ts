@@ -6,6 +6,7 @@
  * a street suffix.
  */
 import { REDACTED } from './markers';
+import { redactCardEndings } from './prose-labels';
 
 // The lookbehind starts a match only at the start of a run, which keeps long runs linear.
 const EMAIL = /(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}\b/g;
@@ -104,6 +105,7 @@ export function redactPiiInText(text: string): string {
   let out = text.includes('@') ? text.replace(EMAIL, (m) => (FILE_NAME.test(m) ? m : REDACTED)) : text;
   // Every other detector needs a digit; most strings of a result (names, statuses) have none.
   if (!/\d/.test(out)) return out;
+  out = redactCardEndings(out);
   out = out.replace(LABELLED_BIRTH_DATE, (_m, label, sep) => label + sep + REDACTED);
   out = out.replace(LABELLED_PHONE, (m, label, sep, number) => (digitCount(number) >= 7 && digitCount(number) <= 15 ? label + sep + REDACTED : m));
   out = out.replace(INTERNATIONAL_PHONE, (m) => (isInternationalPhone(m) ? REDACTED : m));

@@ -191,6 +191,22 @@ describe('gateway on the demo org', () => {
       amount: 20,
       description: 'Paid with [REDACTED] last week',
     });
+
+    // So is an identifier whose label stands a few words before it, as notes are written.
+    const noted = await demo.gw.execute(run.id, 'invoice', 'send', {
+      customerId: '1',
+      amount: 20,
+      description: 'SSN on file: 536 22 1234, tax id for the account is 12-3456789',
+    });
+    expect(noted.status).toBe('waiting_approval');
+    const stored = await demo.gw.call(noted.toolCallId);
+    expect(stored.input).toEqual({
+      customerId: '1',
+      amount: 20,
+      description: 'SSN on file: [REDACTED], tax id for the account is [REDACTED]',
+    });
+    expect(JSON.stringify(stored)).not.toContain('536 22 1234');
+    expect(JSON.stringify(stored)).not.toContain('12-3456789');
   });
 
   test('FEATURE_DISABLED: the flag turned off blocks the very next call, before policy; on again, calls run', async () => {

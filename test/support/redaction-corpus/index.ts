@@ -14,11 +14,12 @@ import { codeKinds } from './codes';
 import { credentialKinds } from './credentials';
 import { numberKinds } from './numbers';
 import { personalKinds } from './personal';
+import { proseKinds } from './prose';
 import type { Positive } from './shape';
 import type { Kind, Mode, Visible } from './types';
 import { visibleKinds } from './visible';
 
-export const KINDS: Kind[] = [...credentialKinds, ...codeKinds, ...numberKinds, ...personalKinds];
+export const KINDS: Kind[] = [...credentialKinds, ...codeKinds, ...numberKinds, ...personalKinds, ...proseKinds];
 export const VISIBLE: Visible[] = visibleKinds;
 
 /** The targets (13, item 8). */
