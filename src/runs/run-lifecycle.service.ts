@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AgentRun, type RunDriver, type RunStatus } from './agent-run.entity';
-import { findRun } from './run-query.service';
+import { findRunToDrive } from './run-query.service';
+import { assertRunOwner } from './run-visibility';
 import { allowedToolsFor } from '../catalog/catalog.service';
 import { findOrg, findSpecialist } from '../orgs/org.service';
 import { appendLedgerEvents } from '../ledger/ledger.service';
@@ -43,6 +44,7 @@ export async function startRun(
         orgId: caller.orgId,
         specialistId: input.specialistId,
         driver: input.driver,
+        ownerKeyId: caller.keyId,
         status: initialRunStatus(input.driver),
         metadata: withRunTrace({ runtimeManifest: { allowedTools, policyVersion: org.policyVersion } }),
         correlationId,
@@ -82,7 +84,8 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
   const message = checkMessage(text);
   return withLocalSteps(em, local, (batch) =>
     em.transactional(async (tx) => {
-      const run = await findRun(tx, caller.orgId, runId);
+      const run = await findRunToDrive(tx, caller, runId);
+      assertRunOwner(run, caller);
       if (run.driver !== 'internal')
         throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
       await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
@@ -112,7 +115,9 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
  */
 export async function cancelRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
   return em.transactional(async (tx) => {
-    const run = await findRun(tx, caller.orgId, runId);
+    const run = await findRunToDrive(tx, caller, runId);
+    // An admin stops any run of the org; anyone else only the runs its key owns.
+    if (caller.role !== 'admin') assertRunOwner(run, caller);
     await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
     await tx.refresh(run);
     if (!['queued', 'running', 'waiting_approval'].includes(run.status)) {
@@ -139,7 +144,8 @@ function checkMessage(text: string | null | undefined): string {
 /** Closes an external run. Pending approvals must be resolved (or expire) first. */
 export async function completeExternalRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
   return em.transactional(async (tx) => {
-    const run = await findRun(tx, caller.orgId, runId);
+    const run = await findRunToDrive(tx, caller, runId);
+    if (caller.role !== 'admin') assertRunOwner(run, caller);
     if (run.driver !== 'external')
       throw new AppError('BAD_USER_INPUT', 'Only runs driven externally are completed by their caller', { field: 'runId' });
     if (run.pendingApprovalCount > 0) {
