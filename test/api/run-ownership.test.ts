@@ -4,7 +4,7 @@ import { newRun, newToolCall, type TestOrg } from '../support/factories';
 import { EXECUTE_APPROVED_TOOL_CALL, RESOLVE_APPROVAL, START_AGENT_RUN } from '../support/documents';
 import { createKey } from '../../src/orgs/org.service';
 import { INITIALIZE, connectMcp, rawPost } from '../mcp/mcp-helpers';
-import { closeSockets, connect, ledgerHead, runEvents, tokens, toolCalls } from '../realtime/realtime-helpers';
+import { approvals, closeSockets, connect, ledgerHead, runEvents, tokens, toolCalls } from '../realtime/realtime-helpers';
 
 /**
  * Least privilege inside an org (issue 29, item 4): a run belongs to the key that opened
@@ -156,6 +156,22 @@ describe('handOverRun', () => {
     expect(await count('ledger_events')).toBe(before);
   });
 
+  test("a handover leaves the previous owner's open MCP session useless: its next tools/call is RUN_NOT_YOURS", async () => {
+    const run = await demo.gw.startRun();
+    const session = await connectMcp(demo.app, `runs/${run.id}`, demo.seed.keys.agent);
+    try {
+      const lookup = { name: 'order_lookup.lookup', arguments: LOOKUP };
+      expect((await session.callTool(lookup)).isError).toBeFalsy();
+      const third = await createKey(demo.app.em(), demo.seed.orgId, 'agent');
+      await demo.gw.ok(HAND_OVER, { r: run.id, k: third.id });
+      const calls = await count('tool_calls');
+      await expect(session.callTool(lookup)).rejects.toThrow(/RUN_NOT_YOURS|another API key owns/i);
+      expect(await count('tool_calls')).toBe(calls);
+    } finally {
+      await session.close();
+    }
+  });
+
   test('refusals change nothing: an unknown key, a revoked key, a role that does not drive the run; non-admins FORBIDDEN', async () => {
     const run = await demo.gw.startRun();
     const revoked = await createKey(demo.app.em(), demo.seed.orgId, 'agent');
@@ -194,6 +210,36 @@ describe('client and partner keys', () => {
     const kinds = approvals.approvalRequests.edges.map((e: { node: { kind: string; runId: string } }) => e.node);
     expect(kinds).toContainEqual({ runId: withClientApproval.id, kind: 'client' });
     expect(kinds.map((k: { runId: string }) => k.runId)).not.toContain(withExpertApproval.id);
+  });
+
+  test("a client's approval queue, live, carries the approvals of the runs it reads: a client approval in an agent's run, not an expert one", async () => {
+    const rule = await demo.gw.ok('mutation($i: PolicyRuleInput!) { upsertPolicyRule(input: $i) { id } }', {
+      i: {
+        name: 'big invoices need the client',
+        position: 1,
+        toolPattern: 'invoice',
+        actionPattern: 'send',
+        conditions: [{ path: 'amount', op: 'gt', value: 1000 }],
+        risk: 'high',
+        decision: 'require_client_approval',
+      },
+    });
+    try {
+      const from = await ledgerHead(demo.app, demo.seed.orgId);
+      const clientFeed = approvals(connect(demo.app.wsUrl, demo.seed.keys.client).client, null, from);
+      const adminFeed = approvals(connect(demo.app.wsUrl, demo.seed.keys.admin).client, null, from);
+      const run = await demo.gw.startRun();
+      const expertOne = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50 });
+      const clientOne = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 5000 });
+      const ids = (feed: typeof clientFeed) => feed.items.map((i) => i.approvalRequest?.id);
+      await adminFeed.until((f) => ids(f).includes(clientOne.approvalRequestId!), 'the admin to see both requests');
+      expect(ids(adminFeed)).toEqual([expertOne.approvalRequestId, clientOne.approvalRequestId]);
+      // Events arrive in ledger order: once the later one is there, the earlier one was skipped, not late.
+      await clientFeed.until((f) => ids(f).includes(clientOne.approvalRequestId!), 'the client to see its request');
+      expect(ids(clientFeed)).toEqual([clientOne.approvalRequestId]);
+    } finally {
+      await demo.gw.ok('mutation($id: ID!) { deletePolicyRule(id: $id) }', { id: rule.upsertPolicyRule.id });
+    }
   });
 
   test('a partner reads every run and its tool calls, never the conversation: messages, reply and runTokens are FORBIDDEN', async () => {
