@@ -14,9 +14,10 @@ export function readableRunsSql(caller: Caller, alias: string): { sql: string; p
   if (scope === 'org') return null;
   const owned = `${alias}.owner_key_id = ?`;
   if (scope === 'owned') return { sql: owned, params: [caller.keyId] };
+  // Uncorrelated, so PostgreSQL hashes the org's client-approval runs once (a hashed SubPlan) instead of probing per run.
   return {
-    sql: `(${owned} or exists (select 1 from approval_requests a where a.run_id = ${alias}.id and a.org_id = ${alias}.org_id and a.kind = 'client'))`,
-    params: [caller.keyId],
+    sql: `(${owned} or ${alias}.id in (select a.run_id from approval_requests a where a.org_id = ? and a.kind = 'client'))`,
+    params: [caller.keyId, caller.orgId],
   };
 }
 
