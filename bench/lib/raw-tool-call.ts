@@ -38,7 +38,7 @@ export interface RawCall {
   policyVersion: number;
 }
 
-const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
+const LOAD_RUN = `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, r.owner_key_id, o.config_version, o.policy_version, o.policy_shadow_mode,
             o.suspended_at is not null as org_suspended, c.id as tool_use_call_id, c.fingerprint as tool_use_fingerprint
        from agent_runs r join orgs o on o.id = r.org_id
        left join tool_calls c on c.run_id = r.id and c.org_id = r.org_id and c.tool_use_id = $1

@@ -1,5 +1,6 @@
 import { GraphQLError, Kind, createSourceEventStream, execute, getOperationAST, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { RequestContext } from '../graphql/context';
+import { RUN_SCOPE } from '../auth/access';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { buildNow } from '../events/cancellable';
 import { ledgerFeedOf } from '../events/ledger-stream';
@@ -7,7 +8,8 @@ import { formatForSocket, type ClientErrorFormatter } from './client-errors';
 import { joinLedgerGroup, type SubscriptionSink } from './ledger-groups';
 
 /**
- * Subscription fan-out by group. Subscriptions of one org and role running the same
+ * Subscription fan-out by group. Subscriptions of one org and role (one key, for a role that
+ * reads only some runs) running the same
  * operation with the same arguments (the resume position aside) are a group: each event
  * is executed once for the group and serialized once, and every member sends the same
  * JSON text. Each member keeps its own source stream (its replay, its pace, its access
@@ -207,7 +209,16 @@ function groupKey(args: ExecutionArgs): string {
   const variables = Object.entries(args.variableValues ?? {})
     .filter(([name]) => !resumeVariables.has(name))
     .sort(([a], [b]) => a.localeCompare(b));
-  return JSON.stringify([caller?.orgId ?? null, caller?.role ?? null, args.operationName ?? null, variables, print(operation ?? args.document)]);
+  // A role that reads only some runs (RUN_SCOPE) filters per key: its group is the key's own.
+  const perKey = caller && RUN_SCOPE[caller.role] !== 'org' ? caller.keyId : null;
+  return JSON.stringify([
+    caller?.orgId ?? null,
+    caller?.role ?? null,
+    perKey,
+    args.operationName ?? null,
+    variables,
+    print(operation ?? args.document),
+  ]);
 }
 
 /** The subscription's root field (validation allows exactly one), a low-cardinality label. */

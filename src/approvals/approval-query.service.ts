@@ -1,6 +1,8 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { Caller } from '../auth/caller';
 import { ApprovalRequest } from './approval-request.entity';
 import { findRun } from '../runs/run-query.service';
+import { readableRunIds, readableRunsSql } from '../runs/run-visibility';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, paginate, type Connection } from '../graphql/pagination';
 import { queryPlain } from '../db/plain-rows';
 import { isUuid } from '../db/ids';
@@ -13,20 +15,24 @@ import { toApprovalRequestType, type ApprovalOrder, type ApprovalRequestType, ty
  * the cursor holds the order and the last row's sort key, so a page never repeats or skips a
  * row that stayed in the list.
  */
-export async function listApprovalRequests(em: EntityManager, orgId: string, args: ApprovalRequestsArgs): Promise<Connection<ApprovalRequestType>> {
+export async function listApprovalRequests(em: EntityManager, caller: Caller, args: ApprovalRequestsArgs): Promise<Connection<ApprovalRequestType>> {
   const filter = args.filter ?? {};
-  if (filter.runId) await findRun(em, orgId, filter.runId);
+  const orgId = caller.orgId;
+  if (filter.runId) await findRun(em, caller, filter.runId);
   const orderBy = args.orderBy ?? 'newest';
   const byCall = [filter.toolName, filter.action, filter.amountMin, filter.amountMax, filter.customerId].some((v) => v !== null && v !== undefined);
   if (orderBy === 'newest' && !byCall) {
     // The API's default list, as it always was: the approval rows alone, by (created_at, id).
+    // A client reads client approvals and those of its own runs (RUN_SCOPE), never the rest.
+    const runs = filter.runId ? null : readableRunIds(em, caller);
     const plain = {
       orgId,
+      ...(runs ? { runId: { $in: runs } } : {}),
       ...(filter.status ? { status: filter.status } : {}),
       ...(filter.kind ? { kind: filter.kind } : {}),
       ...(filter.runId ? { runId: filter.runId } : {}),
     };
-    return paginate(em, ApprovalRequest, plain, args, 'newest_first', toApprovalRequestType);
+    return paginate(em, ApprovalRequest, plain as FilterQuery<ApprovalRequest>, args, 'newest_first', toApprovalRequestType);
   }
   const order = ORDERS[orderBy];
   const first = args.first ?? DEFAULT_PAGE_SIZE;
@@ -46,6 +52,8 @@ export async function listApprovalRequests(em: EntityManager, orgId: string, arg
   if (filter.status) add('a.status = ?', filter.status);
   if (filter.kind) add('a.kind = ?', filter.kind);
   if (filter.runId) add('a.run_id = ?', filter.runId);
+  const readable = filter.runId ? null : readableRunsSql(caller, 'r');
+  if (readable) add(`a.run_id in (select r.id from agent_runs r where r.org_id = ? and ${readable.sql})`, orgId, ...readable.params);
   if (filter.toolName) add('c.tool_name = ?', filter.toolName);
   if (filter.action) add('c.action = ?', filter.action);
   if (filter.amountMin !== null && filter.amountMin !== undefined) add(`${AMOUNT} >= ?`, filter.amountMin);

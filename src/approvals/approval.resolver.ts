@@ -2,7 +2,14 @@ import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolve
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
-import { ApprovalRequestConnection, ApprovalRequestType, ApprovalRequestsArgs, toApprovalRequestType } from './approval.types';
+import {
+  ApprovalRequestConnection,
+  ApprovalRequestType,
+  ApprovalRequestsArgs,
+  RevealedApprovalParamsType,
+  toApprovalRequestType,
+} from './approval.types';
+import { revealApprovalParams } from './approval-reveal';
 import { resolveApproval } from './approval.service';
 import { listApprovalRequests } from './approval-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
@@ -19,7 +26,7 @@ export class ApprovalResolver {
   @Authorized()
   @Query(() => ApprovalRequestConnection, { description: 'Approval requests of the org, newest first' })
   async approvalRequests(@Args(() => ApprovalRequestsArgs) args: ApprovalRequestsArgs, @Ctx() ctx: RequestContext) {
-    return listApprovalRequests(ctx.em, requireCaller(ctx).orgId, args);
+    return listApprovalRequests(ctx.em, requireCaller(ctx), args);
   }
 
   @Authorized()
@@ -56,6 +63,15 @@ export class ApprovalResolver {
     if (!approval.resolvedBy || !UUID.test(approval.resolvedBy)) return null;
     const key = await ctx.loaders.apiKeyById.load(approval.resolvedBy);
     return key ? (key.name ?? `${key.role} key ${key.prefix}`) : null;
+  }
+
+  @Authorized()
+  @Mutation(() => RevealedApprovalParamsType, {
+    description:
+      "Show a pending approval's real (sealed) params to a reviewer who may resolve it (experts: expert approvals; clients: client approvals). Each view is recorded in the ledger as approval.params_viewed",
+  })
+  async revealApprovalParams(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<RevealedApprovalParamsType> {
+    return revealApprovalParams(ctx.em, ctx.services.keyring, requireCaller(ctx), id);
   }
 
   @FieldResolver(() => ToolCallType)

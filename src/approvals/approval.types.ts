@@ -60,6 +60,26 @@ export class ApprovalRequestType {
   createdAt!: Date;
 }
 
+@ObjectType('RevealedApprovalParams', {
+  description: "A pending approval's real params, shown to a reviewer who may resolve it; the view is in the ledger (approval.params_viewed)",
+})
+export class RevealedApprovalParamsType {
+  @Field(() => ID)
+  approvalId!: string;
+
+  @Field(() => ID)
+  toolCallId!: string;
+
+  @Field(() => GraphQLJSONObject, { description: 'The params exactly as the call runs them if approved (unredacted)' })
+  params!: Record<string, unknown>;
+
+  @Field(() => [String], { description: 'JSON pointers (RFC 6901) to the values the stored, redacted copy hides' })
+  hiddenPaths!: string[];
+
+  @Field({ description: 'The approval binding these params hash to (unchanged by the view)' })
+  bindingHash!: string;
+}
+
 export const ApprovalRequestConnection = connectionType(ApprovalRequestType, 'ApprovalRequest');
 
 @InputType()

@@ -1,4 +1,4 @@
-import { ACCESS_MATRIX } from './access';
+import { ACCESS_MATRIX, RUN_SCOPE, mayUse } from './access';
 import { ROLES } from './roles';
 
 export const ACCESS_TABLE_START = '<!-- access-matrix:start (generated from src/auth/access.ts: npm run docs:access) -->';
@@ -11,8 +11,31 @@ export function renderAccessTable(): string {
     const marks = ROLES.map((role) => ((access.roles as readonly string[]).includes(role) ? '✓' : ' '));
     return `| \`${coordinate}\` | ${access.what} | ${marks.join(' | ')} |`;
   });
-  return [header, ...rows].join('\n');
+  const scopes = ROLES.map((role) => SCOPE_WORDS[RUN_SCOPE[role]]);
+  const drives = ROLES.map((role) => {
+    if (!DRIVING.some((operation) => mayUse(operation, role))) return '—';
+    return mayUse('Mutation.handOverRun', role) ? 'its own; cancels, completes and hands over any' : 'its own';
+  });
+  const runs = [
+    `| which runs | ${ROLES.join(' | ')} |`,
+    `| --- |${' :-: |'.repeat(ROLES.length)}`,
+    `| read (lists, reads, tool calls, approvals, subscriptions) | ${scopes.join(' | ')} |`,
+    `| drive (${DRIVING.map((o) => `\`${o.split('.')[1]}\``).join(', ')}) | ${drives.join(' | ')} |`,
+  ].join('\n');
+  return [header, ...rows, '', runs].join('\n');
 }
+
+/** The operations that drive a run: the run's owner only (RUN_NOT_YOURS). */
+const DRIVING = [
+  'Mutation.postMessage',
+  'Mutation.cancelRun',
+  'Mutation.completeAgentRun',
+  'Mutation.executeToolCall',
+  'Mutation.executeApprovedToolCall',
+  'MCP./mcp',
+] as const;
+
+const SCOPE_WORDS = { org: 'all', owned: 'its own', owned_or_client_approval: 'its own + client approvals' } as const;
 
 /** `text` with the section between the markers replaced by the rendered table. */
 export function withAccessTable(text: string): string {

@@ -10,6 +10,8 @@ interface Access {
 const ALL: readonly Role[] = ['admin', 'expert', 'client', 'partner', 'agent'];
 const AUDIT: readonly Role[] = ['admin', 'expert'];
 const ADMIN: readonly Role[] = ['admin'];
+/** Every role but partner: a partner integration reads runs and tool calls, never the conversation. */
+const CONVERSATION: readonly Role[] = ['admin', 'expert', 'client', 'agent'];
 
 /**
  * Which role may do what, declared once. Keys are schema coordinates (`Type.field`): the
@@ -22,19 +24,26 @@ export const ACCESS_MATRIX = {
   'Query.viewer': { roles: ALL, what: 'the key itself: its org and role' },
   'Query.toolCatalog': { roles: ALL, what: "the org's tool catalog" },
   'Org.specialists': { roles: ALL, what: "the org's specialists" },
-  'Query.runs': { roles: ALL, what: 'list runs' },
-  'Query.run': { roles: ALL, what: 'read a run and its messages' },
-  'Query.toolCalls': { roles: ALL, what: 'list tool calls' },
-  'Query.toolCall': { roles: ALL, what: 'read a tool call' },
+  'Specialist.systemPrompt': { roles: AUDIT, what: "a specialist's system prompt (the operator's instructions to the model)" },
+  'Query.runs': { roles: ALL, what: 'list runs (only the runs the role reads: see below)' },
+  'Query.run': { roles: ALL, what: 'read a run (only a run the role reads: see below)' },
+  'AgentRun.messages': { roles: CONVERSATION, what: "a run's conversation" },
+  'AgentRun.reply': { roles: CONVERSATION, what: "a run's last answer" },
+  'Query.toolCalls': { roles: ALL, what: 'list tool calls (of the runs the role reads)' },
+  'Query.toolCall': { roles: ALL, what: 'read a tool call (of a run the role reads)' },
   'Subscription.runEvents': { roles: ALL, what: "a run's events live (ledger metadata only for admin and expert)" },
-  'Subscription.runTokens': { roles: ALL, what: "a run's model text live" },
-  'Subscription.toolCallStatusChanged': { roles: ALL, what: 'tool-call transitions live' },
+  'Subscription.runTokens': { roles: CONVERSATION, what: "a run's model text live" },
+  'Subscription.toolCallStatusChanged': { roles: ALL, what: 'tool-call transitions live (of the runs the role reads)' },
   'Query.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue' },
   'ToolCall.approvalRequest': { roles: ['admin', 'expert', 'client'], what: "a tool call's approval request" },
   'Subscription.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue live' },
   'Mutation.resolveApproval': {
     roles: ['expert', 'client'],
     what: 'approve (optionally with edited params) or reject: experts the expert queue, clients client approvals (admins do not approve)',
+  },
+  'Mutation.revealApprovalParams': {
+    roles: ['expert', 'client'],
+    what: "a pending approval's real (sealed) params, for a role that resolves its kind; each view is in the ledger",
   },
   'Query.ledgerEvents': { roles: AUDIT, what: 'the audit ledger' },
   'Query.verifyLedger': { roles: AUDIT, what: "verify the org's ledger chain" },
@@ -47,9 +56,10 @@ export const ACCESS_MATRIX = {
   'Mutation.postMessage': { roles: ['admin', 'client', 'agent'], what: 'continue a run with a message' },
   'Mutation.cancelRun': { roles: ['admin', 'client', 'agent'], what: 'cancel a run' },
   'Mutation.completeAgentRun': { roles: ['admin', 'agent'], what: 'complete an external run' },
-  'Mutation.executeToolCall': { roles: ['agent'], what: 'run a tool call of an external run through the gateway' },
-  'Mutation.executeApprovedToolCall': { roles: ['agent'], what: 'run an approved tool call of an external run' },
-  'MCP./mcp': { roles: ['agent'], what: "the MCP endpoint (a run's governed tools)" },
+  'Mutation.executeToolCall': { roles: ['agent'], what: "run a tool call of an external run through the gateway (the run's owner only)" },
+  'Mutation.executeApprovedToolCall': { roles: ['agent'], what: "run an approved tool call of an external run (the run's owner only)" },
+  'MCP./mcp': { roles: ['agent'], what: "the MCP endpoint (a run's governed tools; `/mcp/runs/<id>` the run's owner only)" },
+  'Mutation.handOverRun': { roles: ADMIN, what: 'hand a run over to another key of the org, which then owns and drives it' },
   'Org.featureFlags': { roles: ADMIN, what: "the org's feature flags" },
   'Org.integrations': { roles: ADMIN, what: "the org's vendor integrations (never their secrets)" },
   'Mutation.setFeatureFlag': { roles: ADMIN, what: 'turn a feature flag on or off' },
@@ -76,6 +86,24 @@ export const ACCESS_MATRIX = {
 } as const satisfies Record<string, Access>;
 
 export type Operation = keyof typeof ACCESS_MATRIX;
+
+/**
+ * Which of the org's runs a role reads — lists, single reads, their tool calls and
+ * approvals, subscriptions: `org` every run, `owned` the runs the key owns (opened, or was
+ * handed), `owned_or_client_approval` those and the runs holding a client approval (a
+ * client key approves there, and sees the conversation it approves in). A run the key does
+ * not read is NOT_FOUND, exactly like a missing one. Whatever it reads, a key drives
+ * (postMessage, completeAgentRun, executeToolCall, executeApprovedToolCall, `/mcp/runs/<id>`)
+ * only the runs it owns (RUN_NOT_YOURS); an admin may also cancel or complete any run, and
+ * hand it over to another key.
+ */
+export const RUN_SCOPE = {
+  admin: 'org',
+  expert: 'org',
+  partner: 'org',
+  client: 'owned_or_client_approval',
+  agent: 'owned',
+} as const satisfies Record<Role, 'org' | 'owned' | 'owned_or_client_approval'>;
 
 /** Who resolves which kind of approval (beyond `Mutation.resolveApproval`'s roles). */
 export const APPROVAL_RESOLVER = { expert: 'expert', client: 'client' } as const satisfies Record<string, Role>;

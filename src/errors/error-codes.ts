@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'APPROVAL_EDIT_ESCALATES',
   'RUN_CANCELLED',
   'RUN_BUSY',
+  'RUN_NOT_YOURS',
   'SUBSCRIBER_TOO_SLOW',
   // Upstream MCP servers (admin)
   'MCP_SERVER_NAME_TAKEN',
@@ -99,6 +100,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   NOT_FOUND: { httpStatus: 404 },
   BAD_USER_INPUT: { httpStatus: 400 },
   CONFLICT: { httpStatus: 409 },
+  // Another key owns the run (opened it, or was handed it): only the owner drives it; nothing changed.
+  RUN_NOT_YOURS: { httpStatus: 403 },
   // A key (toolUseId, a model's tool_use id, an MCP client's key) already names another call
   // (another tool, action or params): refused and recorded, nothing runs (as Stripe answers 409).
   IDEMPOTENCY_KEY_REUSED: {

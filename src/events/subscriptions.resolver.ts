@@ -14,6 +14,7 @@ import { ApprovalRequest, type ApprovalKind } from '../approvals/approval-reques
 import { ApprovalKindEnum } from '../approvals/approval.types';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
 import { findRun } from '../runs/run-query.service';
+import { readableRunCheck } from '../runs/run-visibility';
 import { ledgerStream } from './ledger-stream';
 import { tokenStream } from './token-stream';
 import { authorize, resolveOnce } from './subscription-access';
@@ -118,7 +119,7 @@ export class SubscriptionResolver {
         const caller = authorize(context, 'Subscription.runEvents');
         const seesMetadata = AUDIT_ROLES.includes(caller.role);
         return ledgerStream(context, parseSequence(args.afterSequence), async () => {
-          const run = await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId));
+          const run = await findRun(context.services.orm.em.fork(), caller, String(args.runId));
           return (event) => (event.runId === run.id && /^(run|tool_call)\./.test(event.type) ? toRunEvent(event, seesMetadata) : null);
         });
       }),
@@ -138,13 +139,16 @@ export class SubscriptionResolver {
         const caller = authorize(context, 'Subscription.toolCallStatusChanged');
         return ledgerStream(context, parseSequence(args.afterSequence), async () => {
           const runId =
-            args.runId !== undefined && args.runId !== null
-              ? (await findRun(context.services.orm.em.fork(), caller.orgId, String(args.runId))).id
-              : null;
+            args.runId !== undefined && args.runId !== null ? (await findRun(context.services.orm.em.fork(), caller, String(args.runId))).id : null;
+          // Org-wide, a key that reads only some runs (RUN_SCOPE) gets only theirs.
+          const readable = runId ? null : readableRunCheck(context.services.orm.em.fork(), caller);
           return (event) => {
             const status = toolCallStatusOf(event);
             if (!status || (runId && event.runId !== runId)) return null;
-            return { sequence: event.sequence, status, toolCallId: event.resourceId, orgId: event.orgId };
+            const change = { sequence: event.sequence, status, toolCallId: event.resourceId, orgId: event.orgId };
+            if (!readable || !event.runId) return readable ? null : change;
+            const ok = readable(event.runId);
+            return ok instanceof Promise ? ok.then((yes) => (yes ? change : null)) : ok ? change : null;
           };
         });
       }),
@@ -170,16 +174,21 @@ export class SubscriptionResolver {
         const kind = (args.kind as ApprovalKind | null | undefined) ?? null;
         // Review items are for experts (and admins), whichever approval kind their call had.
         const seesReviews = AUDIT_ROLES.includes(caller.role) && (kind === null || kind === 'expert');
-        return ledgerStream(context, parseSequence(args.afterSequence), async () => async (event) => {
-          const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
-          if (!change) return null;
-          if (
-            change !== 'review_required' &&
-            kind &&
-            (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence)))?.kind !== kind
-          )
-            return null;
-          return { sequence: event.sequence, change, toolCallId: event.resourceId, orgId: event.orgId };
+        return ledgerStream(context, parseSequence(args.afterSequence), async () => {
+          // A client gets the approvals of the runs it reads (RUN_SCOPE).
+          const readable = readableRunCheck(context.services.orm.em.fork(), caller);
+          return async (event) => {
+            const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
+            if (!change) return null;
+            if (readable && !(event.runId && (await readable(event.runId)))) return null;
+            if (
+              change !== 'review_required' &&
+              kind &&
+              (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence)))?.kind !== kind
+            )
+              return null;
+            return { sequence: event.sequence, change, toolCallId: event.resourceId, orgId: event.orgId };
+          };
         });
       }),
   })

@@ -28,7 +28,7 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
 
   async function* stream() {
     const caller = requireCaller(ctx);
-    const run = await findRun(ctx.services.orm.em.fork(), caller.orgId, runId);
+    const run = await findRun(ctx.services.orm.em.fork(), caller, runId);
     await recheckAccess(ctx);
     const stop = realtime.tokens.listen(run.id, run.orgId, () => wake.notify());
     try {

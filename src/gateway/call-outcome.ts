@@ -4,6 +4,7 @@ import { AppError } from '../errors/app-error';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import type { Caller } from '../auth/caller';
+import { assertRunOwner } from '../runs/run-visibility';
 import type { ToolCall } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 
@@ -40,11 +41,16 @@ export async function replay(em: EntityManager, call: ToolCall): Promise<ToolCal
   return { ...outcomeOf(call, call.outputRedacted, approval?.id ?? null), replayed: true };
 }
 
-/** Toolgate's own runtime drives internal runs: an API caller must not act on them. */
-export function assertDriver(driver: string, caller: Caller): void {
-  if (driver === 'internal' && caller.keyId !== null) {
+/**
+ * Toolgate's own runtime drives internal runs: an API caller must not act on them. An
+ * external run is driven only by the key that owns it (RUN_NOT_YOURS), checked before
+ * anything is recorded or replayed.
+ */
+export function assertDriver(run: { driver: string; ownerKeyId: string | null }, caller: Caller): void {
+  if (run.driver === 'internal' && caller.keyId !== null) {
     throw new AppError('FORBIDDEN', "This run is driven by Toolgate's agent runtime; its tool calls cannot be made through the API");
   }
+  assertRunOwner(run, caller);
 }
 
 /** PostgreSQL text and jsonb cannot hold NUL. */

@@ -57,6 +57,7 @@ const orgSuspended = () => new AppError('ORG_SUSPENDED', 'The organization is su
 interface ApprovedRunRow {
   status: RunStatus;
   driver: string;
+  owner_key_id: string | null;
   specialist_id: string;
   org_suspended: boolean;
   config_version: number;
@@ -171,9 +172,17 @@ export class ToolGateway {
       em.transactional(async (tx) => {
         const found = await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }, { refresh: true });
         if (!found) throw notFound('Tool call');
-        if (found.status !== 'approved') return { kind: 'replay', call: found } as const;
+        if (found.status !== 'approved') {
+          // A replay answers the call's result: only to its run's driver.
+          const [owner] = await tx.execute<{ driver: string; owner_key_id: string | null }[]>(
+            'select driver, owner_key_id from agent_runs where id = ?',
+            [found.runId],
+          );
+          assertDriver({ driver: owner.driver, ownerKeyId: owner.owner_key_id }, caller);
+          return { kind: 'replay', call: found } as const;
+        }
         const [run] = await tx.execute<ApprovedRunRow[]>(
-          `select r.status, r.driver, r.specialist_id, o.suspended_at is not null as org_suspended, o.config_version,
+          `select r.status, r.driver, r.owner_key_id, r.specialist_id, o.suspended_at is not null as org_suspended, o.config_version,
                   o.policy_version, o.policy_shadow_mode, d.policy_version as decided_policy_version, d.caller_role
              from agent_runs r join orgs o on o.id = r.org_id left join policy_decisions d on d.id = ?
             where r.id = ? for no key update of r`,
@@ -183,10 +192,10 @@ export class ToolGateway {
         // meanwhile. Its outcome transaction holds the call's row and then wants the run's, so
         // this one must not wait on the call's row while holding the run's.
         const call = await tx.findOneOrFail(ToolCall, { id: toolCallId }, { refresh: true });
+        assertDriver({ driver: run.driver, ownerKeyId: run.owner_key_id }, caller);
         if (call.status !== 'approved') return { kind: 'replay', call } as const;
         // Still approved, not claimed: it can run once the org is resumed.
         if (run.org_suspended) throw orgSuspended();
-        assertDriver(run.driver, caller);
         if (!ACTIVE_RUN_STATUSES.includes(run.status)) {
           throw new AppError('RUN_NOT_ACTIVE', `Run is ${run.status}; its approved call can no longer run`, { runStatus: run.status });
         }
@@ -273,7 +282,7 @@ export class ToolGateway {
     const run = await loadRunForCall(tx, request.caller.orgId, request.runId, request.toolUseId ?? null);
     // Read with the run, so a suspension holds on every node from its commit on; nothing is recorded.
     if (run.orgSuspended) throw orgSuspended();
-    assertDriver(run.driver, request.caller);
+    assertDriver(run, request.caller);
     const fingerprint = callFingerprint({ runId: run.id, toolName: request.toolName, action: request.action, params: request.params });
     // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.
     const stored = { ...request, toolName: storable(request.toolName).slice(0, 200), action: storable(request.action).slice(0, 200) };

@@ -10,6 +10,8 @@ export interface RunForCall {
   specialistId: string;
   status: RunStatus;
   driver: string;
+  /** The key that owns the run: only it drives an external run. */
+  ownerKeyId: string | null;
   allowedTools: string[];
   configVersion: number;
   policyVersion: number;
@@ -34,6 +36,7 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
       status: RunStatus;
       metadata: RunMetadata;
       driver: string;
+      owner_key_id: string | null;
       config_version: number;
       policy_version: number;
       policy_shadow_mode: boolean;
@@ -42,7 +45,7 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
       tool_use_fingerprint: string | null;
     }[]
   >(
-    `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, o.config_version, o.policy_version, o.policy_shadow_mode,
+    `select r.id, r.org_id, r.specialist_id, r.status, r.metadata, r.driver, r.owner_key_id, o.config_version, o.policy_version, o.policy_shadow_mode,
             o.suspended_at is not null as org_suspended,
             c.id as tool_use_call_id, c.fingerprint as tool_use_fingerprint
        from agent_runs r join orgs o on o.id = r.org_id
@@ -62,6 +65,7 @@ export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: s
     specialistId: row.specialist_id,
     status: row.status,
     driver: row.driver,
+    ownerKeyId: row.owner_key_id,
     allowedTools: row.metadata?.runtimeManifest?.allowedTools ?? [],
     configVersion: row.config_version,
     policyVersion: row.policy_version,

@@ -13,13 +13,13 @@ export class ToolCallResolver {
   @Authorized()
   @Query(() => ToolCallType)
   async toolCall(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<ToolCallType> {
-    return toToolCallType(await findToolCall(ctx.em, requireCaller(ctx).orgId, id));
+    return toToolCallType(await findToolCall(ctx.em, requireCaller(ctx), id));
   }
 
   @Authorized()
   @Query(() => ToolCallConnection, { description: 'Tool calls of the org, newest first' })
   async toolCalls(@Args(() => ToolCallsArgs) args: ToolCallsArgs, @Ctx() ctx: RequestContext) {
-    return listToolCalls(ctx.em, requireCaller(ctx).orgId, args);
+    return listToolCalls(ctx.em, requireCaller(ctx), args);
   }
 
   @FieldResolver(() => AgentRunType)

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Caller } from '../auth/caller';
 import { LedgerEvent } from './ledger-event.entity';
 import { findRun } from '../runs/run-query.service';
 import { notFound } from '../errors/app-error';
@@ -6,9 +7,10 @@ import { createdWithin, paginate } from '../graphql/pagination';
 import { toLedgerEventType, type LedgerEventsArgs } from './ledger.types';
 
 /** The org's ledger in sequence order. */
-export async function listLedgerEvents(em: EntityManager, orgId: string, args: LedgerEventsArgs) {
+export async function listLedgerEvents(em: EntityManager, caller: Caller, args: LedgerEventsArgs) {
   const filter = args.filter ?? {};
-  if (filter.runId) await findRun(em, orgId, filter.runId);
+  const orgId = caller.orgId;
+  if (filter.runId) await findRun(em, caller, filter.runId);
   const where = {
     orgId,
     ...(filter.runId ? { runId: filter.runId } : {}),

@@ -10,7 +10,7 @@ export class LedgerResolver {
   @Authorized()
   @Query(() => LedgerEventConnection, { description: 'The audit ledger of the org, in sequence order' })
   async ledgerEvents(@Args(() => LedgerEventsArgs) args: LedgerEventsArgs, @Ctx() ctx: RequestContext) {
-    return listLedgerEvents(ctx.em, requireCaller(ctx).orgId, args);
+    return listLedgerEvents(ctx.em, requireCaller(ctx), args);
   }
 
   @Authorized()

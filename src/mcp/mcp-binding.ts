@@ -37,7 +37,7 @@ export async function bindRun(
   }
   const runId = target.kind === 'run' ? target.id : await openRun(em, caller, target.id, options);
   const run = await loadRunForCall(em, caller.orgId, runId, null);
-  assertDriver(run.driver, caller);
+  assertDriver(run, caller);
   return { caller, runId: run.id, allowedTools: run.allowedTools, policyVersion: run.policyVersion };
 }
 

@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { Authorized, Field, ID, InputType, Int, ObjectType } from 'type-graphql';
 import { ROLES, type Role } from '../auth/roles';
 import type { Org } from './org.entity';
 import type { Specialist } from './specialist.entity';
@@ -48,7 +48,8 @@ export class SpecialistType {
   @Field(() => String, { nullable: true })
   description!: string | null;
 
-  @Field(() => String, { nullable: true })
+  @Authorized()
+  @Field(() => String, { nullable: true, description: 'The instructions the model is given; admin and expert keys only' })
   systemPrompt!: string | null;
 
   @Field(() => Int, {

@@ -9,6 +9,6 @@ export class PolicyDecisionResolver {
   @Authorized()
   @Query(() => PolicyDecisionConnection, { description: 'Policy evaluations of the org, newest first' })
   async policyDecisions(@Args(() => PolicyDecisionsArgs) args: PolicyDecisionsArgs, @Ctx() ctx: RequestContext) {
-    return listPolicyDecisions(ctx.em, requireCaller(ctx).orgId, args);
+    return listPolicyDecisions(ctx.em, requireCaller(ctx), args);
   }
 }

@@ -27,6 +27,7 @@ export interface RunMetadata {
 @Index({ properties: ['orgId', 'createdAt', 'id'] })
 @Index({ properties: ['orgId', 'status', 'createdAt'] })
 @Index({ properties: ['orgId', 'specialistId', 'createdAt'] })
+@Index({ properties: ['orgId', 'ownerKeyId', 'createdAt'] })
 @Check({
   name: 'agent_runs_counters_check',
   expression:
@@ -78,6 +79,15 @@ export class AgentRun {
   /** Who drives the loop: the built-in runtime, or an external one through executeToolCall. */
   @Enum({ items: [...RUN_DRIVERS], type: 'text', default: 'internal' })
   driver: Opt<RunDriver> = 'internal';
+
+  /**
+   * The API key that owns the run: the one that opened it, or the one an admin handed it
+   * to (`handOverRun`). Only it drives an external run, and agent keys read only the runs
+   * they own (src/runs/run-visibility.ts). Null: opened before owners were recorded and
+   * never found in the ledger, driven by nobody until an admin hands it over.
+   */
+  @Property({ type: 'uuid', nullable: true })
+  ownerKeyId: string | null = null;
 
   @Property({ type: 'text', nullable: true })
   errorCode: string | null = null;

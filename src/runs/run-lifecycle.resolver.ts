@@ -3,6 +3,7 @@ import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { AgentRunType, toRunType } from './run.types';
 import { cancelRun, completeExternalRun, postMessage, startRun } from './run-lifecycle.service';
+import { handOverRun } from './run-handover';
 
 /** Who drives a run's loop. INTERNAL: Toolgate's agent runtime; EXTERNAL: the caller, through executeToolCall. */
 export enum RunDriverInput {
@@ -46,6 +47,19 @@ export class RunLifecycleResolver {
     const run = await cancelRun(ctx.em, requireCaller(ctx), runId);
     ctx.services.runEvents.emit('status', { orgId: run.orgId, runId: run.id, status: run.status });
     return toRunType(run);
+  }
+
+  @Authorized()
+  @Mutation(() => AgentRunType, {
+    description:
+      'Hand a run over to another key of the org (admin): that key then owns it — drives it and reads it — and the previous owner no longer does. Recorded as run.handed_over',
+  })
+  async handOverRun(
+    @Arg('runId', () => ID) runId: string,
+    @Arg('apiKeyId', () => ID) apiKeyId: string,
+    @Ctx() ctx: RequestContext,
+  ): Promise<AgentRunType> {
+    return toRunType(await handOverRun(ctx.em, requireCaller(ctx), runId, apiKeyId, new Date(ctx.services.keys.clock.now())));
   }
 
   @Authorized()

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AgentRun, type RunDriver, type RunStatus } from './agent-run.entity';
-import { findRun } from './run-query.service';
+import { findRunToDrive } from './run-query.service';
+import { assertRunOwner } from './run-visibility';
 import { allowedToolsFor } from '../catalog/catalog.service';
 import { manifestPins } from '../upstream/upstream-pin';
 import { findOrg, findSpecialist } from '../orgs/org.service';
@@ -45,6 +46,7 @@ export async function startRun(
         orgId: caller.orgId,
         specialistId: input.specialistId,
         driver: input.driver,
+        ownerKeyId: caller.keyId,
         status: initialRunStatus(input.driver),
         // The thinking budget is frozen with the manifest: a tool loop never changes its thinking configuration.
         metadata: withRunTrace({
@@ -88,7 +90,8 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
   const message = checkMessage(text);
   return withLocalSteps(em, local, (batch) =>
     em.transactional(async (tx) => {
-      const run = await findRun(tx, caller.orgId, runId);
+      const run = await findRunToDrive(tx, caller, runId);
+      assertRunOwner(run, caller);
       if (run.driver !== 'internal')
         throw badInput('Messages are posted to runs Toolgate drives; an external run is driven by its caller', { field: 'runId' });
       await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
@@ -118,7 +121,9 @@ export async function postMessage(em: EntityManager, caller: Caller, runId: stri
  */
 export async function cancelRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
   return em.transactional(async (tx) => {
-    const run = await findRun(tx, caller.orgId, runId);
+    const run = await findRunToDrive(tx, caller, runId);
+    // An admin stops any run of the org; anyone else only the runs its key owns.
+    if (caller.role !== 'admin') assertRunOwner(run, caller);
     await tx.execute('select id from agent_runs where id = ? for no key update', [run.id]);
     await tx.refresh(run);
     if (!['queued', 'running', 'waiting_approval'].includes(run.status)) {
@@ -145,7 +150,8 @@ function checkMessage(text: string | null | undefined): string {
 /** Closes an external run. Pending approvals must be resolved (or expire) first. */
 export async function completeExternalRun(em: EntityManager, caller: Caller, runId: string): Promise<AgentRun> {
   return em.transactional(async (tx) => {
-    const run = await findRun(tx, caller.orgId, runId);
+    const run = await findRunToDrive(tx, caller, runId);
+    if (caller.role !== 'admin') assertRunOwner(run, caller);
     if (run.driver !== 'external')
       throw new AppError('BAD_USER_INPUT', 'Only runs driven externally are completed by their caller', { field: 'runId' });
     if (run.pendingApprovalCount > 0) {

@@ -15,13 +15,13 @@ export class RunResolver {
   @Authorized()
   @Query(() => AgentRunType)
   async run(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<AgentRunType> {
-    return toRunType(await findRun(ctx.em, requireCaller(ctx).orgId, id));
+    return toRunType(await findRun(ctx.em, requireCaller(ctx), id));
   }
 
   @Authorized()
   @Query(() => AgentRunConnection, { description: 'Runs of the org, newest first' })
   async runs(@Args(() => RunsArgs) args: RunsArgs, @Ctx() ctx: RequestContext) {
-    return listRuns(ctx.em, requireCaller(ctx).orgId, args);
+    return listRuns(ctx.em, requireCaller(ctx), args);
   }
 
   @FieldResolver(() => [ToolCallType], { description: 'In the order they were made' })
@@ -35,6 +35,7 @@ export class RunResolver {
     return (await ctx.loaders.ledgerEventsByRun.load(run.id)).map(toLedgerEventType);
   }
 
+  @Authorized()
   @FieldResolver(() => [RunMessageType], { description: 'The conversation, in order' })
   async messages(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<RunMessageType[]> {
     const [messages, calls] = await Promise.all([ctx.loaders.messagesByRun.load(run.id), ctx.loaders.toolCallsByRun.load(run.id)]);
@@ -42,6 +43,7 @@ export class RunResolver {
     return messages.map((m) => toRunMessageType(m, byToolUse));
   }
 
+  @Authorized()
   @FieldResolver(() => String, {
     nullable: true,
     description:

@@ -24,6 +24,12 @@ export class AgentRunType {
   @Field({ description: "internal: Toolgate's agent runtime drives the loop; external: the caller does" })
   driver!: string;
 
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The API key that owns the run (opened it, or was handed it): only it drives the run; null: nobody until an admin hands it over',
+  })
+  ownerKeyId!: string | null;
+
   @Field(() => [String], { description: 'The frozen manifest: `tool.action` names this run may call' })
   allowedTools!: string[];
 
@@ -98,6 +104,7 @@ export const toRunType = (run: AgentRun): AgentRunType => ({
   specialistId: run.specialistId,
   status: run.status,
   driver: run.driver,
+  ownerKeyId: run.ownerKeyId ?? null,
   allowedTools: run.metadata.runtimeManifest?.allowedTools ?? [],
   policyVersion: run.metadata.runtimeManifest?.policyVersion ?? 0,
   pendingApprovalCount: run.pendingApprovalCount,

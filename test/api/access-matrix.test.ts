@@ -24,9 +24,12 @@ const parents: Record<string, (inner: string) => { query: string; variables: Rec
 beforeAll(async () => {
   app = await startTestApp();
   owner = await newOrg(app.em());
-  const run = await newRun(app.em(), owner);
+  // Owned by the org's agent key, which reads only its own runs (RUN_SCOPE); the client reads it for its client approval.
+  const [agent] = await app.em().execute<{ id: string }[]>("select id from api_keys where org_id = ? and role = 'agent'", [owner.org.id]);
+  const run = await newRun(app.em(), owner, { ownerKeyId: agent.id });
   const { call } = await newToolCall(app.em(), owner, run, { approval: { kind: 'client' } });
   parents.Org = (inner) => ({ query: `{ viewer { org { ${inner} } } }`, variables: {} });
+  parents.Specialist = (inner) => ({ query: `{ viewer { org { specialists { id ${inner} } } } }`, variables: {} });
   parents.AgentRun = (inner) => ({ query: `query($id: ID!) { run(id: $id) { id ${inner} } }`, variables: { id: run.id } });
   parents.ToolCall = (inner) => ({ query: `query($id: ID!) { toolCall(id: $id) { id ${inner} } }`, variables: { id: call.id } });
 });

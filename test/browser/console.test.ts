@@ -242,6 +242,34 @@ describeInBrowser('approval console in chromium', () => {
     expect(tab.failures).toEqual([]);
   });
 
+  test('"Show hidden values" shows the real params of a pending call, naming what the stored copy hides; the view is in the ledger', async () => {
+    const tab = await open();
+    const { page } = tab;
+    await signIn(tab, demo.seed.keys.expert);
+    await page.getByRole('heading', { name: /Approvals/ }).waitFor();
+    // An external run's invoice whose description holds a card number: stored (and shown) redacted.
+    const card4111 = '4111 1111 1111 1111';
+    const run = await demo.gw.startRun();
+    const waiting = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50, description: `Paid by card ${card4111}` });
+    const card = page.locator('li.card', { hasText: run.id.slice(0, 8) });
+    await card.waitFor();
+    const stored = card.getByRole('region', { name: 'Parameters being approved' });
+    await expect(stored.textContent()).resolves.toContain('[REDACTED]');
+    await expect(card.textContent()).resolves.not.toContain(card4111);
+
+    await card.getByRole('button', { name: 'Show hidden values' }).click();
+    const real = card.getByRole('region', { name: 'Parameters as they will run' });
+    await real.waitFor();
+    expect(JSON.parse((await real.textContent()) ?? '')).toEqual({ customerId: '1', amount: 50, description: `Paid by card ${card4111}` });
+    await expect(card.textContent()).resolves.toContain('Hidden in the stored copy (redacted as a secret or personal data): /description');
+    const [view] = await demo.app
+      .em()
+      .execute<{ actor_role: string }[]>("select actor_role from ledger_events where resource_id = ? and type = 'approval.params_viewed'", [
+        waiting.toolCallId,
+      ]);
+    expect(view).toEqual({ actor_role: 'expert' });
+  });
+
   test('an approval resolved elsewhere is marked at once, with who and why, and leaves when dismissed', async () => {
     const tab = await open();
     await signIn(tab, demo.seed.keys.expert);

@@ -79,7 +79,7 @@ describe('ledger notices', () => {
   test('an append inside a nested transaction (savepoint) is announced once the outer transaction commits', async () => {
     const run = await newRun(app.em(), org, { status: 'running' });
     const head = await ledgerHead(app, org.org.id);
-    const feed = runEvents(connect(app.wsUrl, org.keys.client).client, run.id, head);
+    const feed = runEvents(connect(app.wsUrl, org.keys.expert).client, run.id, head);
     const before = notices().length;
     let inner = '';
     await app.em().transactional(async (outer) => {
@@ -100,7 +100,7 @@ describe('token deltas', () => {
     const emit = (offset: number, text: string) => app.services.runEvents.emit('token', { orgId: org.org.id, runId: run.id, offset, text });
     // A first small delta: once the subscriber has it, its listener is attached.
     emit(0, 'Hi ');
-    const feed = tokens(connect(app.wsUrl, org.keys.client).client, run.id);
+    const feed = tokens(connect(app.wsUrl, org.keys.expert).client, run.id);
     await feed.until((f) => joined(f.items) === 'Hi ', 'the first delta');
 
     // Twenty deltas, each too large for one notice (multi-byte: more bytes than characters).
@@ -132,7 +132,7 @@ describe('order and cancellation', () => {
     const bus = app.services.realtime!.bus;
     const publish = (offset: number, text: string) => bus.publish('tokens', JSON.stringify({ orgId: org.org.id, runId: run.id, offset, text }));
     await publish(0, 'Hello ');
-    const feed = tokens(connect(app.wsUrl, org.keys.client).client, run.id);
+    const feed = tokens(connect(app.wsUrl, org.keys.expert).client, run.id);
     await feed.until((f) => joined(f.items) === 'Hello ', 'the first delta');
 
     // Out of order on the bus (as two publishing connections could deliver them).

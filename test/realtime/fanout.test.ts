@@ -6,7 +6,7 @@ import { bounded, closeSockets, connect, ledgerHead, toolCalls, type Feed, type 
 /**
  * Fan-out by group: subscriptions of one org and role running the same operation with the
  * same arguments share each event's execution and serialization, whatever position they
- * resumed from. Two groups here (client keys and admin keys, 30 and 10 subscriptions over
+ * resumed from. Two groups here (expert keys and admin keys, 30 and 10 subscriptions over
  * 4 sockets); one tool call makes two transitions.
  */
 
@@ -16,14 +16,14 @@ test('each event is executed and serialized once per group of identical subscrip
   const run = await demo.gw.startRun();
   const head = await ledgerHead(demo.app, demo.seed.orgId);
   const earlier = String(BigInt(head) - 1n); // a different resume position (replays run.started, which this feed skips)
-  const clientSockets = [
-    connect(demo.app.wsUrl, demo.seed.keys.client),
-    connect(demo.app.wsUrl, demo.seed.keys.client),
-    connect(demo.app.wsUrl, demo.seed.keys.client),
+  const expertSockets = [
+    connect(demo.app.wsUrl, demo.seed.keys.expert),
+    connect(demo.app.wsUrl, demo.seed.keys.expert),
+    connect(demo.app.wsUrl, demo.seed.keys.expert),
   ];
   const adminSocket = connect(demo.app.wsUrl, demo.seed.keys.admin);
-  const clients: Feed<ToolCallChange>[] = Array.from({ length: 30 }, (_, i) =>
-    toolCalls(clientSockets[i % 3].client, run.id, i % 2 ? head : earlier),
+  const experts: Feed<ToolCallChange>[] = Array.from({ length: 30 }, (_, i) =>
+    toolCalls(expertSockets[i % 3].client, run.id, i % 2 ? head : earlier),
   );
   const admins: Feed<ToolCallChange>[] = Array.from({ length: 10 }, (_, i) => toolCalls(adminSocket.client, run.id, i % 2 ? head : earlier));
 
@@ -39,17 +39,17 @@ test('each event is executed and serialized once per group of identical subscrip
   const before = fanoutCounters();
   const call = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
   expect(call.status).toBe('succeeded');
-  await Promise.all([...clients, ...admins].map((feed, i) => feed.count(2, `both transitions at subscriber ${i}`)));
+  await Promise.all([...experts, ...admins].map((feed, i) => feed.count(2, `both transitions at subscriber ${i}`)));
   const after = fanoutCounters();
 
-  for (const feed of [...clients, ...admins]) {
+  for (const feed of [...experts, ...admins]) {
     expect(feed.items.map((c) => [c.status, c.toolCall.id])).toEqual([
       ['running', call.toolCallId],
       ['succeeded', call.toolCallId],
     ]);
     expect(feed.nextErrors).toEqual([]);
   }
-  expect(clients.every((feed) => JSON.stringify(feed.items) === JSON.stringify(clients[0].items))).toBe(true);
+  expect(experts.every((feed) => JSON.stringify(feed.items) === JSON.stringify(experts[0].items))).toBe(true);
   // 2 events × 2 groups, not 2 events × 40 subscribers.
   expect(after.executions - before.executions).toBe(4);
   expect(after.serializations - before.serializations).toBe(4);

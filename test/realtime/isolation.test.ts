@@ -41,13 +41,13 @@ test(`${SUBSCRIBERS} subscribers of org A receive none of org B's events; a subs
   const marker1 = await markA(runA.id, callA.id, 1);
 
   const started = performance.now();
-  const sockets = Array.from({ length: SOCKETS }, () => connect(demo.app.wsUrl, orgA.keys.client));
+  const sockets = Array.from({ length: SOCKETS }, () => connect(demo.app.wsUrl, orgA.keys.expert));
   const feedsA: Feed<ToolCallChange>[] = [];
   for (let i = 0; i < SUBSCRIBERS; i++) feedsA.push(toolCalls(sockets[i % SOCKETS].client, null, fromA));
   await Promise.all(feedsA.map((feed, i) => feed.count(1, `marker 1 at subscriber ${i}`, 30_000)));
   const readyMs = performance.now() - started;
 
-  const control = toolCalls(connect(demo.app.wsUrl, demo.seed.keys.client).client, null, await ledgerHead(demo.app, demo.seed.orgId));
+  const control = toolCalls(connect(demo.app.wsUrl, demo.seed.keys.expert).client, null, await ledgerHead(demo.app, demo.seed.orgId));
 
   // Org B at work: lookups on two runs (running → succeeded), a blocked call, an approval.
   const runsB = [await demo.gw.startRun(), await demo.gw.startRun()];

@@ -57,12 +57,12 @@ describe('runEvents', () => {
     expect(feed.nextErrors).toEqual([]);
   });
 
-  test('the ledger metadata is for roles that may read the audit ledger: a client key gets the events with empty metadata', async () => {
+  test("the ledger metadata is for roles that may read the audit ledger: the run's agent key gets the events with empty metadata", async () => {
     const run = await demo.gw.startRun();
     await lookup(run.id);
-    const client = runEvents(connect(demo.app.wsUrl, demo.seed.keys.client).client, run.id, '0');
+    const client = runEvents(connect(demo.app.wsUrl, demo.seed.keys.agent).client, run.id, '0');
     const admin = runEvents(connect(demo.app.wsUrl, demo.seed.keys.admin).client, run.id, '0');
-    await client.count(4, "the client key's events");
+    await client.count(4, "the agent key's events");
     await admin.count(4, "the admin key's events");
     expect(client.items.map((e) => [e.sequence, e.type])).toEqual(admin.items.map((e) => [e.sequence, e.type]));
     expect(client.items.every((e) => Object.keys(e.metadata).length === 0)).toBe(true);
@@ -106,7 +106,7 @@ describe('runEvents', () => {
 
   test('a dashboard that reconnects with the last sequence it saw misses nothing and sees nothing twice', async () => {
     const run = await demo.gw.startRun();
-    const one = connect(demo.app.wsUrl, demo.seed.keys.client);
+    const one = connect(demo.app.wsUrl, demo.seed.keys.agent);
     const feed = runEvents(one.client, run.id, '0');
     await lookup(run.id);
     await feed.count(4, 'the first call');
@@ -117,7 +117,7 @@ describe('runEvents', () => {
     // While nobody listens: two more calls and the completion.
     await lookup(run.id);
     await lookup(run.id);
-    const two = connect(demo.app.wsUrl, demo.seed.keys.client);
+    const two = connect(demo.app.wsUrl, demo.seed.keys.agent);
     const resumed = runEvents(two.client, run.id, last);
     await resumed.count(4, 'the missed events');
     await demo.gw.ok(COMPLETE_RUN, { id: run.id }, demo.seed.keys.agent);
@@ -128,7 +128,7 @@ describe('runEvents', () => {
 
   test('afterSequence must be a decimal sequence number', async () => {
     const run = await demo.gw.startRun();
-    const { client } = connect(demo.app.wsUrl, demo.seed.keys.client);
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.agent);
     const feed = runEvents(client, run.id, 'abc');
     await feed.end();
     expect(feed.errorCodes).toEqual(['BAD_USER_INPUT']);
@@ -139,7 +139,7 @@ describe('toolCallStatusChanged', () => {
   test('of one run: running → succeeded, blocked, waiting_approval → approved → succeeded, with redacted fields only', async () => {
     const run = await demo.gw.startRun();
     const other = await demo.gw.startRun();
-    const { client } = connect(demo.app.wsUrl, demo.seed.keys.client);
+    const { client } = connect(demo.app.wsUrl, demo.seed.keys.agent);
     const feed = toolCalls(client, run.id, await ledgerHead(demo.app, demo.seed.orgId));
 
     const ok = await lookup(run.id);

@@ -105,10 +105,10 @@ describe.each(['postgres', 'redis'] as const)('two nodes on one database, %s bus
 
   test("tool calls executed on node 2 reach node 1 subscribers, and node 1's reach node 2, in ledger order", async () => {
     const head = await ledgerHead(node1, seed.orgId);
-    const at1 = toolCalls(connect(node1.wsUrl, seed.keys.client).client, null, head);
-    const at2 = toolCalls(connect(node2.wsUrl, seed.keys.client).client, null, head);
+    const at1 = toolCalls(connect(node1.wsUrl, seed.keys.expert).client, null, head);
+    const at2 = toolCalls(connect(node2.wsUrl, seed.keys.expert).client, null, head);
     const run = await on1.startRun();
-    const events1 = runEvents(connect(node1.wsUrl, seed.keys.client).client, run.id, '0');
+    const events1 = runEvents(connect(node1.wsUrl, seed.keys.expert).client, run.id, '0');
 
     const a = await on2.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     const b = await on1.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });

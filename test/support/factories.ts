@@ -34,7 +34,7 @@ export async function newOrg(em: EntityManager, name = `Org ${randomUUID().slice
 export async function newRun(
   em: EntityManager,
   owner: TestOrg,
-  options: { status?: RunStatus; createdAt?: Date; specialistId?: string; allowedTools?: string[] } = {},
+  options: { status?: RunStatus; createdAt?: Date; specialistId?: string; allowedTools?: string[]; ownerKeyId?: string | null } = {},
 ): Promise<AgentRun> {
   return em.transactional(async (tx) => {
     const run = tx.create(AgentRun, {
@@ -43,6 +43,7 @@ export async function newRun(
       status: options.status ?? 'completed',
       metadata: { runtimeManifest: { allowedTools: options.allowedTools ?? ['order_lookup.lookup'], policyVersion: 1 } },
       correlationId: randomUUID(),
+      ownerKeyId: options.ownerKeyId ?? null,
       createdAt: options.createdAt ?? new Date(),
     });
     await tx.flush();

@@ -3,6 +3,7 @@ import {
   ConsoleApprovalEventsDocument,
   ConsoleInboxDocument,
   ConsoleResolveApprovalDocument,
+  ConsoleRevealApprovalParamsDocument,
   type ApprovalDecision,
   type ConsoleApprovalEventsSubscription,
   type ConsoleCallDetailFragment,
@@ -365,6 +366,7 @@ function ApprovalCard({
       </dl>
       <h4>Parameters being approved (redacted as stored)</h4>
       <Json value={call.input} label="Parameters being approved" />
+      {mayResolve && <HiddenValues approvalId={item.id} session={session} />}
       <details>
         <summary>Conversation so far ({call.run.messages.length})</summary>
         <ol class="conversation">
@@ -413,5 +415,48 @@ function ApprovalCard({
       )}
       <ErrorNote error={error} explain={explainEditError} />
     </li>
+  );
+}
+
+/**
+ * "Show hidden values": the call's real params (revealApprovalParams), fetched only on
+ * demand — each view is recorded in the ledger — with the values the stored copy hides named.
+ */
+function HiddenValues({ approvalId, session }: { approvalId: string; session: Session }) {
+  const [shown, setShown] = useState<{ params: Record<string, unknown>; hiddenPaths: string[] } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const reveal = async () => {
+    setBusy(true);
+    setError(null);
+    try {
+      const { revealApprovalParams: revealed } = await session.api.request(ConsoleRevealApprovalParamsDocument, { id: approvalId });
+      setShown({ params: revealed.params as Record<string, unknown>, hiddenPaths: revealed.hiddenPaths });
+    } catch (e) {
+      setError(e);
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (!shown) {
+    return (
+      <div class="reveal">
+        <button type="button" disabled={busy} onClick={reveal}>
+          Show hidden values
+        </button>
+        <ErrorNote error={error} />
+      </div>
+    );
+  }
+  return (
+    <div class="reveal">
+      <h4>Parameters as they will run (unredacted; your view is recorded in the ledger)</h4>
+      <p class="hint">
+        {shown.hiddenPaths.length === 0
+          ? 'Nothing was hidden: the stored copy is complete.'
+          : `Hidden in the stored copy (redacted as a secret or personal data): ${shown.hiddenPaths.join(', ')}`}
+      </p>
+      <Json value={shown.params} label="Parameters as they will run" />
+    </div>
   );
 }
