@@ -1,0 +1,84 @@
+import { useDemoApp } from '../support/demo-fixture';
+import { createKey } from '../../src/orgs/org.service';
+import { post as postGraphQL } from '../support/graphql-http';
+import { INITIALIZE, mcpUrl } from './mcp-helpers';
+
+/**
+ * Fair use at /mcp (issue 29, item 3): the per-key budget and per-address limit GraphQL
+ * charges, with the same header fields and codes; a cap on sessions and on open runs per key.
+ * 100 points a window of 100 s: longer than the test, so nothing is given back meanwhile.
+ */
+const demo = useDemoApp(
+  {
+    RATE_LIMIT_POINTS: '100',
+    RATE_LIMIT_POINTS_PER_SECOND: '1',
+    GRAPHQL_MAX_COST: '100',
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3',
+  },
+  { sandboxes: true },
+);
+
+interface RawAnswer {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** A raw JSON-RPC POST to /mcp/<path> (the SDK client hides the status and header fields). */
+async function post(path: string, body: unknown, key?: string, sessionId?: string): Promise<RawAnswer> {
+  const response = await fetch(mcpUrl(demo.app, path), {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(key ? { authorization: `Bearer ${key}` } : {}),
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+const agentKey = async () => (await createKey(demo.app.em(), demo.seed.orgId, 'agent')).secret;
+const toolCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'payroll.run', arguments: {} } });
+const rpcCode = (answer: RawAnswer) => (JSON.parse(answer.text) as { error?: { data?: { code?: string } } }).error?.data?.code;
+
+describe('/mcp is charged to the key budget GraphQL charges', () => {
+  test('1 point a message, 10 a tools/call; over budget 429 RATE_LIMITED with Retry-After and RateLimit; a cheaper message still fits', async () => {
+    const key = await agentKey();
+    const path = `specialists/${demo.seed.specialistId}`;
+    const opened = await post(path, INITIALIZE, key);
+    expect([opened.status, opened.headers.get('ratelimit-policy'), opened.headers.get('ratelimit')]).toEqual([
+      200,
+      '"key";q=100;w=100',
+      expect.stringMatching(/^"key";r=99;t=\d+$/),
+    ]);
+    const session = opened.headers.get('mcp-session-id')!;
+    expect(session).toEqual(expect.any(String));
+    for (let i = 0; i < 9; i++) expect((await post(path, toolCall(i + 2), key, session)).status).toBe(200); // 90 points: 9 left
+    const refused = await post(path, toolCall(20), key, session);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.headers.get('ratelimit')).toMatch(/^"key";r=9;t=\d+$/);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"key";q=100;w=100');
+    expect(JSON.parse(refused.text)).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, data: { code: 'RATE_LIMITED' } }, id: null });
+    const cheaper = await post(path, { jsonrpc: '2.0', id: 21, method: 'tools/list' }, key, session);
+    expect([cheaper.status, cheaper.headers.get('ratelimit')]).toEqual([200, expect.stringMatching(/^"key";r=8;/)]);
+    // The budget is the key's, whichever door: GraphQL now has 8 points for it too.
+    const graphql = await postGraphQL(demo.app.url, { query: '{ viewer { role } }' }, { key });
+    expect([graphql.status, graphql.headers.get('ratelimit')]).toEqual([200, expect.stringMatching(/^"key";r=7;/)]);
+  });
+
+  test('requests without a valid key are limited per address: 401, then 429 with Retry-After', async () => {
+    const path = `specialists/${demo.seed.specialistId}`;
+    for (let i = 0; i < 3; i++) {
+      const answer = await post(path, INITIALIZE, i === 0 ? undefined : 'tg_not_a_key');
+      expect([answer.status, rpcCode(answer)]).toEqual([401, 'UNAUTHENTICATED']);
+    }
+    const refused = await post(path, INITIALIZE);
+    expect([refused.status, rpcCode(refused)]).toEqual([429, 'RATE_LIMITED']);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(refused.headers.get('ratelimit-policy')).toBe('"anonymous";q=3;w=60');
+  });
+});
