@@ -172,6 +172,17 @@ export const CONFIG_GROUPS: Group[] = [
     ],
   },
   {
+    title: 'Fair-use caps',
+    variables: [
+      { name: 'MCP_MAX_SESSIONS_PER_KEY', default: '20', description: 'open 2025-era MCP sessions per key, per node' },
+      { name: 'MCP_MAX_OPEN_RUNS_PER_KEY', default: '100', description: 'open external runs a key opened through /mcp' },
+      { name: 'WS_MAX_SOCKETS_PER_KEY', default: '100', description: 'graphql-ws sockets per key, per node' },
+      { name: 'WS_MAX_SOCKETS_PER_ORG', default: '1000', description: 'graphql-ws sockets per org, per node' },
+      { name: 'WS_MAX_SUBSCRIPTIONS_PER_KEY', default: '2000', description: 'running subscriptions per key, per node' },
+      { name: 'WS_MAX_SUBSCRIPTIONS_PER_ORG', default: '10000', description: 'running subscriptions per org, per node' },
+    ],
+  },
+  {
     title: 'Webhooks',
     variables: [
       { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', description: 'per webhook attempt' },

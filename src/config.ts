@@ -162,6 +162,25 @@ export interface ApiConfig {
   rateLimit: { enabled: boolean; points: number; pointsPerSecond: number; anonymousPerMinute: number };
   /** Browser origins /mcp accepts besides loopback ones (MCP_ALLOWED_ORIGINS): DNS-rebinding protection. */
   mcpAllowedOrigins: string[];
+  /** Fair-use caps on what a key or org holds open (README, Security model: Fair use and caps). */
+  caps: FairUseCaps;
+}
+
+/**
+ * How much one key (or org) may hold open at once. Sessions, sockets and subscriptions are
+ * counted per node (they live in a node's memory); open MCP runs in the database, for the cluster.
+ */
+export interface FairUseCaps {
+  /** 2025-era MCP sessions per key (MCP_MAX_SESSIONS_PER_KEY). */
+  mcpSessionsPerKey: number;
+  /** External runs a key opened through /mcp that are still open (MCP_MAX_OPEN_RUNS_PER_KEY). */
+  mcpOpenRunsPerKey: number;
+  /** graphql-ws sockets per key and per org (WS_MAX_SOCKETS_PER_KEY, WS_MAX_SOCKETS_PER_ORG). */
+  socketsPerKey: number;
+  socketsPerOrg: number;
+  /** Running graphql-ws subscriptions per key and per org (WS_MAX_SUBSCRIPTIONS_PER_KEY, _PER_ORG). */
+  subscriptionsPerKey: number;
+  subscriptionsPerOrg: number;
 }
 
 /**
@@ -294,6 +313,14 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
       anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 120, 1, 1_000_000_000),
     },
     mcpAllowedOrigins: originList(env, 'MCP_ALLOWED_ORIGINS'),
+    caps: {
+      mcpSessionsPerKey: integer(env, 'MCP_MAX_SESSIONS_PER_KEY', 20, 1, 1_000_000),
+      mcpOpenRunsPerKey: integer(env, 'MCP_MAX_OPEN_RUNS_PER_KEY', 100, 1, 1_000_000),
+      socketsPerKey: integer(env, 'WS_MAX_SOCKETS_PER_KEY', 100, 1, 1_000_000),
+      socketsPerOrg: integer(env, 'WS_MAX_SOCKETS_PER_ORG', 1000, 1, 1_000_000),
+      subscriptionsPerKey: integer(env, 'WS_MAX_SUBSCRIPTIONS_PER_KEY', 2000, 1, 10_000_000),
+      subscriptionsPerOrg: integer(env, 'WS_MAX_SUBSCRIPTIONS_PER_ORG', 10_000, 1, 10_000_000),
+    },
   };
   if (api.rateLimit.enabled && api.rateLimit.points < api.maxCost) {
     throw new ConfigError(

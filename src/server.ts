@@ -159,6 +159,7 @@ export async function startHttpServer(
     maxBodyBytes: config.api.maxBodyBytes,
     allowedOrigins: config.api.mcpAllowedOrigins,
     limits: rateLimits.limits,
+    caps: config.api.caps,
   });
   app.use('/mcp', mcp.router);
   app.use(internalErrorHandler(services));

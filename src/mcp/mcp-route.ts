@@ -13,6 +13,7 @@ import { type McpBinding, type McpTarget, bindRun } from './mcp-binding';
 import { APP_ERROR_RPC_CODE, type McpServerDeps, createMcpServer } from './mcp-server';
 import { McpSessions } from './mcp-sessions';
 import type { RateLimits } from '../api/rate-limits';
+import type { FairUseCaps } from '../config';
 import { isRateLimited, refusalHeaders } from '../api/rate-limits';
 import { chargeMcpRequest, chargeUnauthenticated } from './mcp-rate-limit';
 
@@ -28,7 +29,10 @@ export interface McpRoute {
  * external run; 2026-07-28 requests are stateless and each is bound to its run. Either way
  * the tools are the run's manifest and every call goes through the gateway.
  */
-export function mcpRoute(services: AppServices, options: { maxBodyBytes: number; allowedOrigins: readonly string[]; limits: RateLimits }): McpRoute {
+export function mcpRoute(
+  services: AppServices,
+  options: { maxBodyBytes: number; allowedOrigins: readonly string[]; limits: RateLimits; caps: FairUseCaps },
+): McpRoute {
   const deps: McpServerDeps = {
     orm: services.orm,
     gateway: services.gateway,
@@ -36,7 +40,8 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
     metrics: services.metrics,
     logger: services.logger.child({ component: 'mcp' }),
   };
-  const sessions = new McpSessions();
+  const sessions = new McpSessions(options.caps.mcpSessionsPerKey);
+  const maxOpenRuns = options.caps.mcpOpenRunsPerKey;
   const onerror = (error: Error) => deps.logger.warn({ err: error }, 'MCP transport error');
   // The modern leg only: legacy traffic is routed to sessions below, never to a stateless fallback.
   const modern = createMcpHandler(
@@ -69,17 +74,22 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
       if (!(req.method === 'POST' && isInitializeRequest(parsedBody))) {
         return void rpcError(res, 400, 'BAD_USER_INPUT', 'Mcp-Session-Id header required (or initialize a session)');
       }
-      const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse: null, correlationId });
-      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => sessions.add(id, { transport, keyId: caller.keyId, endpoint }),
-      });
-      transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-      await createMcpServer(deps, binding, { era: 'legacy', correlationId }).connect(transport);
-      return transport.handleRequest(req, res, parsedBody);
+      const release = sessions.reserve(caller.keyId); // MCP_SESSION_LIMIT before any run is opened
+      try {
+        const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse: null, correlationId, maxOpenRuns });
+        const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => sessions.add(id, { transport, keyId: caller.keyId, endpoint }),
+        });
+        transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+        await createMcpServer(deps, binding, { era: 'legacy', correlationId }).connect(transport);
+        return await transport.handleRequest(req, res, parsedBody);
+      } finally {
+        release();
+      }
     }
     const reuse = `mcp:${caller.keyId}:${target.id}`;
-    const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse, correlationId });
+    const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse, correlationId, maxOpenRuns });
     Object.assign(req, { auth: { token: 'agent-key', clientId: caller.keyId ?? '', scopes: [], extra: { binding, correlationId } } });
     await serveModern(req, res, parsedBody);
   };

@@ -14,6 +14,8 @@ const demo = useDemoApp(
     RATE_LIMIT_POINTS_PER_SECOND: '1',
     GRAPHQL_MAX_COST: '100',
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3',
+    MCP_MAX_SESSIONS_PER_KEY: '2',
+    MCP_MAX_OPEN_RUNS_PER_KEY: '3',
   },
   { sandboxes: true },
 );
@@ -25,9 +27,9 @@ interface RawAnswer {
 }
 
 /** A raw JSON-RPC POST to /mcp/<path> (the SDK client hides the status and header fields). */
-async function post(path: string, body: unknown, key?: string, sessionId?: string): Promise<RawAnswer> {
+async function post(path: string, body: unknown, key?: string, sessionId?: string, method = 'POST'): Promise<RawAnswer> {
   const response = await fetch(mcpUrl(demo.app, path), {
-    method: 'POST',
+    method,
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
@@ -35,12 +37,25 @@ async function post(path: string, body: unknown, key?: string, sessionId?: strin
       ...(key ? { authorization: `Bearer ${key}` } : {}),
       ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
     },
-    body: JSON.stringify(body),
+    body: method === 'POST' ? JSON.stringify(body) : undefined,
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
 const agentKey = async () => (await createKey(demo.app.em(), demo.seed.orgId, 'agent')).secret;
+const issueAgentKey = () => createKey(demo.app.em(), demo.seed.orgId, 'agent');
+/** The open external runs a key opened (from their run.created events). */
+const openRunsOf = async (keyId: string) =>
+  (
+    await demo.app
+      .em()
+      .getConnection()
+      .execute<{ id: string }[]>(
+        `select r.id from agent_runs r join ledger_events e on e.run_id = r.id and e.type = 'run.created'
+          where e.actor_key_id = ? and r.status in ('running', 'waiting_approval') order by r.created_at`,
+        [keyId],
+      )
+  ).map((row) => row.id);
 const toolCall = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'payroll.run', arguments: {} } });
 const rpcCode = (answer: RawAnswer) => (JSON.parse(answer.text) as { error?: { data?: { code?: string } } }).error?.data?.code;
 
@@ -80,5 +95,52 @@ describe('/mcp is charged to the key budget GraphQL charges', () => {
     expect([refused.status, rpcCode(refused)]).toEqual([429, 'RATE_LIMITED']);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(refused.headers.get('ratelimit-policy')).toBe('"anonymous";q=3;w=60');
+  });
+});
+
+describe('caps on what a key holds open at /mcp', () => {
+  const specialist = () => `specialists/${demo.seed.specialistId}`;
+
+  test('sessions per key (MCP_MAX_SESSIONS_PER_KEY=2): the third initialize is 429 MCP_SESSION_LIMIT and opens no run; a closed session frees its slot', async () => {
+    const key = await issueAgentKey();
+    const first = await post(specialist(), INITIALIZE, key.secret);
+    const second = await post(specialist(), INITIALIZE, key.secret);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const refused = await post(specialist(), INITIALIZE, key.secret);
+    expect([refused.status, rpcCode(refused)]).toEqual([429, 'MCP_SESSION_LIMIT']);
+    expect(JSON.parse(refused.text).error.message).toMatch(/2 MCP sessions/);
+    expect(await openRunsOf(key.id)).toHaveLength(2);
+    // Another key of the same org has slots of its own.
+    expect((await post(specialist(), INITIALIZE, await agentKey())).status).toBe(200);
+
+    const closed = await post(specialist(), null, key.secret, first.headers.get('mcp-session-id')!, 'DELETE');
+    expect(closed.status).toBe(200);
+    expect((await post(specialist(), INITIALIZE, key.secret)).status).toBe(200);
+    await post(specialist(), null, key.secret, second.headers.get('mcp-session-id')!, 'DELETE');
+  });
+
+  test('open runs per key (MCP_MAX_OPEN_RUNS_PER_KEY=3): a session that would open a fourth is 429 MCP_RUN_LIMIT; a cancelled run frees its slot', async () => {
+    const key = await issueAgentKey();
+    for (let i = 0; i < 3; i++) {
+      const opened = await post(specialist(), INITIALIZE, key.secret);
+      expect(opened.status).toBe(200);
+      // The session ends; the run it opened stays open.
+      expect((await post(specialist(), null, key.secret, opened.headers.get('mcp-session-id')!, 'DELETE')).status).toBe(200);
+    }
+    const runs = await openRunsOf(key.id);
+    expect(runs).toHaveLength(3);
+    const refused = await post(specialist(), INITIALIZE, key.secret);
+    expect([refused.status, rpcCode(refused)]).toEqual([429, 'MCP_RUN_LIMIT']);
+    expect(await openRunsOf(key.id)).toEqual(runs);
+
+    const cancel = await postGraphQL(
+      demo.app.url,
+      { query: 'mutation($runId: ID!) { cancelRun(runId: $runId) { status } }', variables: { runId: runs[0] } },
+      { key: demo.seed.keys.admin },
+    );
+    expect(cancel.body.data?.cancelRun.status).toBe('cancelled');
+    const again = await post(specialist(), INITIALIZE, key.secret);
+    expect(again.status).toBe(200);
+    await post(specialist(), null, key.secret, again.headers.get('mcp-session-id')!, 'DELETE');
   });
 });
