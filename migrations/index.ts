@@ -17,6 +17,7 @@ import { Migration20261201203000_append_point_tool_use } from './Migration202612
 import { Migration20261202090000_approval_edits } from './Migration20261202090000_approval_edits';
 import { Migration20261204190000_call_fingerprint } from './Migration20261204190000_call_fingerprint';
 import { Migration20261205120000_message_stop_reason } from './Migration20261205120000_message_stop_reason';
+import { Migration20261206140000_webhook_org_queue } from './Migration20261206140000_webhook_org_queue';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -35,4 +36,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202090000_approval_edits', class: Migration20261202090000_approval_edits },
   { name: 'Migration20261204190000_call_fingerprint', class: Migration20261204190000_call_fingerprint },
   { name: 'Migration20261205120000_message_stop_reason', class: Migration20261205120000_message_stop_reason },
+  { name: 'Migration20261206140000_webhook_org_queue', class: Migration20261206140000_webhook_org_queue },
 ];

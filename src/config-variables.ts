@@ -189,6 +189,11 @@ export const CONFIG_GROUPS: Group[] = [
       { name: 'WEBHOOK_MAX_ATTEMPTS', default: '8', description: 'attempts of one delivery before it is failed' },
       { name: 'WEBHOOK_RETRY_BASE_MS', default: '5000', description: 'the wait before the first retry (each next one five times longer, jittered)' },
       { name: 'WEBHOOK_RETRY_MAX_DELAY_MS', default: '36000000', description: 'the longest wait between retries' },
+      {
+        name: 'WEBHOOK_CONCURRENCY',
+        default: '4',
+        description: 'webhook attempts one node sends at once, in a worker pool of their own (one per org at a time)',
+      },
     ],
   },
   {

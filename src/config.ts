@@ -121,6 +121,8 @@ export interface Config {
     /** The wait before the first retry; each further one five times longer, with jitter. */
     retryBaseMs: number;
     retryMaxDelayMs: number;
+    /** Attempts one node sends at once, in a worker pool of their own (WEBHOOK_CONCURRENCY); one per org at a time. */
+    concurrency: number;
   };
 }
 
@@ -267,6 +269,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 0, 3_600_000),
       retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 36_000_000, 0, 7 * 86_400_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 4, 1, 256),
     },
   };
 }
