@@ -1,6 +1,7 @@
 import { useDemoApp } from '../support/demo-fixture';
 import { createKey } from '../../src/orgs/org.service';
 import { post as postGraphQL } from '../support/graphql-http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { INITIALIZE, mcpUrl } from './mcp-helpers';
 
 /**
@@ -83,6 +84,28 @@ describe('/mcp is charged to the key budget GraphQL charges', () => {
     // The budget is the key's, whichever door: GraphQL now has 8 points for it too.
     const graphql = await postGraphQL(demo.app.url, { query: '{ viewer { role } }' }, { key });
     expect([graphql.status, graphql.headers.get('ratelimit')]).toEqual([200, expect.stringMatching(/^"key";r=7;/)]);
+  });
+
+  test('a stateless (2026-07-28) client is charged the same: each answer carries the RateLimit fields', async () => {
+    const key = await agentKey();
+    const seen: (string | null)[] = [];
+    const client = new Client({ name: 'fair-use', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const transport = new StreamableHTTPClientTransport(mcpUrl(demo.app, `specialists/${demo.seed.specialistId}`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        seen.push(response.headers.get('ratelimit'));
+        return response;
+      },
+    });
+    await client.connect(transport);
+    await client.callTool({ name: 'payroll.run', arguments: {} });
+    await client.close();
+    expect(seen.length).toBeGreaterThan(0);
+    const remaining = seen.map((header) => Number(/^"key";r=(\d+);t=\d+$/.exec(header ?? '')?.[1]));
+    expect(remaining.every(Number.isFinite)).toBe(true);
+    // The tools/call took 10 points.
+    expect(remaining.at(-2)! - remaining.at(-1)!).toBe(10);
   });
 
   test('requests without a valid key are limited per address: 401, then 429 with Retry-After', async () => {
