@@ -33,7 +33,7 @@ test(`a run with more than ${NESTED_LIST_CAP} ledger events lists the first ${NE
     { key: owner.keys.admin },
   );
   expect(answer.body.errors).toBeUndefined();
-  const sequences = (answer.body.data?.run.ledgerEvents as { sequence: string }[]).map((e) => Number(e.sequence));
+  const sequences = (answer.body.data!.run.ledgerEvents as { sequence: string }[]).map((e) => Number(e.sequence));
   expect(sequences).toHaveLength(NESTED_LIST_CAP);
   const [{ first }] = await app
     .em()
