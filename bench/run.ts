@@ -206,7 +206,7 @@ async function main(): Promise<void> {
               "Realtime bus as in production without REDIS_URL: after each commit that appended to the ledger the server publishes `select pg_notify(...)` on the bus's own pool of 2 (not awaited by the call); the raw baselines do the same. These 2 notices per call are not in the statement counts.",
             ]
           : ['Realtime bus as in production without REDIS_URL: PostgreSQL LISTEN/NOTIFY (ledger notices after commit, token deltas).']),
-        'Rate limiter: on, with a bucket that never empties (RATE_LIMIT_POINTS and RATE_LIMIT_POINTS_PER_SECOND = 1e9); the bench measures capacity, not the limiter policy.',
+        'Rate limiter: on, with a bucket that never empties (RATE_LIMIT_POINTS and RATE_LIMIT_POINTS_PER_SECOND = 1e9); the bench measures capacity, not the limiter policy. Fair-use caps on sockets and subscriptions raised to 1e6 likewise.',
         'The HTTP load generator runs in the bench process (node:http, keep-alive, one socket per caller) and competes with the server for the same CPUs.',
         'PostgreSQL runs on the same machine and shares its cores.',
         ...(only.has('tokens') || only.has('approval-resume')

@@ -20,6 +20,7 @@ import { Migration20261205120000_message_stop_reason } from './Migration20261205
 import { Migration20261206100000_specialist_thinking } from './Migration20261206100000_specialist_thinking';
 import { Migration20261206101000_prompt_cache_usage } from './Migration20261206101000_prompt_cache_usage';
 import { Migration20261206130000_upstream_pins } from './Migration20261206130000_upstream_pins';
+import { Migration20261206140000_webhook_org_queue } from './Migration20261206140000_webhook_org_queue';
 import { Migration20261206150000_run_owner } from './Migration20261206150000_run_owner';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -42,5 +43,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261206100000_specialist_thinking', class: Migration20261206100000_specialist_thinking },
   { name: 'Migration20261206101000_prompt_cache_usage', class: Migration20261206101000_prompt_cache_usage },
   { name: 'Migration20261206130000_upstream_pins', class: Migration20261206130000_upstream_pins },
+  { name: 'Migration20261206140000_webhook_org_queue', class: Migration20261206140000_webhook_org_queue },
   { name: 'Migration20261206150000_run_owner', class: Migration20261206150000_run_owner },
 ];

@@ -165,6 +165,7 @@ export async function composeToolgate(
             webhooks: services.webhooks,
             logger,
             concurrency: config.node.workerConcurrency,
+            webhookConcurrency: config.webhooks.concurrency,
             metrics,
             heldJobs: services.heldJobs,
             // A pool that ended on its own (an outcome it could not write) is replaced; its leftover locks are released.
@@ -174,6 +175,7 @@ export async function composeToolgate(
               // Steps started here lock their jobs as this worker would: released with its locks if this node dies.
               services.localSteps.attach(lockOwner);
             },
+            onWebhookLockOwner: (lockOwner) => liveness?.addLockOwner(lockOwner),
           });
     if (worker) started.push(worker);
     const schema = await buildToolgateSchema();

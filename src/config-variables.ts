@@ -198,12 +198,28 @@ export const CONFIG_GROUPS: Group[] = [
     ],
   },
   {
+    title: 'Fair-use caps',
+    variables: [
+      { name: 'MCP_MAX_SESSIONS_PER_KEY', default: '20', description: 'open 2025-era MCP sessions per key, per node' },
+      { name: 'MCP_MAX_OPEN_RUNS_PER_KEY', default: '100', description: 'open external runs a key opened through /mcp' },
+      { name: 'WS_MAX_SOCKETS_PER_KEY', default: '100', description: 'graphql-ws sockets per key, per node' },
+      { name: 'WS_MAX_SOCKETS_PER_ORG', default: '1000', description: 'graphql-ws sockets per org, per node' },
+      { name: 'WS_MAX_SUBSCRIPTIONS_PER_KEY', default: '2000', description: 'running subscriptions per key, per node' },
+      { name: 'WS_MAX_SUBSCRIPTIONS_PER_ORG', default: '10000', description: 'running subscriptions per org, per node' },
+    ],
+  },
+  {
     title: 'Webhooks',
     variables: [
       { name: 'WEBHOOK_TIMEOUT_MS', default: '10000', description: 'per webhook attempt' },
       { name: 'WEBHOOK_MAX_ATTEMPTS', default: '8', description: 'attempts of one delivery before it is failed' },
       { name: 'WEBHOOK_RETRY_BASE_MS', default: '5000', description: 'the wait before the first retry (each next one five times longer, jittered)' },
       { name: 'WEBHOOK_RETRY_MAX_DELAY_MS', default: '36000000', description: 'the longest wait between retries' },
+      {
+        name: 'WEBHOOK_CONCURRENCY',
+        default: '4',
+        description: 'webhook attempts one node sends at once, in a worker pool of their own (one per org at a time)',
+      },
     ],
   },
   {

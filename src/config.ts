@@ -133,6 +133,8 @@ export interface Config {
     /** The wait before the first retry; each further one five times longer, with jitter. */
     retryBaseMs: number;
     retryMaxDelayMs: number;
+    /** Attempts one node sends at once, in a worker pool of their own (WEBHOOK_CONCURRENCY); one per org at a time. */
+    concurrency: number;
   };
 }
 
@@ -187,6 +189,25 @@ export interface ApiConfig {
   rateLimit: { enabled: boolean; points: number; pointsPerSecond: number; anonymousPerMinute: number };
   /** Browser origins /mcp accepts besides loopback ones (MCP_ALLOWED_ORIGINS): DNS-rebinding protection. */
   mcpAllowedOrigins: string[];
+  /** Fair-use caps on what a key or org holds open (README, Security model: Fair use and caps). */
+  caps: FairUseCaps;
+}
+
+/**
+ * How much one key (or org) may hold open at once. Sessions, sockets and subscriptions are
+ * counted per node (they live in a node's memory); open MCP runs in the database, for the cluster.
+ */
+export interface FairUseCaps {
+  /** 2025-era MCP sessions per key (MCP_MAX_SESSIONS_PER_KEY). */
+  mcpSessionsPerKey: number;
+  /** External runs a key opened through /mcp that are still open (MCP_MAX_OPEN_RUNS_PER_KEY). */
+  mcpOpenRunsPerKey: number;
+  /** graphql-ws sockets per key and per org (WS_MAX_SOCKETS_PER_KEY, WS_MAX_SOCKETS_PER_ORG). */
+  socketsPerKey: number;
+  socketsPerOrg: number;
+  /** Running graphql-ws subscriptions per key and per org (WS_MAX_SUBSCRIPTIONS_PER_KEY, _PER_ORG). */
+  subscriptionsPerKey: number;
+  subscriptionsPerOrg: number;
 }
 
 /**
@@ -284,6 +305,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       maxAttempts: integer(env, 'WEBHOOK_MAX_ATTEMPTS', 8, 1, 50),
       retryBaseMs: integer(env, 'WEBHOOK_RETRY_BASE_MS', 5_000, 0, 3_600_000),
       retryMaxDelayMs: integer(env, 'WEBHOOK_RETRY_MAX_DELAY_MS', 36_000_000, 0, 7 * 86_400_000),
+      concurrency: integer(env, 'WEBHOOK_CONCURRENCY', 4, 1, 256),
     },
   };
 }
@@ -330,6 +352,14 @@ function apiConfig(env: Env, nodeEnv: Config['nodeEnv']): ApiConfig {
       anonymousPerMinute: integer(env, 'RATE_LIMIT_ANONYMOUS_PER_MINUTE', 120, 1, 1_000_000_000),
     },
     mcpAllowedOrigins: originList(env, 'MCP_ALLOWED_ORIGINS'),
+    caps: {
+      mcpSessionsPerKey: integer(env, 'MCP_MAX_SESSIONS_PER_KEY', 20, 1, 1_000_000),
+      mcpOpenRunsPerKey: integer(env, 'MCP_MAX_OPEN_RUNS_PER_KEY', 100, 1, 1_000_000),
+      socketsPerKey: integer(env, 'WS_MAX_SOCKETS_PER_KEY', 100, 1, 1_000_000),
+      socketsPerOrg: integer(env, 'WS_MAX_SOCKETS_PER_ORG', 1000, 1, 1_000_000),
+      subscriptionsPerKey: integer(env, 'WS_MAX_SUBSCRIPTIONS_PER_KEY', 2000, 1, 10_000_000),
+      subscriptionsPerOrg: integer(env, 'WS_MAX_SUBSCRIPTIONS_PER_ORG', 10_000, 1, 10_000_000),
+    },
   };
   if (api.rateLimit.enabled && api.rateLimit.points < api.maxCost) {
     throw new ConfigError(

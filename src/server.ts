@@ -155,7 +155,12 @@ export async function startHttpServer(
     }),
   );
   // MCP over Streamable HTTP: a run's manifest as tools, every call through the same gateway.
-  const mcp = mcpRoute(services, { maxBodyBytes: config.api.maxBodyBytes, allowedOrigins: config.api.mcpAllowedOrigins });
+  const mcp = mcpRoute(services, {
+    maxBodyBytes: config.api.maxBodyBytes,
+    allowedOrigins: config.api.mcpAllowedOrigins,
+    limits: rateLimits.limits,
+    caps: config.api.caps,
+  });
   app.use('/mcp', mcp.router);
   app.use(internalErrorHandler(services));
 

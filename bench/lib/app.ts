@@ -90,6 +90,11 @@ export async function startBenchServer(
     DB_POOL_MAX: String(POOL_MAX),
     RATE_LIMIT_POINTS: '1000000000',
     RATE_LIMIT_POINTS_PER_SECOND: '1000000000',
+    // The subscription scenario holds 10,000 sockets of one key: caps out of the way, as the budget.
+    WS_MAX_SOCKETS_PER_KEY: '1000000',
+    WS_MAX_SOCKETS_PER_ORG: '1000000',
+    WS_MAX_SUBSCRIPTIONS_PER_KEY: '1000000',
+    WS_MAX_SUBSCRIPTIONS_PER_ORG: '1000000',
     EVENT_BUS: 'postgres',
   });
   const orm = await initOrm({ clientUrl: db.url, poolMax: config.dbPoolMax, onQuery: options.onQuery });

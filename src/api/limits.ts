@@ -40,7 +40,10 @@ import { MAX_PAGE_SIZE } from '../graphql/pagination';
  *    object field costs 1, leaves cost 0, and a list multiplies what it holds by its size,
  *    taken from `first` (the argument, its variable, or its default; clamped to 0..100) or
  *    estimated as LIST_SIZE_ESTIMATE for lists without one. A root mutation field adds
- *    MUTATION_COST. The same cost is what the rate limiter charges.
+ *    MUTATION_COST. A field whose work is out of proportion to its result declares its
+ *    own cost in its extensions (`@Extensions({ cost })`, e.g. verifyLedger, which
+ *    re-hashes the org's whole chain): it replaces the 1, for each alias and each list
+ *    item. The same cost is what the rate limiter charges.
  *
  * Gaps in graphql-armor closed here: max-aliases skips `__typename` aliases by default
  * (allowList is emptied, so `a: __typename` counts); max-depth counts a fragment spread as
@@ -61,6 +64,12 @@ export const MAX_VALIDATION_ERRORS = 5;
 export const LIST_SIZE_ESTIMATE = 10;
 /** Extra cost of each root mutation field: mutations write and may call vendors. */
 export const MUTATION_COST = 10;
+/**
+ * verifyLedger's cost: it reads and re-hashes every event of the org (about 1 ms per
+ * thousand). A fixed cost, since the count is not known before it runs: at the default
+ * budget a key verifies 60 times a minute, and one operation holds at most 5 (GRAPHQL_MAX_COST).
+ */
+export const VERIFY_LEDGER_COST = 1000;
 
 /**
  * The sent text's lexical limits, before anything is parsed or validated, each answered
@@ -236,7 +245,7 @@ export function operationCost(
     const size = isList ? (pageSize ?? listHint ?? LIST_SIZE_ESTIMATE) : 1;
     // A connection's `first` sizes the list it holds (`edges`), one level down.
     const children = node.selectionSet ? selectionCost(node.selectionSet, type, isList ? null : pageSize) : 0;
-    return size * (1 + children);
+    return size * (ownCost(field) + children);
   };
 
   const pageSizeOf = (field: GraphQLField<unknown, unknown>, node: FieldNode): number | null => {
@@ -261,6 +270,12 @@ export function operationCost(
     cost += countRootFields(operation.selectionSet, fragments) * MUTATION_COST;
   }
   return cost;
+}
+
+/** 1 for a field, or the cost it declares in its extensions (`@Extensions({ cost })`). */
+function ownCost(field: GraphQLField<unknown, unknown>): number {
+  const declared = field.extensions?.cost;
+  return typeof declared === 'number' && declared >= 0 ? declared : 1;
 }
 
 function countRootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): number {

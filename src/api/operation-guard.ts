@@ -5,7 +5,7 @@ import { checkOperationLimits, checkText } from './limits';
 import { assertNoNul } from './nul-guard';
 import { assertInputLengths } from './input-limits';
 import { resolveDocument, type DocumentRequest, type PersistedDocuments, type ResolvedDocument } from './persisted-documents';
-import type { RateLimits, RateVerdict } from './rate-limits';
+import { type RateLimits, type RateVerdict, rateLimitKey } from './rate-limits';
 
 /**
  * The checks every operation passes, in this order, on HTTP and graphql-ws alike:
@@ -72,8 +72,4 @@ export class OperationGuard {
   chargeRefused(caller: Caller): Promise<RateVerdict> {
     return this.limits.charge(rateLimitKey(caller), 1);
   }
-}
-
-function rateLimitKey(caller: Caller): string {
-  return caller.keyId ?? `org:${caller.orgId}:${caller.role}`;
 }

@@ -3,6 +3,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRe
 import { createClient } from 'redis';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
+import type { Caller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
 
 /**
@@ -160,6 +161,11 @@ export async function openRateLimits(
     close: async () => undefined,
     connected: () => true,
   };
+}
+
+/** Whose budget a caller spends: its API key's (keyless callers, e.g. the runtime, by org and role). */
+export function rateLimitKey(caller: Caller): string {
+  return caller.keyId ?? `org:${caller.orgId}:${caller.role}`;
 }
 
 /** Whether `error` is a spent budget (RATE_LIMITED from `charge` or `chargeAnonymous`). */

@@ -33,9 +33,26 @@ export class OpenSockets {
   private readonly clock: Clock;
   private readonly stopListening: () => void;
 
-  constructor(keys: KeyAccess) {
+  constructor(
+    keys: KeyAccess,
+    private readonly caps: { perKey: number; perOrg: number },
+  ) {
     this.clock = keys.clock;
     this.stopListening = keys.onWithdrawn((withdrawal) => this.withdraw(withdrawal));
+  }
+
+  /**
+   * Why one more socket of `caller` is refused (WS_MAX_SOCKETS_PER_KEY, WS_MAX_SOCKETS_PER_ORG,
+   * counted on this node), as a close reason that starts with its code; null when it fits.
+   */
+  refusal(caller: Caller): string | null {
+    if (caller.keyId && (this.byKey.get(caller.keyId)?.size ?? 0) >= this.caps.perKey) {
+      return `SOCKET_LIMIT: this API key already holds ${this.caps.perKey} sockets on this node`;
+    }
+    if ((this.byOrg.get(caller.orgId)?.size ?? 0) >= this.caps.perOrg) {
+      return `SOCKET_LIMIT: this organization already holds ${this.caps.perOrg} sockets on this node`;
+    }
+    return null;
   }
 
   add(socket: WebSocket, caller: Caller, expiresAt: number | null): void {

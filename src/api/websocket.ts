@@ -29,6 +29,7 @@ import { createGroupedSubscribe, expandShared, setSubscriptionSink, sharedPayloa
 import { MAX_VALIDATION_ERRORS } from './limits';
 import { isRateLimited } from './rate-limits';
 import { CLOSE_REASONS, OpenSockets } from './socket-access';
+import { SubscriptionCaps } from './subscription-caps';
 import { SocketWriter } from './socket-writer';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceSocketOperation } from '../telemetry/trace-graphql';
@@ -63,7 +64,9 @@ type Extra = { caller?: Caller };
  */
 export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const { schema, keys, guard, api, format } = options;
-  const sockets = new OpenSockets(keys);
+  const { caps } = api;
+  const sockets = new OpenSockets(keys, { perKey: caps.socketsPerKey, perOrg: caps.socketsPerOrg });
+  const subscriptions = new SubscriptionCaps({ perKey: caps.subscriptionsPerKey, perOrg: caps.subscriptionsPerOrg });
   const wsServer = new WebSocketServer({ server: options.httpServer, path: '/graphql', maxPayload: api.maxBodyBytes });
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
@@ -157,6 +160,12 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         if (!secret) return refused();
         try {
           const valid = await keys.authenticate(secret);
+          // A cap on sockets held open (per key, per org, on this node): 4429 with the code in the reason.
+          const over = sockets.refusal(valid.caller);
+          if (over !== null) {
+            ctx.extra.socket.close(TOO_MANY_REQUESTS, over);
+            return false;
+          }
           ctx.extra.caller = valid.caller;
           sockets.add(ctx.extra.socket, valid.caller, valid.expiresAt);
           // Needed no more, and not held for the socket's life: the upgrade request (headers
@@ -175,7 +184,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           return refused();
         }
       },
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         // The key as it is now: revoked, expired or suspended since the connection opened
         // means this operation does not run and the socket closes.
         let caller: Caller;
@@ -197,8 +206,15 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             throw error;
           }
         }
+        if ('document' in prepared && getOperationAST(prepared.document, prepared.operationName)?.operation === 'subscription') {
+          // Admitted and charged: it holds one of the key's and org's subscription slots until it completes.
+          const refused = subscriptions.take(ctx, id, caller);
+          if (refused) return [refused];
+        }
         return prepared;
       },
+      onComplete: (ctx, id) => subscriptions.release(ctx, id),
+      onClose: (ctx) => subscriptions.releaseAll(ctx),
       context: (ctx, id, payload) => {
         const contextValue = options.contextFor(ctx.extra.caller!, flatUuid());
         if (payload.extensions) extensionsOf.set(contextValue, payload.extensions);

@@ -17,6 +17,12 @@ export const ERROR_CODES = [
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_ALLOWED',
   'RATE_LIMITED',
+  // Fair-use caps (README, Security model): what a key or org may hold open at once
+  'MCP_SESSION_LIMIT',
+  'MCP_RUN_LIMIT',
+  'SOCKET_LIMIT',
+  'SUBSCRIPTION_LIMIT',
+  'LEDGER_VERIFY_BUSY',
   // Request limits (src/api/limits.ts): the operation is refused before execution
   'QUERY_TOO_DEEP',
   'QUERY_TOO_COSTLY',
@@ -111,6 +117,13 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   PERSISTED_QUERY_NOT_FOUND: { httpStatus: 400 },
   PERSISTED_QUERY_NOT_ALLOWED: { httpStatus: 400 },
   RATE_LIMITED: { httpStatus: 429 },
+  // A cap on what is held open (sessions, runs, sockets, subscriptions): free one and retry.
+  MCP_SESSION_LIMIT: { httpStatus: 429 },
+  MCP_RUN_LIMIT: { httpStatus: 429 },
+  SOCKET_LIMIT: { httpStatus: 429 },
+  SUBSCRIPTION_LIMIT: { httpStatus: 429 },
+  // Another verifyLedger of the same org is running (one at a time per org): retry when it ended.
+  LEDGER_VERIFY_BUSY: { httpStatus: 409 },
   QUERY_TOO_DEEP: { httpStatus: 400 },
   QUERY_TOO_COSTLY: { httpStatus: 400 },
   TOO_MANY_ALIASES: { httpStatus: 400 },

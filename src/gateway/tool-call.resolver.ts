@@ -45,7 +45,7 @@ export class ToolCallResolver {
   }
 
   @Authorized()
-  @FieldResolver(() => [LedgerEventType], { description: 'In sequence order' })
+  @FieldResolver(() => [LedgerEventType], { description: 'In sequence order; the first 1000' })
   async ledgerEvents(@Root() call: ToolCallType, @Ctx() ctx: RequestContext): Promise<LedgerEventType[]> {
     return (await ctx.loaders.ledgerEventsByResource.load(call.id)).map(toLedgerEventType);
   }

@@ -41,15 +41,15 @@ export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string |
       queryPlain(em, sql, entity, text, [org, keys]);
   return {
     toolCallsByRun: groupLoader(
-      rows(ToolCall, 'select * from tool_calls where org_id = ? and run_id = any(?::uuid[]) order by created_at asc, id asc'),
+      rows(ToolCall, firstOfEach('tool_calls', 'run_id', 'uuid', 'created_at asc, id asc', NESTED_LIST_CAP)),
       (row) => row.runId,
     ),
     ledgerEventsByRun: groupLoader(
-      rows(LedgerEvent, 'select * from ledger_events where org_id = ? and run_id = any(?::uuid[]) order by sequence asc'),
+      rows(LedgerEvent, firstOfEach('ledger_events', 'run_id', 'uuid', 'sequence asc', NESTED_LIST_CAP)),
       (row) => row.runId ?? '',
     ),
     ledgerEventsByResource: groupLoader(
-      rows(LedgerEvent, 'select * from ledger_events where org_id = ? and resource_id = any(?::text[]) order by sequence asc'),
+      rows(LedgerEvent, firstOfEach('ledger_events', 'resource_id', 'text', 'sequence asc', NESTED_LIST_CAP)),
       (row) => row.resourceId ?? '',
     ),
     policyDecisionById: uniqueLoader(
@@ -62,13 +62,29 @@ export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string |
     ),
     runById: uniqueLoader(rows(AgentRun, 'select * from agent_runs where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
     toolCallById: uniqueLoader(rows(ToolCall, 'select * from tool_calls where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
-    messagesByRun: groupLoader(
-      rows(RunMessage, 'select * from run_messages where org_id = ? and run_id = any(?::uuid[]) order by position asc'),
-      (row) => row.runId,
-    ),
+    messagesByRun: groupLoader(rows(RunMessage, firstOfEach('run_messages', 'run_id', 'uuid', 'position asc', NESTED_LIST_CAP)), (row) => row.runId),
     specialistById: uniqueLoader(rows(Specialist, 'select * from specialists where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
     apiKeyById: uniqueLoader(rows(ApiKey, 'select * from api_keys where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
   };
+}
+
+/**
+ * The most items an unpaginated nested list holds (a run's tool calls, ledger events and
+ * messages, a call's ledger events): the first ones, in order. The rest of a run's calls and
+ * events are read with the paginated `toolCalls` / `ledgerEvents` (filter `runId`).
+ */
+export const NESTED_LIST_CAP = 1000;
+
+/**
+ * The first `cap` rows of `table` for each key (parameters: the org, the keys), in order:
+ * a lateral index scan per key that stops at the cap, however many rows a key has.
+ */
+function firstOfEach(table: string, keyColumn: string, keyType: 'uuid' | 'text', orderBy: string, cap: number): string {
+  return `with scope as (select ?::uuid as org_id)
+    select * from ${table} where org_id = (select org_id from scope) and id in (
+      select first.id from unnest(?::${keyType}[]) as k(key)
+      cross join lateral (select id from ${table} where org_id = (select org_id from scope) and ${keyColumn} = k.key order by ${orderBy} limit ${cap}) first)
+    order by ${orderBy}`;
 }
 
 function groupLoader<T>(fetch: (keys: string[]) => Promise<T[]>, keyOf: (row: T) => string): DataLoader<string, T[]> {

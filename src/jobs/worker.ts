@@ -18,7 +18,8 @@ export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
 /**
  * Durable jobs on PostgreSQL (graphile-worker): picked up on any node through
  * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
- * webhook attempts (one queue per endpoint); scheduled: approval expiry, every minute.
+ * webhook attempts (one queue per org, in a worker pool of their own); scheduled: approval
+ * expiry, every minute.
  */
 export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, webhooks?: WebhookDeliverer, metrics?: ToolgateMetrics): TaskList {
   return {
@@ -74,8 +75,10 @@ export async function startWorker(options: {
   /** Sends webhook deliveries (without it this node leaves them to others). */
   webhooks?: WebhookDeliverer;
   logger: Logger;
-  /** Jobs (run steps) this node runs at once. */
+  /** Jobs (run steps, approval expiry) this node runs at once. */
   concurrency?: number;
+  /** Webhook attempts this node sends at once, in their own pool (WEBHOOK_CONCURRENCY). */
+  webhookConcurrency?: number;
   metrics?: ToolgateMetrics;
   /** Where the jobs this node's pools run are noted (node liveness reads it). */
   heldJobs?: HeldJobs;
@@ -86,18 +89,81 @@ export async function startWorker(options: {
    * runner has a new pool, told here too.
    */
   onLockOwner?: (lockOwner: string) => void;
+  /** The same for the webhook pool's id (its jobs are released with the node's, but local steps never lock with it). */
+  onWebhookLockOwner?: (lockOwner: string) => void;
   /** A pool that ended on its own has no job running here any more: its locks (a completion it could not write) are free to release. */
   onLockOwnerRetired?: (lockOwner: string) => void;
 }): Promise<Worker> {
   const concurrency = options.concurrency ?? 2;
+  const webhookConcurrency = options.webhookConcurrency ?? 4;
   const log = options.logger.child({ component: 'worker' });
   const held = options.heldJobs ?? new HeldJobs();
-  // Our own pool, so shutdown can wait for every worker connection (its LISTEN client
-  // included) before the database goes away, and a dropped connection is logged, not fatal.
-  const pgPool = new Pool({ connectionString: options.connectionString, max: concurrency + 2 });
+  const { [WEBHOOK_DELIVER_TASK]: deliver, ...steps } = jobTasks(options.orm, log, options.runtime, options.webhooks, options.metrics);
+  // Our own pool, so shutdown can wait for every worker connection (each runner's LISTEN
+  // client included) before the database goes away, and a dropped connection is logged, not fatal.
+  const pgPool = new Pool({ connectionString: options.connectionString, max: concurrency + 2 + (deliver ? webhookConcurrency + 2 : 0) });
   const lost = (error: Error) => log.warn({ err: error }, 'worker database connection lost');
   pgPool.on('error', lost);
   pgPool.on('connect', (client) => client.on('error', lost));
+  const pools: SupervisedRunner[] = [];
+  try {
+    // Run steps and approval expiry never wait behind a tenant's slow webhook receivers:
+    // webhook attempts (up to WEBHOOK_TIMEOUT_MS each) run in a pool of their own, which
+    // takes only that task, one job per org queue at a time (src/webhooks/webhook-jobs.ts).
+    pools.push(
+      await superviseRunner({
+        pgPool,
+        log,
+        held,
+        concurrency,
+        taskList: steps,
+        crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
+        onLockOwner: options.onLockOwner,
+        onLockOwnerRetired: options.onLockOwnerRetired,
+      }),
+    );
+    if (deliver) {
+      pools.push(
+        await superviseRunner({
+          pgPool,
+          log: log.child({ pool: 'webhooks' }),
+          held,
+          concurrency: webhookConcurrency,
+          taskList: { [WEBHOOK_DELIVER_TASK]: deliver },
+          onLockOwner: options.onWebhookLockOwner,
+          onLockOwnerRetired: options.onLockOwnerRetired,
+        }),
+      );
+    }
+  } catch (error) {
+    await Promise.all(pools.map((pool) => pool.stop()));
+    await pgPool.end();
+    throw error;
+  }
+  return {
+    stop: async () => {
+      await Promise.all(pools.map((pool) => pool.stop()));
+      await pgPool.end();
+    },
+  };
+}
+
+interface SupervisedRunner {
+  stop(): Promise<void>;
+}
+
+/** One graphile-worker runner on `pgPool`, restarted (with backoff) when it ends on its own. */
+async function superviseRunner(options: {
+  pgPool: Pool;
+  log: Logger;
+  held: HeldJobs;
+  concurrency: number;
+  taskList: TaskList;
+  crontab?: string;
+  onLockOwner?: (lockOwner: string) => void;
+  onLockOwnerRetired?: (lockOwner: string) => void;
+}): Promise<SupervisedRunner> {
+  const { pgPool, log, held, concurrency } = options;
   const events: WorkerEvents = new EventEmitter();
   // graphile-worker locks jobs and queues with the pool's id (not a worker's): report it.
   let poolId: string | null = null;
@@ -116,8 +182,8 @@ export async function startWorker(options: {
       concurrency,
       noHandleSignals: true,
       pollInterval: 2000,
-      taskList: jobTasks(options.orm, log, options.runtime, options.webhooks, options.metrics),
-      crontab: `* * * * * ${EXPIRE_APPROVALS_TASK}`,
+      taskList: options.taskList,
+      ...(options.crontab ? { crontab: options.crontab } : {}),
       events,
       logger: new WorkerLogger((scope) => (level, message, meta) => {
         // Its listener and cron retrying through an outage are not errors of ours: warn, as every other loop does.
@@ -126,13 +192,7 @@ export async function startWorker(options: {
         log[method]({ scope: scope.label, ...(meta ?? {}) }, message);
       }),
     });
-  let runner: Runner;
-  try {
-    runner = await runOnce();
-  } catch (error) {
-    await pgPool.end();
-    throw error;
-  }
+  let runner: Runner = await runOnce();
 
   let stopping = false;
   let wake: (() => void) | null = null;
@@ -202,7 +262,6 @@ export async function startWorker(options: {
       // stop() resolves before the pool's last jobs and the LISTEN client are released.
       await current.promise.catch(() => undefined);
       await supervising;
-      await pgPool.end();
     },
   };
 }

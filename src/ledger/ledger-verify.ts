@@ -1,5 +1,6 @@
 import { IsolationLevel } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { AppError } from '../errors/app-error';
 import { LEDGER_RECORD_SELECT, ledgerHash, type LedgerRecord } from './ledger-hash';
 
 export type LedgerProblem = 'sequence_gap' | 'broken_link' | 'hash_mismatch' | 'head_mismatch' | 'truncated' | 'checkpoint_mismatch';
@@ -36,6 +37,28 @@ const ROWS = `select ${LEDGER_RECORD_SELECT} from ledger_events e where e.org_id
  */
 export function verifyLedger(em: EntityManager, orgId: string, checkpoint: ChainAnchor | null = null): Promise<LedgerVerification> {
   return em.transactional((tx) => walk(tx, orgId, checkpoint), { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true });
+}
+
+/** The advisory lock (hashtext of this text) one API verification of an org holds. */
+export const verifyLockName = (orgId: string) => `ledger-verify:${orgId}`;
+
+/**
+ * The API's verification: as `verifyLedger`, one at a time per org. Each re-hashes the
+ * whole chain, so a second one of the same org while one runs (on any node, or an alias in
+ * the same operation) is refused LEDGER_VERIFY_BUSY at once instead of doubling the work.
+ * The transaction-scoped try-lock is let go when the walk's transaction ends.
+ */
+export function verifyLedgerExclusive(em: EntityManager, orgId: string): Promise<LedgerVerification> {
+  return em.transactional(
+    async (tx) => {
+      const [{ locked }] = await tx.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(hashtext(?)) as locked', [
+        verifyLockName(orgId),
+      ]);
+      if (!locked) throw new AppError('LEDGER_VERIFY_BUSY', "A verification of this organization's ledger is already running; retry when it ended");
+      return walk(tx, orgId, null);
+    },
+    { isolationLevel: IsolationLevel.REPEATABLE_READ, readOnly: true },
+  );
 }
 
 async function walk(em: EntityManager, orgId: string, checkpoint: ChainAnchor | null): Promise<LedgerVerification> {

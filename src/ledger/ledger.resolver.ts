@@ -1,8 +1,9 @@
-import { Args, Authorized, Ctx, Query, Resolver } from 'type-graphql';
+import { Args, Authorized, Ctx, Extensions, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { LedgerEventConnection, LedgerEventsArgs, LedgerVerificationType } from './ledger.types';
-import { verifyLedger } from './ledger-verify';
+import { verifyLedgerExclusive } from './ledger-verify';
+import { VERIFY_LEDGER_COST } from '../api/limits';
 import { listLedgerEvents } from './ledger-query.service';
 
 @Resolver()
@@ -14,8 +15,12 @@ export class LedgerResolver {
   }
 
   @Authorized()
-  @Query(() => LedgerVerificationType, { description: "Recompute the org's ledger hash chain and name the first bad event" })
+  // It re-hashes the whole chain: a fixed large cost, charged again for each alias (src/api/limits.ts).
+  @Extensions({ cost: VERIFY_LEDGER_COST })
+  @Query(() => LedgerVerificationType, {
+    description: "Recompute the org's ledger hash chain and name the first bad event. One at a time per org (else LEDGER_VERIFY_BUSY)",
+  })
   async verifyLedger(@Ctx() ctx: RequestContext): Promise<LedgerVerificationType> {
-    return verifyLedger(ctx.em, requireCaller(ctx).orgId);
+    return verifyLedgerExclusive(ctx.em, requireCaller(ctx).orgId);
   }
 }

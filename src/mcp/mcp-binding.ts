@@ -25,13 +25,7 @@ export interface McpBinding {
  * the one still open under `reuse` (the key and specialist), so a call repeated later lands
  * in the run that holds its approval.
  */
-export async function bindRun(
-  em: EntityManager,
-  gateway: ToolGateway,
-  caller: Caller,
-  target: McpTarget,
-  options: { reuse: string | null; correlationId: string },
-): Promise<McpBinding> {
+export async function bindRun(em: EntityManager, gateway: ToolGateway, caller: Caller, target: McpTarget, options: OpenOptions): Promise<McpBinding> {
   if (!(await gateway.toolCallingEnabled(caller.orgId))) {
     throw new AppError('FEATURE_DISABLED', 'Tool execution is not enabled for this organization');
   }
@@ -41,24 +35,49 @@ export async function bindRun(
   return { caller, runId: run.id, allowedTools: run.allowedTools, policyVersion: run.policyVersion };
 }
 
-async function openRun(
-  em: EntityManager,
-  caller: Caller,
-  specialistId: string,
-  options: { reuse: string | null; correlationId: string },
-): Promise<string> {
+interface OpenOptions {
+  reuse: string | null;
+  correlationId: string;
+  /** How many open external runs the key may hold when a new one is opened (MCP_MAX_OPEN_RUNS_PER_KEY). */
+  maxOpenRuns: number;
+}
+
+async function openRun(em: EntityManager, caller: Caller, specialistId: string, options: OpenOptions): Promise<string> {
   await findSpecialist(em, caller.orgId, specialistId); // NOT_FOUND for another org's, like a bad id
   const { reuse } = options;
-  if (reuse === null) return (await startRun(em, caller, { specialistId, driver: 'external', correlationId: options.correlationId })).id;
   return em.transactional(async (tx) => {
-    // One open run per key and specialist: concurrent first requests wait for each other.
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [reuse]);
-    const [open] = await tx.execute<{ id: string }[]>(
-      `select id from agent_runs
-        where org_id = ? and specialist_id = ? and driver = 'external' and correlation_id = ? and status in ('running', 'waiting_approval')
-        order by created_at desc limit 1`,
-      [caller.orgId, specialistId, reuse],
-    );
-    return open?.id ?? (await startRun(tx, caller, { specialistId, driver: 'external', correlationId: reuse })).id;
+    if (reuse !== null) {
+      // One open run per key and specialist: concurrent first requests wait for each other.
+      await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [reuse]);
+      const [open] = await tx.execute<{ id: string }[]>(
+        `select id from agent_runs
+          where org_id = ? and specialist_id = ? and driver = 'external' and correlation_id = ? and status in ('running', 'waiting_approval')
+          order by created_at desc limit 1`,
+        [caller.orgId, specialistId, reuse],
+      );
+      if (open) return open.id;
+    }
+    await assertRunSlot(tx, caller, options.maxOpenRuns);
+    return (await startRun(tx, caller, { specialistId, driver: 'external', correlationId: reuse ?? options.correlationId })).id;
   });
+}
+
+/**
+ * The key may open one more external run: it holds fewer than `limit` that are still open
+ * (running or waiting for an approval), counted from their `run.created` events, whichever
+ * door opened them. The key's lock makes concurrent opens count one after another.
+ */
+async function assertRunSlot(tx: EntityManager, caller: Caller, limit: number): Promise<void> {
+  if (!caller.keyId) return;
+  await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`mcp-runs:${caller.keyId}`]);
+  const [{ open }] = await tx.execute<{ open: number }[]>(
+    `select count(*)::int as open from agent_runs r
+      where r.org_id = ? and r.driver = 'external' and r.status in ('running', 'waiting_approval')
+        and exists (select 1 from ledger_events e
+                     where e.org_id = r.org_id and e.run_id = r.id and e.type = 'run.created' and e.actor_key_id = ?)`,
+    [caller.orgId, caller.keyId.toLowerCase()],
+  );
+  if (open >= limit) {
+    throw new AppError('MCP_RUN_LIMIT', `This API key already holds ${limit} open external runs; complete or cancel one first`, { limit });
+  }
 }

@@ -12,6 +12,10 @@ import { isDatabaseUnavailable } from '../db/unavailable';
 import { type McpBinding, type McpTarget, bindRun } from './mcp-binding';
 import { APP_ERROR_RPC_CODE, type McpServerDeps, createMcpServer } from './mcp-server';
 import { McpSessions } from './mcp-sessions';
+import type { RateLimits } from '../api/rate-limits';
+import type { FairUseCaps } from '../config';
+import { isRateLimited, refusalHeaders } from '../api/rate-limits';
+import { chargeMcpRequest, chargeUnauthenticated } from './mcp-rate-limit';
 
 export interface McpRoute {
   router: Router;
@@ -25,7 +29,10 @@ export interface McpRoute {
  * external run; 2026-07-28 requests are stateless and each is bound to its run. Either way
  * the tools are the run's manifest and every call goes through the gateway.
  */
-export function mcpRoute(services: AppServices, options: { maxBodyBytes: number; allowedOrigins: readonly string[] }): McpRoute {
+export function mcpRoute(
+  services: AppServices,
+  options: { maxBodyBytes: number; allowedOrigins: readonly string[]; limits: RateLimits; caps: FairUseCaps },
+): McpRoute {
   const deps: McpServerDeps = {
     orm: services.orm,
     gateway: services.gateway,
@@ -33,7 +40,8 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
     metrics: services.metrics,
     logger: services.logger.child({ component: 'mcp' }),
   };
-  const sessions = new McpSessions();
+  const sessions = new McpSessions(options.caps.mcpSessionsPerKey);
+  const maxOpenRuns = options.caps.mcpOpenRunsPerKey;
   const onerror = (error: Error) => deps.logger.warn({ err: error }, 'MCP transport error');
   // The modern leg only: legacy traffic is routed to sessions below, never to a stateless fallback.
   const modern = createMcpHandler(
@@ -46,7 +54,12 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
   const serveModern = toNodeHandler(modern);
 
   const serve = async (req: Request, res: Response, target: McpTarget) => {
-    const caller = await authenticateAgent(services, req.header('authorization'));
+    const caller = await authenticateKey(services, req.header('authorization')).catch((error: unknown) =>
+      chargeUnauthenticated(options.limits, req.socket.remoteAddress, error),
+    );
+    // The key's budget, as on GraphQL, before anything else is done for it.
+    await chargeMcpRequest(options.limits, caller, req.method === 'POST' ? req.body : undefined, res);
+    if (!mayUse('MCP./mcp', caller.role)) throw new AppError('FORBIDDEN', 'MCP endpoints are for agent keys');
     const correlationId = res.locals.correlationId as string;
     const parsedBody = req.method === 'POST' ? req.body : undefined;
     if (req.method === 'POST' && !req.is('application/json')) throw new AppError('BAD_USER_INPUT', 'MCP messages are application/json');
@@ -61,17 +74,22 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
       if (!(req.method === 'POST' && isInitializeRequest(parsedBody))) {
         return void rpcError(res, 400, 'BAD_USER_INPUT', 'Mcp-Session-Id header required (or initialize a session)');
       }
-      const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse: null, correlationId });
-      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => sessions.add(id, { transport, keyId: caller.keyId, endpoint }),
-      });
-      transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
-      await createMcpServer(deps, binding, { era: 'legacy', correlationId }).connect(transport);
-      return transport.handleRequest(req, res, parsedBody);
+      const release = sessions.reserve(caller.keyId); // MCP_SESSION_LIMIT before any run is opened
+      try {
+        const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse: null, correlationId, maxOpenRuns });
+        const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (id) => sessions.add(id, { transport, keyId: caller.keyId, endpoint }),
+        });
+        transport.onclose = () => transport.sessionId && sessions.delete(transport.sessionId);
+        await createMcpServer(deps, binding, { era: 'legacy', correlationId }).connect(transport);
+        return await transport.handleRequest(req, res, parsedBody);
+      } finally {
+        release();
+      }
     }
     const reuse = `mcp:${caller.keyId}:${target.id}`;
-    const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse, correlationId });
+    const binding = await bindRun(deps.orm.em.fork(), deps.gateway, caller, target, { reuse, correlationId, maxOpenRuns });
     Object.assign(req, { auth: { token: 'agent-key', clientId: caller.keyId ?? '', scopes: [], extra: { binding, correlationId } } });
     await serveModern(req, res, parsedBody);
   };
@@ -87,6 +105,7 @@ export function mcpRoute(services: AppServices, options: { maxBodyBytes: number;
   }
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent || isDatabaseUnavailable(error)) return next(error);
+    if (isRateLimited(error)) return rpcError(res, 429, error.code, error.message, refusalHeaders(error));
     if (error instanceof AppError) return rpcError(res, ERROR_CATALOG[error.code].httpStatus, error.code, error.message);
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') return rpcError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
@@ -118,17 +137,16 @@ function checkOrigin(allowed: readonly string[]) {
   };
 }
 
-/** MCP is for agent keys: the role that drives external runs (as executeToolCall). */
-async function authenticateAgent(services: AppServices, header: string | undefined): Promise<Caller> {
+/** The request's key; MCP is then for agent keys only (the role that drives external runs, as executeToolCall). */
+async function authenticateKey(services: AppServices, header: string | undefined): Promise<Caller> {
   const secret = parseAuthorization(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <agent key>');
-  const { caller } = await services.keys.authenticate(secret);
-  if (!mayUse('MCP./mcp', caller.role)) throw new AppError('FORBIDDEN', 'MCP endpoints are for agent keys');
-  return caller;
+  return (await services.keys.authenticate(secret)).caller;
 }
 
 /** Refused before MCP began: a JSON-RPC error whose data carries the stable code. */
-function rpcError(res: Response, status: number, code: string, message: string): void {
+function rpcError(res: Response, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   if (status === 401) res.setHeader('www-authenticate', 'Bearer');
   res.status(status).json({ jsonrpc: '2.0', error: { code: APP_ERROR_RPC_CODE, message, data: { code } }, id: null });
 }

@@ -24,19 +24,23 @@ export class RunResolver {
     return listRuns(ctx.em, requireCaller(ctx), args);
   }
 
-  @FieldResolver(() => [ToolCallType], { description: 'In the order they were made' })
+  @FieldResolver(() => [ToolCallType], {
+    description: 'In the order they were made; the first 1000 (all of them: toolCalls with filter runId, paginated)',
+  })
   async toolCalls(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<ToolCallType[]> {
     return (await ctx.loaders.toolCallsByRun.load(run.id)).map(toToolCallType);
   }
 
   @Authorized()
-  @FieldResolver(() => [LedgerEventType], { description: 'In sequence order' })
+  @FieldResolver(() => [LedgerEventType], {
+    description: 'In sequence order; the first 1000 (all of them: ledgerEvents with filter runId, paginated)',
+  })
   async ledgerEvents(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<LedgerEventType[]> {
     return (await ctx.loaders.ledgerEventsByRun.load(run.id)).map(toLedgerEventType);
   }
 
   @Authorized()
-  @FieldResolver(() => [RunMessageType], { description: 'The conversation, in order' })
+  @FieldResolver(() => [RunMessageType], { description: 'The conversation, in order; the first 1000 messages' })
   async messages(@Root() run: AgentRunType, @Ctx() ctx: RequestContext): Promise<RunMessageType[]> {
     const [messages, calls] = await Promise.all([ctx.loaders.messagesByRun.load(run.id), ctx.loaders.toolCallsByRun.load(run.id)]);
     const byToolUse = new Map(calls.filter((c) => c.toolUseId !== null).map((c) => [c.toolUseId as string, c]));
