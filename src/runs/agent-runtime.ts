@@ -21,7 +21,7 @@ import { AgentRun } from './agent-run.entity';
 import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
-import type { RunEvents } from './run-events';
+import { type RunEvents, retraction } from './run-events';
 import { appendMessage, assistantTextLength, isPending, isRefused, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
 import { refusedKeyResult, resultBlock, roundLimitResult, storedOutcome } from './tool-results';
 import { storedTurn } from './turn-tool-uses';
@@ -236,7 +236,8 @@ export class AgentRuntime {
    * One streamed model turn; false when the run failed or was cancelled meanwhile. A stream
    * that failed once it had begun (an error event, a stall, a lost connection) before any
    * tool_use began is tried again, up to MODEL_STREAM_RETRIES times with backoff: its partial
-   * text is discarded, and the retry's text streams from the same offset.
+   * text is discarded — retracted for runTokens subscribers — and the retry's text streams
+   * from the same offset.
    */
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>, setup: () => Promise<TurnSetup>): Promise<boolean> {
     const { system, tools } = await setup();
@@ -250,6 +251,7 @@ export class AgentRuntime {
     try {
       for (;;) {
         let offset = base;
+        let first = true; // the attempt's first delta replaces whatever text subscribers hold from base on
         try {
           const reply = traceChat({ model, maxTokens, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
             streamTurn(this.deps.client, {
@@ -261,7 +263,8 @@ export class AgentRuntime {
               signal: controller.signal,
               onText: (delta) => {
                 this.deps.failpoints.hit('during_model_stream');
-                this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
+                this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta, ...(first ? { retract: true } : {}) });
+                first = false;
                 offset += delta.length;
               },
               idleTimeoutMs: streamIdleTimeoutMs,
@@ -278,6 +281,7 @@ export class AgentRuntime {
         } catch (error) {
           if (!(await started()) || controller.signal.aborted || (await this.stopped(run.id))) return false;
           if (error instanceof ModelStreamFailure) failures.push(error);
+          if (offset > base) this.deps.events.emit('token', retraction(run, base)); // the failed attempt's text is discarded
           const retry = error instanceof ModelStreamFailure && !error.toolUseStarted && failures.length <= streamRetries;
           this.deps.logger.warn(
             { runId: run.id, status: (error as { status?: number }).status, err: error, attempt: failures.length, retry },
@@ -325,6 +329,7 @@ export class AgentRuntime {
         return true;
       });
       if (stored && refused) {
+        this.deps.events.emit('token', retraction(run, base)); // the refused turn's text is not the run's
         this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: 'MODEL_REFUSED' });
         return false;
       }

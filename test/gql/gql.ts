@@ -64,6 +64,7 @@ type Documents = {
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": typeof types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": typeof types.ApprovalChangesDocument,
     "\n  subscription RunTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text }\n  }\n": typeof types.RunTokensDocument,
+    "\n  subscription RetractingTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text retractFrom }\n  }\n": typeof types.RetractingTokensDocument,
     "\n  query RunStatusPoll($id: ID!) {\n    run(id: $id) { id status }\n  }\n": typeof types.RunStatusPollDocument,
     "\n  query RunDetail($id: ID!) {\n    run(id: $id) {\n      id status driver reply stopReason replyTruncated pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage\n      allowedTools\n      messages {\n        position role content text\n        blocks {\n          __typename\n          ... on TextBlock { text }\n          ... on ToolUseBlock { toolUseId name tool input toolCallId status }\n          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }\n        }\n      }\n      toolCalls {\n        id toolName action status errorCode errorText vendorStatusCode input output riskLevel\n        policyDecision { id outcome risk }\n        approvalRequest { id status kind }\n      }\n      ledgerEvents { type resourceId metadata }\n    }\n  }\n": typeof types.RunDetailDocument,
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": typeof types.PostMessageDocument,
@@ -147,6 +148,7 @@ const documents: Documents = {
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": types.ApprovalChangesDocument,
     "\n  subscription RunTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text }\n  }\n": types.RunTokensDocument,
+    "\n  subscription RetractingTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text retractFrom }\n  }\n": types.RetractingTokensDocument,
     "\n  query RunStatusPoll($id: ID!) {\n    run(id: $id) { id status }\n  }\n": types.RunStatusPollDocument,
     "\n  query RunDetail($id: ID!) {\n    run(id: $id) {\n      id status driver reply stopReason replyTruncated pendingApprovalCount inputTokens outputTokens llmCostUsd errorCode errorMessage\n      allowedTools\n      messages {\n        position role content text\n        blocks {\n          __typename\n          ... on TextBlock { text }\n          ... on ToolUseBlock { toolUseId name tool input toolCallId status }\n          ... on ToolResultBlock { toolUseId isError pending content toolCallId status }\n        }\n      }\n      toolCalls {\n        id toolName action status errorCode errorText vendorStatusCode input output riskLevel\n        policyDecision { id outcome risk }\n        approvalRequest { id status kind }\n      }\n      ledgerEvents { type resourceId metadata }\n    }\n  }\n": types.RunDetailDocument,
     "\n  mutation PostMessage($runId: ID!, $text: String!) {\n    postMessage(runId: $runId, text: $text) { id status }\n  }\n": types.PostMessageDocument,
@@ -394,6 +396,10 @@ export function graphql(source: "\n  subscription ApprovalChanges($kind: Approva
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription RunTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text }\n  }\n"): (typeof documents)["\n  subscription RunTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription RetractingTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text retractFrom }\n  }\n"): (typeof documents)["\n  subscription RetractingTokens($runId: ID!, $after: String) {\n    runTokens(runId: $runId, afterOffset: $after) { runId offset text retractFrom }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
