@@ -53,7 +53,13 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
     };
     reload();
     const stops = [
-      api.subscribe(ConsoleRunTokensDocument, { runId }, ({ runTokens }) => setText((t) => t + runTokens.text), setError),
+      // Text the run discarded (a failed stream's attempt, a refused turn) is retracted: cut there, then add.
+      api.subscribe(
+        ConsoleRunTokensDocument,
+        { runId },
+        ({ runTokens }) => setText((t) => (runTokens.retractFrom === null ? t : t.slice(0, Number(runTokens.retractFrom))) + runTokens.text),
+        setError,
+      ),
       api.subscribe(
         ConsoleRunCallsDocument,
         { runId, approvals: can.approvals },
