@@ -1,7 +1,7 @@
 import { useScriptedRuns } from './scripted-runs';
 import { ScriptedModel } from '../support/scripted-model';
 import { toolUseId, turn } from '../support/scripted-turn';
-import { type RunClient, until } from './run-helpers';
+import { type RunClient, isInvoiceCreate, until } from './run-helpers';
 
 /**
  * Issue 28, item 4: the tool_use blocks of one assistant message run concurrently (bounded
@@ -86,6 +86,40 @@ describe('parallel tool use', () => {
     const run = await runs.waitFor(id);
     expect(run).toMatchObject({ status: 'completed', reply: 'All three orders found; the invoice was sent.' });
     // The model got all four results, in its tool_use order, the invoice's filled in.
+    const results = model.requests[1].messages.at(-1)!.content;
+    expect(results.map((b) => b.tool_use_id)).toEqual(ids);
+    expect(results.every((b) => b.type === 'tool_result' && !b.is_error)).toBe(true);
+  });
+
+  test('two invoices approved in one message run concurrently after the approvals; each runs once, results in message order', async () => {
+    // Each invoice creation answers after 1.5 s: one after the other would take 3 s.
+    scripted.demo.app.sandbox!.injectFault('nango', { kind: 'slow', delayMs: VENDOR_LATENCY_MS }, { times: 2, pathIncludes: '/invoice' });
+    const ids = [toolUseId(), toolUseId()];
+    let resumed = 0;
+    model.script(
+      turn()
+        .toolUse({ id: ids[0], name: INVOICE, input: { customerId: '1', amount: 120.5 } })
+        .toolUse({ id: ids[1], name: INVOICE, input: { customerId: '2', amount: 80 } })
+        .stop('tool_use'),
+      () => {
+        resumed = Date.now();
+        return turn().text('Both invoices were sent.').stop('end_turn');
+      },
+    );
+    const invoicesBefore = runs.vendorRequests('nango', isInvoiceCreate);
+    const { id } = await runs.start('Invoice customer 1 for $120.50 and customer 2 for $80.');
+    const waiting = await runs.waitFor(id, ['waiting_approval']);
+    await runs.jobsDone(id);
+    expect(waiting.toolCalls.map((c) => c.status)).toEqual(['waiting_approval', 'waiting_approval']);
+    expect((await runs.resolve(waiting.toolCalls[0].approvalRequest!.id, 'APPROVE')).body.errors).toBeUndefined();
+    const approved = Date.now();
+    expect((await runs.resolve(waiting.toolCalls[1].approvalRequest!.id, 'APPROVE')).body.errors).toBeUndefined();
+    const run = await runs.waitFor(id);
+
+    expect(run).toMatchObject({ status: 'completed', reply: 'Both invoices were sent.' });
+    expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(invoicesBefore + 2);
+    expect(run.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'succeeded']);
+    expect(resumed - approved).toBeLessThan(2 * VENDOR_LATENCY_MS);
     const results = model.requests[1].messages.at(-1)!.content;
     expect(results.map((b) => b.tool_use_id)).toEqual(ids);
     expect(results.every((b) => b.type === 'tool_result' && !b.is_error)).toBe(true);
