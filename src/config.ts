@@ -62,7 +62,7 @@ export interface Config {
     localStepConcurrency: number;
     /** Tool calls of one assistant message run at once (the message's tool_use blocks). */
     runToolConcurrency: number;
-    /** Tool calls of all runs a node runs at once. */
+    /** Tool calls the agent runtime of a node runs at once, across its runs (external runs' calls come through the API). */
     nodeToolConcurrency: number;
   };
   /**
