@@ -136,6 +136,7 @@ export function createAppServices(
     tools,
     metrics,
     clock: options.modelClock ?? systemClock,
+    toolConcurrency: { perRun: config.node.runToolConcurrency, perNode: config.node.nodeToolConcurrency },
   });
   const heldJobs = new HeldJobs();
   const localSteps = new LocalSteps({

@@ -86,6 +86,13 @@ export const CONFIG_GROUPS: Group[] = [
         description:
           'agent-run steps a node starts itself, on the request that queued them, at once, besides its worker (0: all through the job queue)',
       },
+      { name: 'RUN_TOOL_CONCURRENCY', default: '4', description: 'tool calls of one assistant message run at once (1: one after another)' },
+      {
+        name: 'NODE_TOOL_CONCURRENCY',
+        default: '32',
+        description:
+          "tool calls the agent runtime of one node runs at once, across its runs (external runs' calls, sent through the API, are not counted)",
+      },
       { name: 'EVENT_BUS', default: 'redis when REDIS_URL is set, else postgres', description: 'postgres, redis or in-process' },
       { name: 'REDIS_URL', default: none, description: 'Redis for the event bus and the rate-limit counters', secret: true },
       { name: 'SUBSCRIPTION_BUFFER_EVENTS', default: '1000', description: 'events one subscription group may have queued' },

@@ -61,6 +61,10 @@ export interface Config {
     workerConcurrency: number;
     /** Run steps a node starts itself, on the request that committed them, at once (0: all through the job queue). */
     localStepConcurrency: number;
+    /** Tool calls of one assistant message run at once (the message's tool_use blocks). */
+    runToolConcurrency: number;
+    /** Tool calls the agent runtime of a node runs at once, across its runs (external runs' calls come through the API). */
+    nodeToolConcurrency: number;
   };
   /**
    * Crash points for the chaos harness (`TOOLGATE_FAILPOINTS=after_vendor_response:2,…`): at
@@ -447,6 +451,8 @@ function nodeConfig(env: Env): Config['node'] {
     deadAfterMs,
     workerConcurrency: integer(env, 'WORKER_CONCURRENCY', 2, 1, 64),
     localStepConcurrency: integer(env, 'LOCAL_STEP_CONCURRENCY', 4, 0, 64),
+    runToolConcurrency: integer(env, 'RUN_TOOL_CONCURRENCY', 4, 1, 64),
+    nodeToolConcurrency: integer(env, 'NODE_TOOL_CONCURRENCY', 32, 1, 1024),
   };
 }
 

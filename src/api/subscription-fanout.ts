@@ -16,7 +16,8 @@ import { joinLedgerGroup, type SubscriptionSink } from './ledger-groups';
  * checks); only the per-event work is shared.
  *
  * An event is recognised across members by its ledger `sequence` or, for token deltas,
- * by offset and length. Each execution gets a fresh context (fresh DataLoaders), so a
+ * by offset and length within one generation of the run's text (a retraction replaces text
+ * at offsets already sent). Each execution gets a fresh context (fresh DataLoaders), so a
  * long-lived subscription never sends data cached from an earlier event.
  *
  * Ledger subscriptions over a websocket go further: the group follows the ledger once and
@@ -229,9 +230,10 @@ function rootField(args: ExecutionArgs): string {
 
 function eventIdentity(payload: unknown): string | null {
   if (!payload || typeof payload !== 'object') return null;
-  const event = payload as { sequence?: unknown; runId?: unknown; offset?: unknown; text?: unknown };
+  const event = payload as { sequence?: unknown; runId?: unknown; offset?: unknown; text?: unknown; retractFrom?: unknown; generation?: unknown };
   if (typeof event.sequence === 'string' || typeof event.sequence === 'bigint') return `s${event.sequence}`;
-  if (typeof event.offset === 'string' && typeof event.text === 'string') return `t${String(event.runId)}:${event.offset}:${event.text.length}`;
+  if (typeof event.offset === 'string' && typeof event.text === 'string')
+    return `t${String(event.runId)}:${String(event.generation)}:${event.offset}:${event.text.length}:${String(event.retractFrom)}`;
   return null;
 }
 

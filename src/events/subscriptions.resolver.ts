@@ -22,7 +22,10 @@ import { deferred } from './cancellable';
 
 const SEQUENCE = /^\d{1,19}$/;
 
-@ObjectType('TokenDelta', { description: "Model text as it streams; offset orders and places it in the run's text" })
+@ObjectType('TokenDelta', {
+  description:
+    "Model text as it streams; offset orders and places it in the run's text. An item with retractFrom set first takes back text sent before: cut your copy to retractFrom characters, then add text (which starts there).",
+})
 export class TokenDeltaType {
   @Field(() => ID)
   runId!: string;
@@ -30,8 +33,15 @@ export class TokenDeltaType {
   @Field({ description: "Position of the first character in the run's assistant text (a decimal integer)" })
   offset!: string;
 
-  @Field()
+  @Field({ description: 'Text to add at offset (empty in an item that only retracts)' })
   text!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Null, except when the run discarded text this subscription was sent — a model turn whose stream failed and was asked again, or a turn the model refused: everything from this offset on (a decimal integer, equal to offset) is no longer the run's text. Clients that place text by offset (slice to offset, then append) need no other change.",
+  })
+  retractFrom!: string | null;
 }
 
 @ObjectType('RunEvent', { description: "A run's status transitions, messages and tool calls, from its ledger" })
@@ -96,7 +106,8 @@ type Data = SubscribeResolverData<unknown, Record<string, unknown>, RequestConte
 @Resolver()
 export class SubscriptionResolver {
   @Subscription(() => TokenDeltaType, {
-    description: "The run's model text: first what exists so far (after afterOffset), then live deltas",
+    description:
+      "The run's model text: first what exists so far (after afterOffset), then live deltas. A turn the run discards after streaming it (its stream failed and the turn is asked again, or the model refused it) is retracted: the next item carries retractFrom, the offset from which the text sent so far is void, and the replacement text from there. A subscriber that applies retractions holds the same text as one that joins later: the run's stored assistant text.",
     subscribe: ({ context, args }: Data) =>
       deferred(() => {
         authorize(context, 'Subscription.runTokens');

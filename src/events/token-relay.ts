@@ -2,8 +2,21 @@ import type { Logger } from '../logger';
 import type { RunEvents, TokenEvent } from '../runs/run-events';
 import { MAX_BUS_MESSAGE_BYTES, type EventBus } from './event-bus';
 
-/** Called when a run's text grew; the listener reads what it needs with `snapshot`. */
+/** Called when a run's text grew or was cut; the listener reads what it needs with `snapshot` and its follower's `takeRetraction`. */
 type TokenListener = () => void;
+
+/** One listener of a run's text, and the lowest offset its text was cut at since it last looked. */
+interface Follower {
+  notify: TokenListener;
+  retractedFrom: number | null;
+}
+
+/** A listener's hold on a run's text. */
+export interface TokenFollow {
+  /** The lowest offset the run's text was cut at (a retraction) since the last call; null if none. */
+  takeRetraction(): number | null;
+  stop(): void;
+}
 
 interface RunBuffer {
   orgId: string;
@@ -12,7 +25,9 @@ interface RunBuffer {
   text: string;
   /** Deltas that arrived ahead of a gap, by offset, until the gap fills. */
   early: Map<number, TokenEvent>;
-  listeners: Set<TokenListener>;
+  listeners: Set<Follower>;
+  /** Cuts applied so far: between two cuts the text only grows, so offset and length name a piece of it. */
+  cuts: number;
   touched: number;
 }
 
@@ -29,7 +44,9 @@ const IDLE_MS = 10 * 60_000;
  * until the window ends (never one database write per token); every node keeps
  * each live run's text since it started seeing it, so a subscriber that joins late can be
  * given the message so far and then the live deltas, without gaps or repeats (deltas are
- * placed by their offset in the run's assistant text).
+ * placed by their offset in the run's assistant text). A retraction (`retract`: the text from
+ * its offset on is discarded, see TokenEvent) travels in the same ordered stream: each node
+ * cuts its buffer there and tells its listeners.
  */
 export class TokenRelay {
   private readonly runs = new Map<string, RunBuffer>();
@@ -63,10 +80,23 @@ export class TokenRelay {
     return run ? { start: run.start, text: run.text } : null;
   }
 
-  listen(runId: string, orgId: string, listener: TokenListener): () => void {
+  /** How often this node cut the run's text (retractions): with offset and length, it names a piece of text. */
+  generation(runId: string): number {
+    return this.runs.get(runId)?.cuts ?? 0;
+  }
+
+  listen(runId: string, orgId: string, listener: TokenListener): TokenFollow {
     const run = this.buffer(runId, orgId, null);
-    run.listeners.add(listener);
-    return () => run.listeners.delete(listener);
+    const follower: Follower = { notify: listener, retractedFrom: null };
+    run.listeners.add(follower);
+    return {
+      takeRetraction: () => {
+        const offset = follower.retractedFrom;
+        follower.retractedFrom = null;
+        return offset;
+      },
+      stop: () => void run.listeners.delete(follower),
+    };
   }
 
   /** Live subscriptions on this node following a run's text (for tests and metrics). */
@@ -87,7 +117,7 @@ export class TokenRelay {
       this.outbox.set(event.runId, run);
     }
     const pending = run.pending;
-    if (pending && pending.offset + pending.text.length === event.offset && pending.text.length < MAX_CHUNK_CHARS) {
+    if (pending && !event.retract && pending.offset + pending.text.length === event.offset && pending.text.length < MAX_CHUNK_CHARS) {
       pending.text += event.text;
     } else {
       if (pending) this.send(pending);
@@ -119,7 +149,8 @@ export class TokenRelay {
     if (Buffer.byteLength(message) > MAX_BUS_MESSAGE_BYTES) {
       const half = Math.floor(event.text.length / 2);
       this.send({ ...event, text: event.text.slice(0, half) });
-      this.send({ ...event, offset: event.offset + half, text: event.text.slice(half) });
+      const { retract: _cutByTheFirstHalf, ...rest } = event;
+      this.send({ ...rest, offset: event.offset + half, text: event.text.slice(half) });
       return;
     }
     this.bus.publish('tokens', message).catch((error: unknown) => this.logger.warn({ err: error }, 'could not publish tokens'));
@@ -133,6 +164,11 @@ export class TokenRelay {
       return;
     }
     const run = this.buffer(event.runId, event.orgId, event.offset);
+    const cut = event.retract === true && this.cut(run, event.offset);
+    if (event.text.length === 0) {
+      if (cut) this.notify(run);
+      return;
+    }
     const end = run.start + run.text.length;
     if (event.offset > end) {
       if (run.text.length > 0 && run.early.size < MAX_EARLY) {
@@ -147,11 +183,31 @@ export class TokenRelay {
     } else if (event.offset + event.text.length > end) {
       run.text += event.text.slice(end - event.offset);
     } else {
+      if (cut) this.notify(run);
       return; // already have it
     }
     this.fillFromEarly(run);
+    this.notify(run);
+  }
+
+  private notify(run: RunBuffer): void {
     run.touched = Date.now();
-    for (const listener of run.listeners) listener();
+    for (const listener of run.listeners) listener.notify();
+  }
+
+  /** Discards the run's text from `offset` on (and deltas held for after it); true when text was cut. */
+  private cut(run: RunBuffer, offset: number): boolean {
+    for (const at of run.early.keys()) if (at >= offset) run.early.delete(at);
+    if (offset >= run.start + run.text.length) return false;
+    if (offset <= run.start) {
+      run.start = offset;
+      run.text = '';
+    } else {
+      run.text = run.text.slice(0, offset - run.start);
+    }
+    run.cuts += 1;
+    for (const follower of run.listeners) follower.retractedFrom = Math.min(follower.retractedFrom ?? offset, offset);
+    return true;
   }
 
   private fillFromEarly(run: RunBuffer): void {
@@ -170,7 +226,7 @@ export class TokenRelay {
   private buffer(runId: string, orgId: string, start: number | null): RunBuffer {
     let run = this.runs.get(runId);
     if (!run) {
-      run = { orgId, start: start ?? 0, text: '', early: new Map(), listeners: new Set(), touched: Date.now() };
+      run = { orgId, start: start ?? 0, text: '', early: new Map(), listeners: new Set(), touched: Date.now(), cuts: 0 };
       this.runs.set(runId, run);
     }
     return run;

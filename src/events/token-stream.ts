@@ -10,6 +10,10 @@ export interface TokenDelta {
   runId: string;
   offset: string;
   text: string;
+  /** Set when the subscriber's text from this offset on was discarded: cut there, then add `text` (at `offset`, equal to it). */
+  retractFrom: string | null;
+  /** The relay's cuts of the run's text when this was read (not in the schema): subscription groups share a delta only within one. */
+  generation: number;
 }
 
 /** How often a subscriber missing text this node never saw re-reads the persisted messages. */
@@ -20,7 +24,9 @@ const RELOAD_MS = 500;
  * messages, then what this node's relay holds of the one streaming), then whatever the
  * relay adds. Each delta starts exactly where the previous one ended: text is never
  * skipped, repeated or reordered. The relay only signals that text grew, so a slow client
- * is not queued deltas: it gets everything new in its next, larger delta.
+ * is not queued deltas: it gets everything new in its next, larger delta. Text the run
+ * discarded after it was sent (a failed stream's attempt, a refused turn) is retracted: the
+ * next item carries `retractFrom` and continues from there.
  */
 export function tokenStream(ctx: RequestContext, runId: string, afterOffset: number | null): AsyncIterableIterator<TokenDelta> {
   const realtime = realtimeOf(ctx);
@@ -30,19 +36,24 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
     const caller = requireCaller(ctx);
     const run = await findRun(ctx.services.orm.em.fork(), caller, runId);
     await recheckAccess(ctx);
-    const stop = realtime.tokens.listen(run.id, run.orgId, () => wake.notify());
+    const follow = realtime.tokens.listen(run.id, run.orgId, () => wake.notify());
     try {
       let persisted = assistantText(await loadMessages(ctx.services.orm.em.fork(), run.id));
       let loadedAt = Date.now();
       let sent = afterOffset ?? 0;
       while (!wake.closed) {
+        // Only text this subscriber was sent needs retracting (persisted text is never discarded).
+        const cut = follow.takeRetraction();
+        const retractFrom = cut !== null && Math.max(cut, persisted.length) < sent ? Math.max(cut, persisted.length) : null;
+        if (retractFrom !== null) sent = retractFrom;
         let text = persisted.length > sent ? persisted.slice(sent) : '';
         const end = sent + text.length;
         const live = realtime.tokens.snapshot(run.id);
+        const generation = realtime.tokens.generation(run.id);
         if (live && live.start <= end && live.start + live.text.length > end) text += live.text.slice(end - live.start);
-        if (text.length > 0) {
+        if (text.length > 0 || retractFrom !== null) {
           await recheckAccess(ctx);
-          yield { runId: run.id, offset: String(sent), text };
+          yield { runId: run.id, offset: String(sent), text, retractFrom: retractFrom === null ? null : String(retractFrom), generation };
           sent += text.length;
           continue;
         }
@@ -56,7 +67,7 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
         await wake.wait(live && live.start > end ? RELOAD_MS : null);
       }
     } finally {
-      stop();
+      follow.stop();
       wake.close();
     }
   }

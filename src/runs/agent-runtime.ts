@@ -6,7 +6,7 @@ import { systemClock, type Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { OutcomeWriter, ToolGateway } from '../gateway/gateway.service';
 import type { SqlRunner } from '../db/raw-transaction';
-import type { ToolCallOutcome, ToolCallRequest } from '../gateway/gateway.types';
+import type { ToolCallRequest } from '../gateway/gateway.types';
 import { ToolCall } from '../gateway/tool-call.entity';
 import type { ToolRegistry } from '../gateway/tool-registry';
 import { Specialist } from '../orgs/specialist.entity';
@@ -23,10 +23,11 @@ import { AgentRun } from './agent-run.entity';
 import type { Failpoints } from '../recovery/failpoints';
 import { completeRun, failRun, startRun as startRunState } from './run-state';
 import type { RunMessage } from './run-message.entity';
-import type { RunEvents } from './run-events';
+import { type RunEvents, retraction } from './run-events';
 import { appendMessage, assistantTextLength, isPending, isRefused, loadMessages, pendingCallId, toolUseNote, type StoredBlock } from './run-messages';
 import { refusedKeyResult, resultBlock, roundLimitResult, storedOutcome } from './tool-results';
 import { storedTurn } from './turn-tool-uses';
+import { ToolCallLimits } from './tool-call-limits';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceChat } from '../telemetry/trace-model';
 
@@ -44,6 +45,8 @@ export interface AgentRuntimeDeps {
   metrics?: ToolgateMetrics;
   /** The model stream's idle timeout and the wait before a turn is retried (default: the system clock). */
   clock?: Clock;
+  /** Tool calls run at once: of one assistant message, and on this node (default 4 and 32). */
+  toolConcurrency?: { perRun: number; perNode: number };
 }
 
 /** What the request that committed a step (and claimed it for this node) already holds about the run. */
@@ -76,9 +79,11 @@ export class AgentRuntime {
   /** Streams in flight on this node, so a cancel here stops the model at once. */
   private readonly active = new Map<string, AbortController>();
   private readonly tools: ToolRegistry;
+  private readonly limits: ToolCallLimits;
 
   constructor(private readonly deps: AgentRuntimeDeps) {
     this.tools = deps.tools;
+    this.limits = new ToolCallLimits(deps.toolConcurrency?.perRun ?? 4, deps.toolConcurrency?.perNode ?? 32);
     deps.events.on('status', (event) => {
       if (event.status === 'cancelled') this.active.get(event.runId)?.abort();
     });
@@ -234,7 +239,8 @@ export class AgentRuntime {
    * One streamed model turn; false when the run failed or was cancelled meanwhile. A stream
    * that failed once it had begun (an error event, a stall, a lost connection) before any
    * tool_use began is tried again, up to MODEL_STREAM_RETRIES times with backoff: its partial
-   * text is discarded, and the retry's text streams from the same offset.
+   * text is discarded — retracted for runTokens subscribers — and the retry's text streams
+   * from the same offset.
    */
   private async callModel(run: AgentRun, messages: RunMessage[], started: () => Promise<boolean>, setup: () => Promise<TurnSetup>): Promise<boolean> {
     const { system, tools } = await setup();
@@ -250,6 +256,7 @@ export class AgentRuntime {
     try {
       for (;;) {
         let offset = base;
+        let first = true; // the attempt's first delta replaces whatever text subscribers hold from base on
         try {
           const reply = traceChat({ model, ...traced, runId: run.id, orgId: run.orgId, correlationId: run.correlationId }, () =>
             streamTurn(this.deps.client, {
@@ -263,7 +270,8 @@ export class AgentRuntime {
               signal: controller.signal,
               onText: (delta) => {
                 this.deps.failpoints.hit('during_model_stream');
-                this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta });
+                this.deps.events.emit('token', { orgId: run.orgId, runId: run.id, offset, text: delta, ...(first ? { retract: true } : {}) });
+                first = false;
                 offset += delta.length;
               },
               idleTimeoutMs: streamIdleTimeoutMs,
@@ -280,6 +288,7 @@ export class AgentRuntime {
         } catch (error) {
           if (!(await started()) || controller.signal.aborted || (await this.stopped(run.id))) return false;
           if (error instanceof ModelStreamFailure) failures.push(error);
+          if (offset > base) this.deps.events.emit('token', retraction(run, base)); // the failed attempt's text is discarded
           const retry = error instanceof ModelStreamFailure && !error.toolUseStarted && failures.length <= streamRetries;
           this.deps.logger.warn(
             { runId: run.id, status: (error as { status?: number }).status, err: error, attempt: failures.length, retry },
@@ -336,6 +345,7 @@ export class AgentRuntime {
         return true;
       });
       if (stored && refused) {
+        this.deps.events.emit('token', retraction(run, base)); // the refused turn's text is not the run's
         this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode: 'MODEL_REFUSED' });
         return false;
       }
@@ -348,79 +358,103 @@ export class AgentRuntime {
   }
 
   /**
-   * Every tool_use of the turn through the gateway, each under its own id; false when the run
-   * must wait (a human, or reconciliation). A tool_use refused when the turn was stored
-   * (turn-tool-uses.ts) goes with its refusal: the gateway records it and runs nothing.
+   * Every tool_use of the turn through the gateway, each under its own id, concurrently
+   * (RUN_TOOL_CONCURRENCY, NODE_TOOL_CONCURRENCY); false when the run must wait (a human, or
+   * reconciliation). A tool_use refused when the turn was stored (turn-tool-uses.ts) goes with
+   * its refusal: the gateway records it and runs nothing. The results are stored once every
+   * call settled, in the message's order; a failure is judged in that order too, as a loop
+   * would have met it.
    */
   private async runTools(run: AgentRun, toolUses: StoredBlock[], position: number): Promise<boolean> {
+    const settled = await this.limits.all(toolUses, (use) => this.deps.gateway.execute(this.toolCallRequest(run, use)), haltsStep);
     const results: StoredBlock[] = [];
     let waits = false;
-    for (const use of toolUses) {
-      const name = parseModelToolName(String(use.name)) ?? { toolName: String(use.name), action: '' };
-      const note = toolUseNote(use);
-      const request: ToolCallRequest = {
-        runId: run.id,
-        ...name,
-        params: note && 'rawInput' in note ? note.rawInput : use.input,
-        correlationId: run.correlationId,
-        toolUseId: String(use.id),
-        caller: runtimeCaller(run.orgId),
-        ...(note ? { refusal: note.refusal } : {}),
-      };
-      let outcome: ToolCallOutcome;
-      try {
-        outcome = await this.deps.gateway.execute(request);
-      } catch (error) {
+    for (const [index, result] of settled.entries()) {
+      const toolUseId = String(toolUses[index].id);
+      if ('skipped' in result) return false; // after a halt, which an earlier result already answered
+      if (!result.ok) {
+        const { error } = result;
         if (error instanceof AppError && error.code === 'RUN_NOT_ACTIVE') return false; // cancelled meanwhile
         if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => false);
         // The id names another call of the run (the gateway recorded the refusal): the model is told, nothing ran.
         if (error instanceof AppError && error.code === 'IDEMPOTENCY_KEY_REUSED') {
-          results.push(refusedKeyResult(String(use.id)));
+          results.push(refusedKeyResult(toolUseId));
           continue;
         }
         throw error;
       }
-      results.push(resultBlock(String(use.id), outcome, name.toolName));
+      results.push(resultBlock(toolUseId, result.value, parseModelToolName(String(toolUses[index].name))?.toolName));
       // An approved call (its approval came before this step) runs next, in fillPending.
-      if (outcome.status === 'waiting_approval' || outcome.status === 'running') waits = true;
+      if (result.value.status === 'waiting_approval' || result.value.status === 'running') waits = true;
     }
     await this.deps.orm.em.fork().transactional((tx) => appendToolResults(tx, run, position, results));
     return !waits;
   }
 
+  private toolCallRequest(run: AgentRun, use: StoredBlock): ToolCallRequest {
+    const name = parseModelToolName(String(use.name)) ?? { toolName: String(use.name), action: '' };
+    const note = toolUseNote(use);
+    return {
+      runId: run.id,
+      ...name,
+      params: note && 'rawInput' in note ? note.rawInput : use.input,
+      correlationId: run.correlationId,
+      toolUseId: String(use.id),
+      caller: runtimeCaller(run.orgId),
+      ...(note ? { refusal: note.refusal } : {}),
+    };
+  }
+
   /**
    * Completes tool results that waited for approval: 'wait' while any still waits, 'reload'
    * when a concurrent step filled them first; else the content stored here and whether the
-   * run was still running in that transaction. The last result an approved call produces is
-   * stored in the transaction that records the call's outcome.
+   * run was still running in that transaction. The approved calls before the first one still
+   * waiting run concurrently, as runTools runs a turn's calls. A lone approved call stores the
+   * results in the transaction that records its outcome.
    */
   private async fillPending(run: AgentRun, message: RunMessage): Promise<'wait' | 'reload' | FilledResults> {
     const em = this.deps.orm.em.fork();
     const content = [...(message.content as StoredBlock[])];
-    let storedWithOutcome: FilledResults | 'reload' | null = null;
+    const approved: { index: number; call: ToolCall }[] = [];
+    let waits = false;
     for (const [index, block] of content.entries()) {
       if (!isPending(block)) continue;
       const call = await em.findOneOrFail(ToolCall, { id: pendingCallId(block) }, { refresh: true });
-      if (call.status === 'waiting_approval' || call.status === 'running') return 'wait';
-      const toolUseId = String(block.tool_use_id);
-      const last = !content.slice(index + 1).some(isPending);
-      const storeWith: OutcomeWriter | undefined = last
-        ? async (tx, outcome) => {
-            content[index] = resultBlock(toolUseId, outcome, call.toolName);
-            storedWithOutcome = await storeResults(tx, message.id, content);
-          }
-        : undefined;
-      let outcome: ToolCallOutcome;
-      try {
-        outcome =
-          call.status === 'approved' ? await this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId), storeWith) : storedOutcome(call);
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => 'wait' as const);
-        throw error;
+      if (call.status === 'waiting_approval' || call.status === 'running') {
+        waits = true;
+        break;
       }
-      if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) return 'wait';
-      content[index] = resultBlock(toolUseId, outcome, call.toolName);
+      if (call.status === 'approved') approved.push({ index, call });
+      else content[index] = resultBlock(String(block.tool_use_id), storedOutcome(call), call.toolName);
     }
+    let storedWithOutcome: FilledResults | 'reload' | null = null;
+    const lone = !waits && approved.length === 1;
+    const settled = await this.limits.all(
+      approved,
+      ({ index, call }) => {
+        const toolUseId = String(content[index].tool_use_id);
+        const storeWith: OutcomeWriter | undefined = lone
+          ? async (tx, outcome) => {
+              content[index] = resultBlock(toolUseId, outcome, call.toolName);
+              storedWithOutcome = await storeResults(tx, message.id, content);
+            }
+          : undefined;
+        return this.deps.gateway.executeApproved(call.id, runtimeCaller(run.orgId), storeWith);
+      },
+      () => false,
+    );
+    for (const [n, result] of settled.entries()) {
+      if ('skipped' in result) continue; // never: nothing halts this batch
+      if (!result.ok) {
+        if (result.error instanceof AppError && result.error.code === 'ORG_SUSPENDED') return this.failSuspended(run).then(() => 'wait' as const);
+        throw result.error;
+      }
+      const outcome = result.value;
+      if (outcome.replayed && (outcome.status === 'running' || outcome.status === 'approved')) waits = true;
+      const { index, call } = approved[n];
+      content[index] = resultBlock(String(content[index].tool_use_id), outcome, call.toolName);
+    }
+    if (waits) return 'wait';
     if (storedWithOutcome) return storedWithOutcome;
     return this.deps.orm.em.fork().transactional((tx) => storeResults(tx, message.id, content));
   }
@@ -500,6 +534,9 @@ function toolRoundsSinceUserText(messages: RunMessage[]): number {
   }
   return rounds;
 }
+
+/** A failure after which a step runs none of its turn's remaining calls: the run stopped, its org was suspended, or an error the job retries. */
+const haltsStep = (error: unknown): boolean => !(error instanceof AppError && error.code === 'IDEMPOTENCY_KEY_REUSED');
 
 /** The wait before the first retry of a failed stream; each next one waits twice as long. */
 const STREAM_RETRY_BASE_MS = 1000;

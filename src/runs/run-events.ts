@@ -12,7 +12,23 @@ export interface TokenEvent {
   runId: string;
   offset: number;
   text: string;
+  /**
+   * Everything from `offset` on is discarded before `text` (possibly empty) is placed there:
+   * a turn whose stream failed and is asked again, or a refused turn. The first delta of every
+   * model attempt carries it too, so an attempt that replaces one lost with its node (a step
+   * run again elsewhere) replaces its text instead of being spliced behind it.
+   */
+  retract?: boolean;
 }
+
+/** The run's text from `offset` on is discarded (runTokens subscribers are told to cut there). */
+export const retraction = (run: { orgId: string; id: string }, offset: number): TokenEvent => ({
+  orgId: run.orgId,
+  runId: run.id,
+  offset,
+  text: '',
+  retract: true,
+});
 
 export interface RunStatusEvent {
   orgId: string;

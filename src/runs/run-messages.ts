@@ -63,11 +63,14 @@ export const pendingCallId = (block: StoredBlock): string => (block.toolgate as 
 export const toolUseNote = (block: StoredBlock): ToolUseNote | null =>
   block.type === 'tool_use' && block.toolgate && 'refusal' in block.toolgate ? block.toolgate : null;
 
-/** The run's assistant text so far: the text blocks of its assistant messages, in order. */
+/**
+ * The run's assistant text so far: the text blocks of its assistant messages, in order — a
+ * refused turn's excepted, which runTokens retracts (its text stays readable in `messages`).
+ */
 export function assistantText(messages: RunMessage[]): string {
   const parts: string[] = [];
   for (const message of messages) {
-    if (message.role !== 'assistant') continue;
+    if (message.role !== 'assistant' || isRefused(message)) continue;
     for (const block of message.content as StoredBlock[]) {
       if (block.type === 'text' && typeof block.text === 'string') parts.push(block.text);
     }

@@ -3,7 +3,19 @@ import { newOrg, newRun, type TestOrg } from '../support/factories';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { MAX_BUS_MESSAGE_BYTES, type BusChannel } from '../../src/events/event-bus';
 import { createEventBus } from '../../src/events/realtime';
-import { bounded, closeSockets, connect, gaps, joined, reaches, ledgerHead, runEvents, tokens } from './realtime-helpers';
+import {
+  appliedText,
+  bounded,
+  closeSockets,
+  connect,
+  gaps,
+  joined,
+  reaches,
+  ledgerHead,
+  retractingTokens,
+  runEvents,
+  tokens,
+} from './realtime-helpers';
 
 /**
  * The event bus contract on the PostgreSQL LISTEN/NOTIFY bus: ledger notices carry ids
@@ -123,6 +135,33 @@ describe('token deltas', () => {
     expect(gaps(feed.items)).toEqual([]);
     expect(joined(feed.items)).toBe(['Hi ', ...big].join(''));
     expect(app.services.realtime!.tokens.snapshot(run.id)).toEqual({ start: 0, text: ['Hi ', ...big].join('') });
+  });
+});
+
+describe('retractions', () => {
+  test('a retraction crosses the bus: the node cuts its buffer and tells its subscribers; a replacing delta is never spliced behind the old text', async () => {
+    const run = await newRun(app.em(), org, { status: 'running' });
+    const bus = app.services.realtime!.bus;
+    const publish = (event: { offset: number; text: string; retract?: boolean }) =>
+      bus.publish('tokens', JSON.stringify({ orgId: org.org.id, runId: run.id, ...event }));
+    await publish({ offset: 0, text: 'Hello, your order was ' });
+    const feed = retractingTokens(connect(app.wsUrl, org.keys.client).client, run.id);
+    await feed.until((f) => appliedText(f.items) === 'Hello, your order was ', 'the first text');
+
+    // The first delta of an attempt that replaces a lost one (a step run again on another node) retracts from its offset.
+    await publish({ offset: 7, text: 'order #12345 shipped', retract: true });
+    await feed.until((f) => appliedText(f.items) === 'Hello, order #12345 shipped', 'the replacing text');
+    expect(feed.items.at(-1)).toMatchObject({ offset: '7', retractFrom: '7', text: 'order #12345 shipped' });
+
+    // A retraction alone (a failed stream's text discarded before its retry).
+    await publish({ offset: 7, text: '', retract: true });
+    await feed.until((f) => appliedText(f.items) === 'Hello, ', 'the retraction');
+    expect(feed.items.at(-1)).toEqual({ runId: run.id, offset: '7', text: '', retractFrom: '7' });
+    expect(app.services.realtime!.tokens.snapshot(run.id)).toEqual({ start: 0, text: 'Hello, ' });
+    // A subscriber that never saw the discarded text is told nothing about it.
+    const late = tokens(connect(app.wsUrl, org.keys.client).client, run.id);
+    await late.until((f) => joined(f.items) === 'Hello, ', 'the text, late');
+    expect(late.items).toEqual([{ runId: run.id, offset: '0', text: 'Hello, ' }]);
   });
 });
 

@@ -7,7 +7,7 @@ import type { TestApp } from '../support/app';
 import { appendLedgerEvents } from '../../src/ledger/ledger.service';
 import { socket, textOf, type CloseInfo } from '../support/graphql-http';
 import { graphql } from '../gql';
-import type { RunEventsSubscription, RunTokensSubscription, ToolCallChangesSubscription } from '../gql/graphql';
+import type { RetractingTokensSubscription, RunEventsSubscription, RunTokensSubscription, ToolCallChangesSubscription } from '../gql/graphql';
 
 /**
  * The realtime layer seen from a dashboard: real graphql-ws clients on a real server,
@@ -49,9 +49,17 @@ const TOKENS = graphql(`
   }
 `);
 
+/** runTokens with retractions (issue 28, 6c): what a client that applies them selects. */
+const RETRACTING_TOKENS = graphql(`
+  subscription RetractingTokens($runId: ID!, $after: String) {
+    runTokens(runId: $runId, afterOffset: $after) { runId offset text retractFrom }
+  }
+`);
+
 export type RunEventItem = RunEventsSubscription['runEvents'];
 export type ToolCallChange = ToolCallChangesSubscription['toolCallStatusChanged'];
 export type TokenItem = RunTokensSubscription['runTokens'];
+export type RetractingTokenItem = RetractingTokensSubscription['runTokens'];
 
 export interface Socket {
   client: Client;
@@ -218,6 +226,20 @@ export const approvals = (client: Client, kind: 'expert' | 'client' | null, afte
   subscribe(client, APPROVALS, { kind, after }, 'approvalRequests');
 
 export const tokens = (client: Client, runId: string, after: string | null = null) => subscribe(client, TOKENS, { runId, after }, 'runTokens');
+
+export const retractingTokens = (client: Client, runId: string, after: string | null = null) =>
+  subscribe(client, RETRACTING_TOKENS, { runId, after }, 'runTokens');
+
+/** The text a client holds after applying each item: cut at `retractFrom`, then `text` placed at `offset`, which must follow on. */
+export function appliedText(items: RetractingTokenItem[]): string {
+  let text = '';
+  for (const item of items) {
+    if (item.retractFrom !== null && item.retractFrom !== undefined) text = text.slice(0, Number(item.retractFrom));
+    if (Number(item.offset) !== text.length) throw new Error(`item at ${item.offset} does not follow ${JSON.stringify(text)}`);
+    text += item.text;
+  }
+  return text;
+}
 
 /** The newest ledger sequence of an org, read straight from the database ("0" when empty). */
 export async function ledgerHead(app: TestApp, orgId: string): Promise<string> {

@@ -53,7 +53,13 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
     };
     reload();
     const stops = [
-      api.subscribe(ConsoleRunTokensDocument, { runId }, ({ runTokens }) => setText((t) => placed(t, runTokens)), setError),
+      // Text the run discarded (a failed stream's attempt, a refused turn) is retracted: cut there, then place the delta at its offset.
+      api.subscribe(
+        ConsoleRunTokensDocument,
+        { runId },
+        ({ runTokens }) => setText((t) => placed(runTokens.retractFrom === null ? t : t.slice(0, Number(runTokens.retractFrom)), runTokens)),
+        setError,
+      ),
       api.subscribe(
         ConsoleRunCallsDocument,
         { runId, approvals: can.approvals },
