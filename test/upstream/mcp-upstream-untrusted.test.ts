@@ -70,7 +70,9 @@ async function offeredInNewRun(tenant: Tenant): Promise<{ run: RunView; tools: {
   const variables = { input: { specialistId: tenant.specialistId, message: 'What is the weather in Berlin?' } };
   const started = dataOf(await app.gql(START_AGENT_RUN, { key: tenant.keys.client, variables })).startAgentRun;
   const run = await runClient(tenant).waitFor(started.id);
-  return { run, tools: model.requests.at(-1)!.body.tools as never };
+  // Tools as offered, without the prompt cache's breakpoint on the last one (src/llm/prompt-cache.ts).
+  const tools = (model.requests.at(-1)!.body.tools as Record<string, unknown>[]).map(({ cache_control: _, ...tool }) => tool);
+  return { run, tools: tools as never };
 }
 
 /** The tools offered when the run takes one more message. */
