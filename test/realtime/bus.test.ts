@@ -145,7 +145,7 @@ describe('retractions', () => {
     const publish = (event: { offset: number; text: string; retract?: boolean }) =>
       bus.publish('tokens', JSON.stringify({ orgId: org.org.id, runId: run.id, ...event }));
     await publish({ offset: 0, text: 'Hello, your order was ' });
-    const feed = retractingTokens(connect(app.wsUrl, org.keys.client).client, run.id);
+    const feed = retractingTokens(connect(app.wsUrl, org.keys.expert).client, run.id);
     await feed.until((f) => appliedText(f.items) === 'Hello, your order was ', 'the first text');
 
     // The first delta of an attempt that replaces a lost one (a step run again on another node) retracts from its offset.
@@ -159,7 +159,7 @@ describe('retractions', () => {
     expect(feed.items.at(-1)).toEqual({ runId: run.id, offset: '7', text: '', retractFrom: '7' });
     expect(app.services.realtime!.tokens.snapshot(run.id)).toEqual({ start: 0, text: 'Hello, ' });
     // A subscriber that never saw the discarded text is told nothing about it.
-    const late = tokens(connect(app.wsUrl, org.keys.client).client, run.id);
+    const late = tokens(connect(app.wsUrl, org.keys.expert).client, run.id);
     await late.until((f) => joined(f.items) === 'Hello, ', 'the text, late');
     expect(late.items).toEqual([{ runId: run.id, offset: '0', text: 'Hello, ' }]);
   });

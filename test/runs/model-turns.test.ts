@@ -100,7 +100,9 @@ describe('a tool_use id given twice in one message', () => {
     const { id: runId } = await runs.start('Invoice customer 1 for $120.50 and $99');
     const waiting = await runs.waitFor(runId, ['waiting_approval']);
     expect(waiting.pendingApprovalCount).toBe(1);
-    const [asked, repeat] = waiting.toolCalls;
+    // The two run concurrently (RUN_TOOL_CONCURRENCY): told apart by content, not by creation order.
+    const byAmount = (calls: typeof waiting.toolCalls, amount: number) => calls.find((c) => (c.input as { amount?: number }).amount === amount)!;
+    const [asked, repeat] = [byAmount(waiting.toolCalls, 120.5), byAmount(waiting.toolCalls, 99)];
     expect(asked).toMatchObject({ status: 'waiting_approval', input: { customerId: '1', amount: 120.5 }, approvalRequest: { status: 'pending' } });
     expect(repeat).toMatchObject({
       status: 'blocked',
@@ -114,7 +116,7 @@ describe('a tool_use id given twice in one message', () => {
     const run = await runs.waitFor(runId);
     expect(run.status).toBe('completed');
     expect(runs.vendorRequests('nango', isInvoiceCreate)).toBe(invoicesBefore + 1);
-    expect(run.toolCalls.map((c) => c.status)).toEqual(['succeeded', 'blocked']);
+    expect([byAmount(run.toolCalls, 120.5).status, byAmount(run.toolCalls, 99).status]).toEqual(['succeeded', 'blocked']);
     const given = lastBlocks(model.requests[1]);
     expect(given.map((b) => [b.tool_use_id, b.is_error ?? false])).toEqual([
       [id, false],
