@@ -84,7 +84,8 @@ describe('a run with tracing off', () => {
       .execute<{ payload: Record<string, unknown> }[]>('select payload from graphile_worker._private_jobs where key = ?', [`run:${id}`]);
     expect(job.payload).toEqual({ runId: id });
     const [run] = await app.em().execute<{ metadata: Record<string, unknown> }[]>('select metadata from agent_runs where id = ?', [id]);
-    expect(Object.keys(run.metadata)).toEqual(['runtimeManifest']);
+    // The manifest and the frozen thinking budget, and no trace context.
+    expect(Object.keys(run.metadata).sort()).toEqual(['runtimeManifest', 'thinkingBudgetTokens']);
   });
 });
 
