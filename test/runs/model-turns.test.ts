@@ -52,7 +52,9 @@ describe('a tool_use id given twice in one message', () => {
 
     expect(run.status).toBe('completed');
     expect(runs.vendorRequests('shopify')).toBe(shopifyBefore + 1);
-    const [first, second] = run.toolCalls;
+    // They ran concurrently (RUN_TOOL_CONCURRENCY): told apart by content, not by creation order.
+    const byOrder = (orderId: string) => run.toolCalls.find((c) => (c.input as { orderId?: string }).orderId === orderId)!;
+    const [first, second] = [byOrder('12345'), byOrder('12346')];
     expect(run.toolCalls).toHaveLength(2);
     expect(first).toMatchObject({ toolName: 'order_lookup', status: 'succeeded', input: { orderId: '12345' } });
     expect(second).toMatchObject({
