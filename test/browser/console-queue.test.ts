@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { useDemoApp } from '../support/demo-fixture';
@@ -67,6 +68,17 @@ describeInBrowser('approval queue tools in chromium', () => {
       made.push({ runId: run.id, approvalId: waiting.approvalRequestId!, amount: 100 + i });
     }
     return made;
+  }
+
+  /** axe-core's rule ids that fail inside `selectors` (the parts this suite adds: the whole inbox is the accessibility suite's). */
+  async function axeViolations(page: OfflinePage['page'], selectors: string[]): Promise<string[]> {
+    // Evaluated over the DevTools protocol, which the page's CSP does not govern.
+    await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+    return page.evaluate<string[], string[]>(async (include) => {
+      const axe = (globalThis as unknown as { axe: { run: (context: unknown) => Promise<{ violations: { id: string }[] }> } }).axe;
+      const result = await axe.run({ include: include.map((selector) => [selector]) });
+      return result.violations.map((violation) => violation.id);
+    }, selectors);
   }
 
   const statusOf = async (approvalId: string) =>
@@ -179,6 +191,7 @@ describeInBrowser('approval queue tools in chromium', () => {
     await rows.nth(0).locator('.row-open').click();
     await expect(page.locator(`li.card[data-approval-id="${items[0].approvalId}"]`).getByLabel('Reason').inputValue()).resolves.toBe('a draft');
     if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-queue.png'), fullPage: true });
+    expect(await axeViolations(page, ['.rows', '.bulk'])).toEqual([]);
 
     // Approving the chosen one: it leaves, the next takes the pane and the focus.
     await page.locator('li.card:visible').getByRole('button', { name: 'Approve' }).click();
@@ -214,6 +227,7 @@ describeInBrowser('approval queue tools in chromium', () => {
     await help.waitFor();
     for (const key of ['j', 'k', 'a', 'r', 'e', '?'])
       await expect(help.locator('kbd', { hasText: new RegExp(`^${key.replace('?', '\\?')}$`) }).count()).resolves.toBe(1);
+    expect(await axeViolations(page, ['.shortcut-help'])).toEqual([]);
     await page.keyboard.press('Escape');
     await help.waitFor({ state: 'hidden' });
 

@@ -18,7 +18,9 @@ export interface ShortcutActions {
   help: () => void;
 }
 
-const TYPING = 'input, textarea, select, [contenteditable=""], [contenteditable="true"]';
+/** Fields that take typed text (a checkbox or a button does not: the keys still work there). */
+const TYPING =
+  'textarea, select, [contenteditable=""], [contenteditable="true"], input:not([type="checkbox"]):not([type="radio"]):not([type="button"]):not([type="submit"])';
 
 /**
  * j/k/a/r/e/? on the queue. Never while typing in a field (Esc there goes back to the item),
