@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { useDemoApp } from '../support/demo-fixture';
 import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from './browser';
 
@@ -81,6 +81,11 @@ describeInBrowser('approval queue tools in chromium', () => {
     }, selectors);
   }
 
+  /** Waits until `target` holds the focus (the console moves it on the next frame). */
+  async function focusOn(target: Locator): Promise<void> {
+    await target.page().waitForFunction((element) => element?.matches(':focus') === true, await target.elementHandle());
+  }
+
   const statusOf = async (approvalId: string) =>
     (
       await demo.app
@@ -156,6 +161,13 @@ describeInBrowser('approval queue tools in chromium', () => {
     // Narrow: the cards as they were, each with its checkbox, and no compact list.
     await expect(page.getByRole('list', { name: 'Approval list' }).count()).resolves.toBe(0);
     await expect(page.locator('li.card:visible').count()).resolves.toBe(3);
+    // j / k move the focus from card to card.
+    await page.locator('h1').click();
+    await page.keyboard.press('j');
+    await page.keyboard.press('j');
+    await focusOn(page.locator(`li.card[data-approval-id="${items[1].approvalId}"]`));
+    await page.keyboard.press('k');
+    await focusOn(page.locator(`li.card[data-approval-id="${items[0].approvalId}"]`));
     await page.getByRole('checkbox', { name: 'Select all shown' }).check();
     await expect(page.getByTestId('bulk-count').textContent()).resolves.toBe('3 selected');
     await page.getByLabel('Reason for all').fill('duplicate invoices');
@@ -197,7 +209,7 @@ describeInBrowser('approval queue tools in chromium', () => {
     await page.locator('li.card:visible').getByRole('button', { name: 'Approve' }).click();
     await page.locator(`li.card[data-approval-id="${items[0].approvalId}"]`).waitFor({ state: 'detached' });
     await expect(page.locator('li.card:visible').getAttribute('data-approval-id')).resolves.toBe(items[1].approvalId);
-    await expect(page.evaluate<string | null>("document.activeElement?.getAttribute('data-approval-id') ?? null")).resolves.toBe(items[1].approvalId);
+    await focusOn(page.locator(`li.card[data-approval-id="${items[1].approvalId}"]`));
 
     // The same page narrowed: the cards again, all shown.
     await page.setViewportSize(NARROW);
@@ -257,7 +269,7 @@ describeInBrowser('approval queue tools in chromium', () => {
     await page.keyboard.press('e');
     const editor = cardOf(3).getByLabel('Edited parameters (JSON)');
     await editor.waitFor();
-    await expect(editor.evaluate((el) => el.matches(':focus'))).resolves.toBe(true);
+    await focusOn(editor);
     await page.keyboard.press('a'); // typed into the editor, not an approval
     expect((await statusOf(items[3].approvalId)).status).toBe('pending');
     expect(tab.consoleErrors).toEqual([]);

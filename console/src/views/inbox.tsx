@@ -177,7 +177,7 @@ export function Inbox({ session }: { session: Session }) {
     });
   };
 
-  const tools = useQueueTools({ session, items, list, dismiss, announce: setAnnouncement });
+  const tools = useQueueTools({ session, items, isGone: (id) => gone.has(id), list, dismiss, announce: setAnnouncement });
   const shown = items.filter((i) => !gone.has(i.id)).length;
   const pending = Math.max(shown, total - gone.size);
   const field = (name: keyof QueueQuery) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });

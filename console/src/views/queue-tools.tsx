@@ -18,12 +18,15 @@ const DECIDED: Record<ApprovalDecision, string> = { APPROVE: 'approved', REJECT:
 export function useQueueTools({
   session,
   items,
+  isGone,
   list,
   dismiss,
   announce,
 }: {
   session: Session;
   items: Item[];
+  /** Resolved elsewhere while on screen: "select all" leaves it out. */
+  isGone: (id: string) => boolean;
   list: RefObject<HTMLUListElement | null>;
   dismiss: (id: string) => void;
   announce: (text: string) => void;
@@ -42,6 +45,7 @@ export function useQueueTools({
   const chosen = index >= 0 ? (items[index]?.id ?? null) : null;
   const mayResolve = (item: Item) => session.can.resolves && session.viewer.role === item.kind;
   const resolvable = items.filter(mayResolve);
+  const selectable = resolvable.filter((i) => !isGone(i.id));
   const selected = resolvable.filter((i) => checked.has(i.id));
 
   const cardOf = (id: string | null) => (id ? (list.current?.querySelector<HTMLElement>(`li.card[data-approval-id="${id}"]`) ?? null) : null);
@@ -58,7 +62,9 @@ export function useQueueTools({
   useQueueShortcuts({
     move: (step) => {
       if (items.length === 0) return;
-      const from = currentCard()?.dataset.approvalId ?? chosen;
+      // Wide: from the item in the pane. Narrow: from the focused card, else the last one chosen; else j starts at the first.
+      const focused = document.activeElement?.closest<HTMLElement>('li.card[data-approval-id]')?.dataset.approvalId;
+      const from = focused ?? (wide ? chosen : chosenId);
       const at = items.findIndex((i) => i.id === from);
       choose(items[Math.min(Math.max(at + step, 0), items.length - 1)].id);
     },
@@ -91,8 +97,8 @@ export function useQueueTools({
     bar: resolvable.length > 0 && (
       <BulkBar
         selected={selected.length}
-        shown={resolvable.length}
-        onSelectAll={(all) => setChecked(all ? new Set(resolvable.map((i) => i.id)) : new Set())}
+        shown={selectable.length}
+        onSelectAll={(all) => setChecked(all ? new Set(selectable.map((i) => i.id)) : new Set())}
         onResolve={resolveSelected}
       />
     ),
