@@ -26,6 +26,7 @@ export const MAX_INPUT_LENGTH: Readonly<Record<string, number>> = {
   'CreateSpecialistInput.systemPrompt': 20_000,
   'CreateSpecialistInput.description': 2_000,
   'Mutation.resolveApproval.reason': 2_000,
+  'Mutation.resolveApprovals.reason': 2_000,
   'Mutation.createWebhookEndpoint.url': 2_048,
 };
 export const DEFAULT_MAX_LENGTH: Readonly<Record<string, number>> = { String: 200, ID: 100 };

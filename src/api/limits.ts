@@ -40,7 +40,8 @@ import { MAX_PAGE_SIZE } from '../graphql/pagination';
  *    object field costs 1, leaves cost 0, and a list multiplies what it holds by its size,
  *    taken from `first` (the argument, its variable, or its default; clamped to 0..100) or
  *    estimated as LIST_SIZE_ESTIMATE for lists without one. A root mutation field adds
- *    MUTATION_COST. A field whose work is out of proportion to its result declares its
+ *    MUTATION_COST, once per item for a batch field (`@Extensions({ batchArgument })`, e.g.
+ *    resolveApprovals' ids, which also sizes its result list). A field whose work is out of proportion to its result declares its
  *    own cost in its extensions (`@Extensions({ cost })`, e.g. verifyLedger, which
  *    re-hashes the org's whole chain): it replaces the 1, for each alias and each list
  *    item. The same cost is what the rate limiter charges.
@@ -242,7 +243,7 @@ export function operationCost(
     if (isLeafType(type)) return 0;
     const pageSize = pageSizeOf(field, node);
     const isList = isListType(getNullableType(field.type));
-    const size = isList ? (pageSize ?? listHint ?? LIST_SIZE_ESTIMATE) : 1;
+    const size = isList ? (batchSizeOf(field, node) ?? pageSize ?? listHint ?? LIST_SIZE_ESTIMATE) : 1;
     // A connection's `first` sizes the list it holds (`edges`), one level down.
     const children = node.selectionSet ? selectionCost(node.selectionSet, type, isList ? null : pageSize) : 0;
     return size * (ownCost(field) + children);
@@ -264,10 +265,24 @@ export function operationCost(
     return Math.min(Math.max(Math.trunc(value), 0), MAX_PAGE_SIZE);
   };
 
+  /** A batch field's item count (`@Extensions({ batchArgument })`): the length of that list argument, sent or in its variable. */
+  const batchSizeOf = (field: GraphQLField<unknown, unknown>, node: FieldNode): number | null => {
+    const name = field.extensions?.batchArgument;
+    if (typeof name !== 'string') return null;
+    const sent = node.arguments?.find((arg) => arg.name.value === name)?.value;
+    if (sent?.kind === Kind.LIST) return sent.values.length;
+    const value = sent?.kind === Kind.VARIABLE ? variables[sent.name.value] : undefined;
+    return Array.isArray(value) ? value.length : 1;
+  };
+
   const rootType = schema.getRootType(operation.operation) ?? undefined;
   let cost = selectionCost(operation.selectionSet, rootType, null);
-  if (operation.operation === 'mutation') {
-    cost += countRootFields(operation.selectionSet, fragments) * MUTATION_COST;
+  if (operation.operation === 'mutation' && rootType && isObjectType(rootType)) {
+    // A batch field is one mutation per item.
+    for (const node of rootFields(operation.selectionSet, fragments)) {
+      const field = rootType.getFields()[node.name.value];
+      cost += MUTATION_COST * (field ? (batchSizeOf(field, node) ?? 1) : 1);
+    }
   }
   return cost;
 }
@@ -278,16 +293,17 @@ function ownCost(field: GraphQLField<unknown, unknown>): number {
   return typeof declared === 'number' && declared >= 0 ? declared : 1;
 }
 
-function countRootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): number {
-  let count = 0;
+function rootFields(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, seen = new Set<string>()): FieldNode[] {
+  const fields: FieldNode[] = [];
   for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) count += selection.name.value.startsWith('__') ? 0 : 1;
-    else if (selection.kind === Kind.INLINE_FRAGMENT) count += countRootFields(selection.selectionSet, fragments, seen);
+    if (selection.kind === Kind.FIELD) {
+      if (!selection.name.value.startsWith('__')) fields.push(selection);
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) fields.push(...rootFields(selection.selectionSet, fragments, seen));
     else if (!seen.has(selection.name.value)) {
       seen.add(selection.name.value);
       const fragment = fragments.get(selection.name.value);
-      if (fragment) count += countRootFields(fragment.selectionSet, fragments, seen);
+      if (fragment) fields.push(...rootFields(fragment.selectionSet, fragments, seen));
     }
   }
-  return count;
+  return fields;
 }

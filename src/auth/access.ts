@@ -41,6 +41,10 @@ export const ACCESS_MATRIX = {
     roles: ['expert', 'client'],
     what: 'approve (optionally with edited params) or reject: experts the expert queue, clients client approvals (admins do not approve)',
   },
+  'Mutation.resolveApprovals': {
+    roles: ['expert', 'client'],
+    what: 'approve or reject several approvals with one reason, each resolved as resolveApproval resolves one, with a result per item',
+  },
   'Mutation.revealApprovalParams': {
     roles: ['expert', 'client'],
     what: "a pending approval's real (sealed) params, for a role that resolves its kind; each view is in the ledger",

@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'APPROVALS_PENDING',
   'APPROVAL_ALREADY_RESOLVED',
   'APPROVAL_EDIT_ESCALATES',
+  'TOO_MANY_APPROVALS',
   'RUN_CANCELLED',
   'RUN_BUSY',
   'RUN_NOT_YOURS',
@@ -140,6 +141,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   APPROVALS_PENDING: { httpStatus: 409 },
   APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
   // An approval's edited params would need another approver, a higher risk, or are blocked: nothing changed.
+  // resolveApprovals named more than MAX_BULK_APPROVALS: nothing was resolved.
+  TOO_MANY_APPROVALS: { httpStatus: 400 },
   APPROVAL_EDIT_ESCALATES: { httpStatus: 409 },
   RUN_BUSY: { httpStatus: 409 },
   SUBSCRIBER_TOO_SLOW: { httpStatus: 429 },

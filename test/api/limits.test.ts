@@ -196,6 +196,10 @@ describe('cost (default 5000; list sizes from first)', () => {
     expect(cost('{ __schema { types { name fields { name } } } }')).toBe(0);
     expect(cost('{ ...Q } fragment Q on Query { runs(first: 5) { edges { node { id } } } }')).toBe(1 + 5 * 2);
     expect(cost('mutation { setFeatureFlag(key: "k", enabled: true) { key } }')).toBe(1 + MUTATION_COST);
+    // A batch mutation is one mutation per item, and its result list is as long as its ids.
+    const bulk = 'mutation($ids: [ID!]!) { resolveApprovals(ids: $ids, decision: APPROVE) { approvalId error { code } } }';
+    expect(cost(bulk, { ids: ['a', 'b', 'c'] })).toBe(3 * 2 + 3 * MUTATION_COST);
+    expect(cost('mutation { resolveApprovals(ids: ["a", "b"], decision: REJECT) { approvalId } }')).toBe(2 * 1 + 2 * MUTATION_COST);
   });
 
   test('a fragment bomb (each fragment spreads the next twice) is costed in linear time and refused', async () => {

@@ -38,7 +38,11 @@ export interface OfflinePage {
   consoleErrors: string[];
 }
 
-export async function offlinePage(browser: Browser, viewport = { width: 1280, height: 900 }): Promise<OfflinePage> {
+/**
+ * 1024 px wide by default: the console's card layout, one full card per item. From 1100 px the
+ * inbox is a compact list with a detail pane (test/browser/console-queue.test.ts opens it at 1280).
+ */
+export async function offlinePage(browser: Browser, viewport = { width: 1024, height: 900 }): Promise<OfflinePage> {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
   const blocked: string[] = [];

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
 import {
   ConsoleApprovalEventsDocument,
   ConsoleInboxDocument,
@@ -13,6 +14,7 @@ import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
 import { DEFAULT_QUERY, ORDER_LABELS, PAGE_SIZE, matches, merged, queryVariables, urgency, type Item, type QueueQuery } from './queue';
+import { useQueueTools } from './queue-tools';
 
 /** How an item left the queue while this reviewer had it on screen (resolved by someone else, or expired). */
 interface Gone {
@@ -55,6 +57,8 @@ export function Inbox({ session }: { session: Session }) {
   const [connection, setConnection] = useState<Connection>('connecting');
   const [announcement, setAnnouncement] = useState('');
   const list = useRef<HTMLUListElement>(null);
+  /** Ids this reviewer took off the list (resolved here, or dismissed): a later event for them counts nothing again. */
+  const left = useRef(new Set<string>());
 
   useEffect(() => {
     const variables = { audit: can.audit, kind: can.inboxKind };
@@ -72,6 +76,7 @@ export function Inbox({ session }: { session: Session }) {
         setReviews((list) => [event.toolCall, ...list.filter((c) => c.id !== event.toolCall.id)]);
       } else if (request && RESOLVED.has(event.change)) {
         resolved.add(request.id);
+        if (left.current.has(request.id)) return;
         setGone((map) =>
           new Map(map).set(request.id, {
             status: event.change,
@@ -151,6 +156,7 @@ export function Inbox({ session }: { session: Session }) {
   };
 
   const dismiss = (id: string) => {
+    left.current.add(id);
     setItems((list) => list.filter((i) => i.id !== id));
     setTotal((n) => Math.max(0, n - 1));
     setGone((map) => {
@@ -171,6 +177,7 @@ export function Inbox({ session }: { session: Session }) {
     });
   };
 
+  const tools = useQueueTools({ session, items, isGone: (id) => gone.has(id), list, dismiss, announce: setAnnouncement });
   const shown = items.filter((i) => !gone.has(i.id)).length;
   const pending = Math.max(shown, total - gone.size);
   const field = (name: keyof QueueQuery) => (e: Event) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value });
@@ -241,19 +248,25 @@ export function Inbox({ session }: { session: Session }) {
       </p>
       <ErrorNote error={error} />
       {loaded && items.length === 0 && <p class="empty">Nothing waits for approval.</p>}
-      <ul class="cards" aria-label="Pending approvals" aria-busy={!loaded} ref={list}>
-        {items.map((item) => (
-          <ApprovalCard
-            key={item.id}
-            item={item}
-            gone={gone.get(item.id) ?? null}
-            session={session}
-            whoResolves={whoResolves(item.kind)}
-            onResolved={(outcome) => resolvedHere(item, outcome)}
-            onDismiss={() => dismiss(item.id)}
-          />
-        ))}
-      </ul>
+      {tools.bar}
+      <div class={tools.wide ? 'queue-split' : 'queue'}>
+        {tools.rows}
+        <ul class="cards" aria-label="Pending approvals" aria-busy={!loaded} ref={list} onFocusIn={tools.onFocusIn}>
+          {items.map((item) => (
+            <ApprovalCard
+              key={item.id}
+              {...tools.card(item)}
+              item={item}
+              gone={gone.get(item.id) ?? null}
+              session={session}
+              whoResolves={whoResolves(item.kind)}
+              onResolved={(outcome) => resolvedHere(item, outcome)}
+              onDismiss={() => dismiss(item.id)}
+            />
+          ))}
+        </ul>
+      </div>
+      {tools.help}
       {cursor && (
         <button type="button" class="more" disabled={moreBusy} onClick={loadMore}>
           {moreBusy ? 'Loading…' : `Show ${Math.min(PAGE_SIZE, pending - shown)} more`}
@@ -288,6 +301,8 @@ export function Inbox({ session }: { session: Session }) {
 const OUTCOME_WORDS: Record<string, string> = { approved: 'Approved', rejected: 'Rejected', expired: 'Expired', cancelled: 'Cancelled' };
 
 function ApprovalCard({
+  hidden,
+  bulk,
   item,
   gone,
   session,
@@ -295,6 +310,8 @@ function ApprovalCard({
   onResolved,
   onDismiss,
 }: {
+  hidden: boolean;
+  bulk: ComponentChildren;
   item: Item;
   gone: Gone | null;
   session: Session;
@@ -333,7 +350,8 @@ function ApprovalCard({
   const headingId = `approval-${item.id}`;
   const editorId = `edit-${item.id}`;
   return (
-    <li class={`card${gone ? ' card-gone' : ''}`} aria-labelledby={headingId} data-approval-id={item.id} tabIndex={-1}>
+    <li class={`card${gone ? ' card-gone' : ''}`} aria-labelledby={headingId} data-approval-id={item.id} tabIndex={-1} hidden={hidden}>
+      {bulk}
       {gone && (
         <div class="gone-notice" role="status">
           <strong>
@@ -392,6 +410,7 @@ function ApprovalCard({
             </button>
             <button
               type="button"
+              class="edit"
               disabled={closed}
               aria-expanded={editing}
               aria-controls={editing ? editorId : undefined}
