@@ -345,9 +345,9 @@ function ApprovalCard({
           </button>
         </div>
       )}
-      <h3 id={headingId}>
+      <h2 id={headingId} class="card-title">
         {call.toolName}.{call.action} <Badge kind={call.riskLevel ?? 'none'}>risk {call.riskLevel ?? '—'}</Badge>
-      </h3>
+      </h2>
       <dl class="facts">
         <dt>Time left</dt>
         <dd class={`time-left due-${urgency(item.expiresAt, now)}`}>{timeLeft(item.expiresAt, now)}</dd>
@@ -364,7 +364,7 @@ function ApprovalCard({
           <a href={`#/runs/${item.runId}`}>{item.runId.slice(0, 8)}</a> · requested {when(item.createdAt)}
         </dd>
       </dl>
-      <h4>Parameters being approved (redacted as stored)</h4>
+      <h3 class="sub">Parameters being approved (redacted as stored)</h3>
       <Json value={call.input} label="Parameters being approved" />
       {mayResolve && <HiddenValues approvalId={item.id} session={session} />}
       <details>
@@ -450,7 +450,7 @@ function HiddenValues({ approvalId, session }: { approvalId: string; session: Se
   }
   return (
     <div class="reveal">
-      <h4>Parameters as they will run (unredacted; your view is recorded in the ledger)</h4>
+      <h3 class="sub">Parameters as they will run (unredacted; your view is recorded in the ledger)</h3>
       <p class="hint">
         {shown.hiddenPaths.length === 0
           ? 'Nothing was hidden: the stored copy is complete.'
