@@ -12,6 +12,8 @@ import type { Connection } from '../api';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
+import { AlsoLooking } from './presence';
+import { HighRiskAlerts } from './high-risk-alerts';
 import { DEFAULT_QUERY, ORDER_LABELS, PAGE_SIZE, matches, merged, queryVariables, urgency, type Item, type QueueQuery } from './queue';
 
 /** How an item left the queue while this reviewer had it on screen (resolved by someone else, or expired). */
@@ -190,6 +192,7 @@ export function Inbox({ session }: { session: Session }) {
           {CONNECTION_WORDS[connection]}
         </span>
       </h1>
+      <HighRiskAlerts session={session} />
       <p class="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
@@ -348,6 +351,7 @@ function ApprovalCard({
       <h2 id={headingId} class="card-title">
         {call.toolName}.{call.action} <Badge kind={call.riskLevel ?? 'none'}>risk {call.riskLevel ?? '—'}</Badge>
       </h2>
+      {!gone && <AlsoLooking approvalId={item.id} session={session} />}
       <dl class="facts">
         <dt>Time left</dt>
         <dd class={`time-left due-${urgency(item.expiresAt, now)}`}>{timeLeft(item.expiresAt, now)}</dd>
