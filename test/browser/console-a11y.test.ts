@@ -119,6 +119,16 @@ describeInBrowser('console accessibility (axe) and dark mode', () => {
     },
   );
 
+  test.each(['light', 'dark'] as const)('the confirmation before a risky toggle has no axe violations (%s)', async (scheme) => {
+    const tab = await signedIn(demo.seed.keys.admin, scheme);
+    await tab.page.goto(`${origin()}/console#/policy`);
+    await tab.page.getByRole('checkbox', { name: /Shadow mode/ }).click();
+    await tab.page.getByRole('dialog').waitFor();
+    expect(await violations(tab.page)).toEqual([]);
+    await tab.page.keyboard.press('Escape');
+    await tab.context.close();
+  });
+
   test('dark mode follows prefers-color-scheme: a dark background, light text', async () => {
     const colours = async (scheme: 'light' | 'dark') => {
       const tab = await signedIn(demo.seed.keys.expert, scheme);
