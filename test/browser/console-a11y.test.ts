@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { useDemoApp } from '../support/demo-fixture';
 import { newRun, type TestOrg } from '../support/factories';
@@ -12,6 +13,8 @@ import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from
  */
 const ENV = { ANTHROPIC_MODEL: 'claude-offline-1', ANTHROPIC_MAX_RETRIES: '0' };
 const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
+/** CONSOLE_SCREENSHOTS=1 also writes docs/console-inbox-dark.png. */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 /** Injected by evaluation (DevTools), which the page's strict CSP does not govern: no inline script tag. */
 const AXE_SOURCE = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -133,6 +136,8 @@ describeInBrowser('console accessibility (axe) and dark mode', () => {
     const colours = async (scheme: 'light' | 'dark') => {
       const tab = await signedIn(demo.seed.keys.expert, scheme);
       await tab.page.locator('li.card').first().waitFor();
+      if (SCREENSHOTS && scheme === 'dark')
+        await tab.page.screenshot({ path: path.join(__dirname, '..', '..', 'docs', 'console-inbox-dark.png'), fullPage: true });
       const read = await tab.page.evaluate<{ body: string; text: string; card: string }>(
         '({ body: getComputedStyle(document.body).backgroundColor, text: getComputedStyle(document.body).color, card: getComputedStyle(document.querySelector("li.card")).backgroundColor })',
       );
