@@ -44,10 +44,11 @@ export const when = (iso: unknown): string => (iso ? new Date(String(iso)).toLoc
 
 export function Json({ value, label }: { value: unknown; label: string }) {
   return (
-    // A scrollable region, named for screen readers; its text is selectable.
-    <section class="json" aria-label={label}>
+    // A named figure, not a landmark (cards repeat it: landmarks must be unique); focusable so the keyboard can scroll it.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrollable box must take focus to scroll without a mouse
+    <figure class="json" aria-label={label} tabIndex={0}>
       <pre>{JSON.stringify(value, null, 2)}</pre>
-    </section>
+    </figure>
   );
 }
 

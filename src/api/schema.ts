@@ -10,6 +10,7 @@ import { RunResolver } from '../runs/run.resolver';
 import { ToolCallResolver } from '../gateway/tool-call.resolver';
 import { ApprovalResolver } from '../approvals/approval.resolver';
 import { ApprovalBulkResolver } from '../approvals/approval-bulk.resolver';
+import { ApprovalPresenceResolver } from '../approvals/approval-presence.resolver';
 import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
 import { LedgerResolver } from '../ledger/ledger.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
@@ -31,6 +32,7 @@ export const RESOLVERS = [
   ToolCallResolver,
   ApprovalResolver,
   ApprovalBulkResolver,
+  ApprovalPresenceResolver,
   PolicyDecisionResolver,
   LedgerResolver,
   PolicyRuleResolver,

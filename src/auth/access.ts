@@ -37,6 +37,10 @@ export const ACCESS_MATRIX = {
   'Query.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue' },
   'ToolCall.approvalRequest': { roles: ['admin', 'expert', 'client'], what: "a tool call's approval request" },
   'Subscription.approvalRequests': { roles: ['admin', 'expert', 'client'], what: 'the approval queue live' },
+  'Subscription.approvalPresence': {
+    roles: ['admin', 'expert', 'client'],
+    what: 'who else has an approval open (key names and roles), counting the subscriber while it is open',
+  },
   'Mutation.resolveApproval': {
     roles: ['expert', 'client'],
     what: 'approve (optionally with edited params) or reject: experts the expert queue, clients client approvals (admins do not approve)',

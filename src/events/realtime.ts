@@ -10,11 +10,14 @@ import { LedgerTail } from './ledger-tail';
 import { TokenRelay } from './token-relay';
 import { publishLedgerCommits } from './ledger-notifier';
 import type { ToolgateMetrics } from '../telemetry/metrics';
+import { ApprovalPresence } from '../approvals/approval-presence';
 
 export interface Realtime {
   bus: EventBus;
   ledger: LedgerTail;
   tokens: TokenRelay;
+  /** Who has which approval open, on this node (approvalPresence). */
+  presence: ApprovalPresence;
   stop(): Promise<void>;
 }
 
@@ -44,6 +47,7 @@ export async function startRealtime(
     bus,
     ledger: new LedgerTail(orm, bus, log, metrics),
     tokens,
+    presence: new ApprovalPresence(),
     stop: async () => {
       tokens.stop();
       await bus.close();

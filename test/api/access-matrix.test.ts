@@ -63,14 +63,16 @@ describe('every operation with every role', () => {
     let code: string | undefined;
     let codes: string[];
     if (type.name === 'Subscription') {
-      // An unparseable resume position: past the role check, the subscription fails BAD_USER_INPUT.
-      const position = field.args.find((a) => a.name === 'afterSequence' || a.name === 'afterOffset')!.name;
+      // An unparseable resume position (or an unknown approval): past the role check, the subscription fails BAD_USER_INPUT (NOT_FOUND).
+      const position = field.args.find((a) => a.name === 'afterSequence' || a.name === 'afterOffset')?.name;
+      const values = {
+        ...(position ? { [position]: 'x' } : {}),
+        ...(field.args.some((a) => a.name === 'runId') ? { runId: NIL } : {}),
+        ...(field.args.some((a) => a.name === 'approvalId') ? { approvalId: NIL } : {}),
+      };
       const ws = socket(app.wsUrl, key);
       try {
-        const outcome = await runOverSocket(
-          ws.client,
-          rootOperation('subscription', field, { [position]: 'x', ...(field.args.some((a) => a.name === 'runId') ? { runId: NIL } : {}) }),
-        );
+        const outcome = await runOverSocket(ws.client, rootOperation('subscription', field, values));
         const errors = outcome.kind === 'error' ? outcome.errors : outcome.kind === 'result' ? (outcome.result.errors ?? []) : [];
         codes = errors.map((e: { extensions?: { code?: string } }) => e.extensions?.code ?? 'none');
         code = codes[0];

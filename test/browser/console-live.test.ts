@@ -250,7 +250,7 @@ describeInBrowser('console under drops, races and expiry (chromium)', () => {
 
     await page.getByRole('combobox', { name: 'Order' }).selectOption('risk');
     await page.getByTestId('queue-summary').getByText(`Showing 50 of ${total}`).waitFor();
-    const risks = await page.locator('li.card h3 .badge').allTextContents();
+    const risks = await page.locator('li.card h2 .badge').allTextContents();
     expect(risks.slice(0, 40).every((r) => r === 'risk high')).toBe(true);
 
     await page.getByLabel('Amount from').fill('1100');

@@ -253,12 +253,12 @@ describeInBrowser('approval console in chromium', () => {
     const waiting = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 50, description: `Paid by card ${card4111}` });
     const card = page.locator('li.card', { hasText: run.id.slice(0, 8) });
     await card.waitFor();
-    const stored = card.getByRole('region', { name: 'Parameters being approved' });
+    const stored = card.getByRole('figure', { name: 'Parameters being approved' });
     await expect(stored.textContent()).resolves.toContain('[REDACTED]');
     await expect(card.textContent()).resolves.not.toContain(card4111);
 
     await card.getByRole('button', { name: 'Show hidden values' }).click();
-    const real = card.getByRole('region', { name: 'Parameters as they will run' });
+    const real = card.getByRole('figure', { name: 'Parameters as they will run' });
     await real.waitFor();
     expect(JSON.parse((await real.textContent()) ?? '')).toEqual({ customerId: '1', amount: 50, description: `Paid by card ${card4111}` });
     await expect(card.textContent()).resolves.toContain('Hidden in the stored copy (redacted as a secret or personal data): /description');
@@ -305,7 +305,7 @@ describeInBrowser('approval console in chromium', () => {
     }
   });
 
-  test('ledger: filter by type, verify shows the result; policy: experts read, admins toggle shadow mode', async () => {
+  test('ledger: filter by type, verify shows the result; policy: experts read, admins toggle shadow mode and flags after confirming', async () => {
     const tab = await open();
     await signIn(tab, demo.seed.keys.expert);
     await tab.page.goto(`${origin()}/console#/ledger`);
@@ -323,17 +323,49 @@ describeInBrowser('approval console in chromium', () => {
     await expertSwitch.waitFor();
     expect(await expertSwitch.isDisabled()).toBe(true);
 
+    const flag = await demo.app.gql('mutation { setFeatureFlag(key: "console_probe", enabled: true) { enabled } }', { key: demo.seed.keys.admin });
+    expect(flag.body.data).toEqual({ setFeatureFlag: { enabled: true } });
+    const shadowMode = async () =>
+      (
+        await demo.app.gql<{ viewer: { org: { policyShadowMode: boolean } } }>('{ viewer { org { policyShadowMode } } }', {
+          key: demo.seed.keys.admin,
+        })
+      ).body.data!.viewer.org.policyShadowMode;
     const admin = await open();
     await signIn(admin, demo.seed.keys.admin);
     await admin.page.goto(`${origin()}/console#/policy`);
-    // The switch shows what the server holds: it flips once the mutation answered.
+    // A risky switch asks first, in a dialog that starts on Cancel; Esc leaves everything as it was.
     await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).click();
+    const ask = admin.page.getByRole('dialog', { name: 'Turn shadow mode on?' });
+    await ask.waitFor();
+    await expect(admin.page.evaluate<string | undefined>('document.activeElement?.textContent')).resolves.toBe('Cancel');
+    await admin.page.keyboard.press('Escape');
+    await ask.waitFor({ state: 'hidden' });
+    expect(await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).isChecked()).toBe(false);
+    expect(await shadowMode()).toBe(false);
+    // Confirmed: the switch shows what the server holds, flipping once the mutation answered.
+    await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).click();
+    await ask.getByRole('button', { name: 'Turn shadow mode on' }).click();
     await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).waitFor();
-    const org = await demo.app.gql<{ viewer: { org: { policyShadowMode: boolean } } }>('{ viewer { org { policyShadowMode } } }', {
-      key: demo.seed.keys.admin,
-    });
-    expect(org.body.data!.viewer.org.policyShadowMode).toBe(true);
+    expect(await shadowMode()).toBe(true);
     await admin.page.getByRole('checkbox', { name: /Shadow mode on/ }).click();
+    await admin.page.getByRole('dialog', { name: 'Turn shadow mode off?' }).getByRole('button', { name: 'Turn shadow mode off' }).click();
     await admin.page.getByRole('checkbox', { name: /Shadow mode off/ }).waitFor();
+
+    // A flag: Cancel leaves it on; confirmed, it goes off.
+    const probe = admin.page.getByRole('checkbox', { name: 'console_probe' });
+    await probe.click();
+    const flagAsk = admin.page.getByRole('dialog', { name: 'Turn console_probe off?' });
+    await flagAsk.getByRole('button', { name: 'Cancel' }).click();
+    await flagAsk.waitFor({ state: 'hidden' });
+    expect(await probe.isChecked()).toBe(true);
+    await probe.click();
+    await flagAsk.getByRole('button', { name: 'Turn console_probe off' }).click();
+    await admin.page.locator('.flags li', { hasText: 'console_probe' }).locator('input:not(:checked)').waitFor();
+    const flags = await demo.app.gql<{ viewer: { org: { featureFlags: { key: string; enabled: boolean }[] } } }>(
+      '{ viewer { org { featureFlags { key enabled } } } }',
+      { key: demo.seed.keys.admin },
+    );
+    expect(flags.body.data!.viewer.org.featureFlags.find((f) => f.key === 'console_probe')?.enabled).toBe(false);
   });
 });

@@ -13,6 +13,8 @@ import type { Connection } from '../api';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
+import { AlsoLooking } from './presence';
+import { HighRiskAlerts } from './high-risk-alerts';
 import { DEFAULT_QUERY, ORDER_LABELS, PAGE_SIZE, matches, merged, queryVariables, urgency, type Item, type QueueQuery } from './queue';
 import { useQueueTools } from './queue-tools';
 
@@ -197,6 +199,7 @@ export function Inbox({ session }: { session: Session }) {
           {CONNECTION_WORDS[connection]}
         </span>
       </h1>
+      <HighRiskAlerts session={session} />
       <p class="sr-only" role="status" aria-live="polite">
         {announcement}
       </p>
@@ -363,9 +366,10 @@ function ApprovalCard({
           </button>
         </div>
       )}
-      <h3 id={headingId}>
+      <h2 id={headingId} class="card-title">
         {call.toolName}.{call.action} <Badge kind={call.riskLevel ?? 'none'}>risk {call.riskLevel ?? '—'}</Badge>
-      </h3>
+      </h2>
+      {!gone && <AlsoLooking approvalId={item.id} session={session} />}
       <dl class="facts">
         <dt>Time left</dt>
         <dd class={`time-left due-${urgency(item.expiresAt, now)}`}>{timeLeft(item.expiresAt, now)}</dd>
@@ -382,7 +386,7 @@ function ApprovalCard({
           <a href={`#/runs/${item.runId}`}>{item.runId.slice(0, 8)}</a> · requested {when(item.createdAt)}
         </dd>
       </dl>
-      <h4>Parameters being approved (redacted as stored)</h4>
+      <h3 class="sub">Parameters being approved (redacted as stored)</h3>
       <Json value={call.input} label="Parameters being approved" />
       {mayResolve && <HiddenValues approvalId={item.id} session={session} />}
       <details>
@@ -469,7 +473,7 @@ function HiddenValues({ approvalId, session }: { approvalId: string; session: Se
   }
   return (
     <div class="reveal">
-      <h4>Parameters as they will run (unredacted; your view is recorded in the ledger)</h4>
+      <h3 class="sub">Parameters as they will run (unredacted; your view is recorded in the ledger)</h3>
       <p class="hint">
         {shown.hiddenPaths.length === 0
           ? 'Nothing was hidden: the stored copy is complete.'

@@ -9,6 +9,7 @@ import {
 } from '../../../gql/graphql';
 import type { Session } from '../main';
 import { Badge, ErrorNote, Section } from '../ui';
+import { useConfirm } from '../confirm';
 
 /** Rules in evaluation order, shadow mode and (admin) feature flags; admins edit, experts read. */
 export function Policy({ session }: { session: Session }) {
@@ -16,6 +17,8 @@ export function Policy({ session }: { session: Session }) {
   const [data, setData] = useState<ConsolePolicyQuery | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
+  // Shadow mode and flags change what every call of the org does: asked for once more.
+  const { ask, dialog } = useConfirm();
 
   const load = () => api.request(ConsolePolicyDocument, { admin: can.editsPolicy }).then(setData).catch(setError);
   useEffect(() => {
@@ -56,6 +59,7 @@ export function Policy({ session }: { session: Session }) {
   const org = data?.viewer.org;
   return (
     <>
+      {dialog}
       <h1>Policy {org && <small>version {org.policyVersion}</small>}</h1>
       {!can.editsPolicy && <p class="hint">Read only: admin keys edit the policy.</p>}
       <ErrorNote error={error} />
@@ -66,7 +70,19 @@ export function Policy({ session }: { session: Session }) {
               type="checkbox"
               checked={org.policyShadowMode}
               disabled={!can.editsPolicy || busy}
-              onChange={() => change(() => api.request(ConsoleSetShadowModeDocument, { enabled: !org.policyShadowMode }))}
+              onClick={(e) => {
+                // The switch moves only once confirmed and the server answered.
+                e.preventDefault();
+                const enabled = !org.policyShadowMode;
+                ask({
+                  title: enabled ? 'Turn shadow mode on?' : 'Turn shadow mode off?',
+                  body: enabled
+                    ? 'Policy decisions will only be recorded: every tool call of the organization is allowed, including those that now need approval or are blocked.'
+                    : 'Policy decisions will be enforced again: calls may be blocked or wait for approval.',
+                  confirm: enabled ? 'Turn shadow mode on' : 'Turn shadow mode off',
+                  run: () => change(() => api.request(ConsoleSetShadowModeDocument, { enabled })),
+                });
+              }}
             />
             Shadow mode {org.policyShadowMode ? 'on: decisions are recorded, every call is allowed' : 'off: decisions are enforced'}
           </label>
@@ -136,7 +152,16 @@ export function Policy({ session }: { session: Session }) {
                     type="checkbox"
                     checked={flag.enabled}
                     disabled={busy}
-                    onChange={() => change(() => api.request(SetFeatureFlagDocument, { key: flag.key, enabled: !flag.enabled }))}
+                    onClick={(e) => {
+                      e.preventDefault();
+                      const enabled = !flag.enabled;
+                      ask({
+                        title: `Turn ${flag.key} ${enabled ? 'on' : 'off'}?`,
+                        body: `The flag ${flag.key} changes at once for every run and call of the organization.`,
+                        confirm: `Turn ${flag.key} ${enabled ? 'on' : 'off'}`,
+                        run: () => change(() => api.request(SetFeatureFlagDocument, { key: flag.key, enabled })),
+                      });
+                    }}
                   />
                   <code>{flag.key}</code>
                 </label>
