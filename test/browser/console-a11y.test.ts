@@ -71,8 +71,8 @@ describeInBrowser('console accessibility (axe) and dark mode', () => {
     await browser?.close();
   });
 
-  async function signedIn(key: string, scheme: 'light' | 'dark'): Promise<OfflinePage> {
-    const tab = await offlinePage(browser);
+  async function signedIn(key: string, scheme: 'light' | 'dark', viewport?: { width: number; height: number }): Promise<OfflinePage> {
+    const tab = await offlinePage(browser, viewport);
     await tab.page.emulateMedia({ colorScheme: scheme });
     await tab.page.goto(`${origin()}/console`);
     await tab.page.getByLabel('API key').fill(key);
@@ -131,6 +131,21 @@ describeInBrowser('console accessibility (axe) and dark mode', () => {
     await tab.page.keyboard.press('Escape');
     await tab.context.close();
   });
+
+  test.each(['light', 'dark'] as const)(
+    'the wide layout (list and detail pane) and the keyboard help have no axe violations (%s)',
+    async (scheme) => {
+      const tab = await signedIn(demo.seed.keys.expert, scheme, { width: 1280, height: 900 });
+      await tab.page.locator('.queue-split li.card').first().waitFor();
+      const found: Record<string, string[]> = { wide: await violations(tab.page) };
+      await tab.page.locator('main h1').click(); // not in a text field: the keys apply
+      await tab.page.keyboard.press('?');
+      await tab.page.getByRole('dialog').waitFor();
+      found.help = await violations(tab.page);
+      expect(found).toEqual({ wide: [], help: [] });
+      await tab.context.close();
+    },
+  );
 
   test('dark mode follows prefers-color-scheme: a dark background, light text', async () => {
     const colours = async (scheme: 'light' | 'dark') => {
