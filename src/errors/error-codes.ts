@@ -39,6 +39,7 @@ export const ERROR_CODES = [
   'APPROVALS_PENDING',
   'APPROVAL_ALREADY_RESOLVED',
   'APPROVAL_EDIT_ESCALATES',
+  'APPROVAL_EDIT_REDACTED_VALUE',
   'RUN_CANCELLED',
   'RUN_BUSY',
   'RUN_NOT_YOURS',
@@ -141,6 +142,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
   // An approval's edited params would need another approver, a higher risk, or are blocked: nothing changed.
   APPROVAL_EDIT_ESCALATES: { httpStatus: 409 },
+  // An edit holds a redaction marker where the stored params hide nothing to keep (or changes a hidden value in part): nothing changed.
+  APPROVAL_EDIT_REDACTED_VALUE: { httpStatus: 400 },
   RUN_BUSY: { httpStatus: 409 },
   SUBSCRIBER_TOO_SLOW: { httpStatus: 429 },
   MCP_SERVER_NAME_TAKEN: { httpStatus: 409 },
