@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   'APPROVAL_ALREADY_RESOLVED',
   'APPROVAL_EDIT_ESCALATES',
   'APPROVAL_EDIT_REDACTED_VALUE',
+  'REVIEW_NOT_REQUIRED',
+  'REVIEW_ALREADY_ACKNOWLEDGED',
   'RUN_CANCELLED',
   'RUN_BUSY',
   'RUN_NOT_YOURS',
@@ -144,6 +146,9 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   APPROVAL_EDIT_ESCALATES: { httpStatus: 409 },
   // An edit holds a redaction marker where the stored params hide nothing to keep (or changes a hidden value in part): nothing changed.
   APPROVAL_EDIT_REDACTED_VALUE: { httpStatus: 400 },
+  // acknowledgeReview of a call nobody flagged for review, or one already acknowledged: nothing changed.
+  REVIEW_NOT_REQUIRED: { httpStatus: 409 },
+  REVIEW_ALREADY_ACKNOWLEDGED: { httpStatus: 409 },
   RUN_BUSY: { httpStatus: 409 },
   SUBSCRIBER_TOO_SLOW: { httpStatus: 429 },
   MCP_SERVER_NAME_TAKEN: { httpStatus: 409 },
