@@ -9,6 +9,7 @@ import { CredentialResolver } from '../credentials/credential.resolver';
 import { RunResolver } from '../runs/run.resolver';
 import { ToolCallResolver } from '../gateway/tool-call.resolver';
 import { ApprovalResolver } from '../approvals/approval.resolver';
+import { ApprovalHistoryResolver } from '../approvals/approval-history.resolver';
 import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
 import { LedgerResolver } from '../ledger/ledger.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
@@ -29,6 +30,7 @@ export const RESOLVERS = [
   RunResolver,
   ToolCallResolver,
   ApprovalResolver,
+  ApprovalHistoryResolver,
   PolicyDecisionResolver,
   LedgerResolver,
   PolicyRuleResolver,

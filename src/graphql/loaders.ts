@@ -11,6 +11,7 @@ import { AgentRun } from '../runs/agent-run.entity';
 import { Specialist } from '../orgs/specialist.entity';
 import { RunMessage } from '../runs/run-message.entity';
 import { ApiKey } from '../auth/api-key.entity';
+import { HISTORY_EVENT_TYPES } from '../approvals/approval-history';
 
 /**
  * Per-request batch loaders for relations, so a list of N runs with their tool calls,
@@ -29,6 +30,8 @@ export interface Loaders {
   specialistById: DataLoader<string, Specialist | null>;
   messagesByRun: DataLoader<string, RunMessage[]>;
   apiKeyById: DataLoader<string, ApiKey | null>;
+  /** The ledger events an approval's history is drawn from, per tool call (approval-history.ts). */
+  approvalEventsByToolCall: DataLoader<string, LedgerEvent[]>;
 }
 
 export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string | null): Loaders {
@@ -65,6 +68,14 @@ export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string |
     messagesByRun: groupLoader(rows(RunMessage, firstOfEach('run_messages', 'run_id', 'uuid', 'position asc', NESTED_LIST_CAP)), (row) => row.runId),
     specialistById: uniqueLoader(rows(Specialist, 'select * from specialists where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
     apiKeyById: uniqueLoader(rows(ApiKey, 'select * from api_keys where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
+    approvalEventsByToolCall: groupLoader(
+      rows(
+        LedgerEvent,
+        `select * from ledger_events where org_id = ? and resource_id = any(?::text[])
+            and type in (${HISTORY_EVENT_TYPES.map((t) => `'${t}'`).join(', ')}) order by sequence asc`,
+      ),
+      (row) => row.resourceId ?? '',
+    ),
   };
 }
 
