@@ -1,4 +1,5 @@
-import type { Browser } from 'playwright-core';
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
 import { useDemoApp } from '../support/demo-fixture';
 import { EXECUTE_APPROVED_TOOL_CALL, UPSERT_POLICY_RULE } from '../support/documents';
 import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from './browser';
@@ -15,6 +16,26 @@ const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
 const CARD = '4111 1111 1111 1111';
 
 jest.setTimeout(90_000);
+
+/**
+ * axe-core's violations (WCAG 2 A/AA and best practices) on the page as it is now, or only
+ * inside the elements `include` selects, as `rule: target` lines.
+ */
+async function axeViolations(page: Page, include: string[] | null = null): Promise<string[]> {
+  await page.evaluate(fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate(async (only) => {
+    const axe = (
+      globalThis as unknown as {
+        axe: { run: (context: unknown, options: unknown) => Promise<{ violations: { id: string; nodes: { target: string[] }[] }[] }> };
+      }
+    ).axe;
+    const result = await axe.run(only ? { include: only.map((selector) => [selector]) } : { exclude: [] }, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
+    });
+    return result.violations.flatMap((v) => v.nodes.map((n) => `${v.id}: ${n.target.join(' ')}`));
+  }, include);
+  return violations;
+}
 
 describeInBrowser('console: conversation, edits, history and review items', () => {
   const demo = useDemoApp(ENV, { sandboxes: true, offlineModel: true, worker: true });
@@ -70,6 +91,10 @@ describeInBrowser('console: conversation, edits, history and review items', () =
     await expect(conversation.textContent()).resolves.toContain(INVOICE_REQUEST);
     await expect(conversation.getByRole('region', { name: 'Input of invoice.send (redacted)' }).textContent()).resolves.toContain('120.5');
     await expect(card.textContent()).resolves.not.toContain('(tool use)');
+    await card.getByText(/^History/).click();
+    await card.getByRole('list', { name: 'History of this approval' }).waitFor();
+    // The card's new parts (the inbox page's own heading order is another item of issue 30).
+    expect(await axeViolations(tab.page, ['li.card details'])).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
     expect(tab.failures).toEqual([]);
   });
@@ -124,6 +149,7 @@ describeInBrowser('console: conversation, edits, history and review items', () =
     await expect(history.textContent()).resolves.toContain(`by ${name}`);
     await expect(page.getByRole('list', { name: 'Conversation' }).textContent()).resolves.toContain('Tool call: invoice.send');
     await expect(page.locator('body').textContent()).resolves.not.toContain(CARD);
+    expect(await axeViolations(page)).toEqual([]);
     expect(tab.consoleErrors).toEqual([]);
     expect(tab.blocked).toEqual([]);
   });
@@ -159,6 +185,7 @@ describeInBrowser('console: conversation, edits, history and review items', () =
     await item(expert).waitFor();
     await item(admin).waitFor();
     await expect(item(expert).textContent()).resolves.toContain('Observed by policy');
+    expect(await axeViolations(expert.page)).toEqual([]);
 
     await item(expert).getByLabel('Note').fill('Small invoice, fine.');
     await item(expert).getByRole('button', { name: 'Acknowledge' }).click();
