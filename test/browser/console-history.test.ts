@@ -154,6 +154,25 @@ describeInBrowser('console: conversation, edits, history and review items', () =
     expect(tab.blocked).toEqual([]);
   });
 
+  test('a card approved elsewhere with edits shows the edit as a diff in its notice', async () => {
+    const tab = await signedIn(demo.seed.keys.expert);
+    const run = await demo.gw.startRun();
+    const waiting = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 120.5 });
+    const card = tab.page.locator('li.card', { hasText: run.id.slice(0, 8) });
+    await card.waitFor();
+    const resolved = await demo.app.gql(
+      'mutation($id: ID!, $p: JSONObject) { resolveApproval(id: $id, decision: APPROVE, reason: "agreed 99", editedParams: $p) { id } }',
+      { key: demo.seed.keys.expert, variables: { id: waiting.approvalRequestId, p: { customerId: '1', amount: 99 } } },
+    );
+    expect(resolved.body.errors).toBeUndefined();
+    const notice = card.locator('.gone-notice');
+    await notice.waitFor();
+    await expect(notice.textContent()).resolves.toContain(`Approved elsewhere by ${await expertName()}: “agreed 99”`);
+    await expect(notice.getByRole('table', { name: 'Edited there, before and after' }).locator('tbody tr').allTextContents()).resolves.toEqual([
+      'amount120.599',
+    ]);
+  });
+
   test('review items have a tab of their own: an observed call arrives live, and acknowledged with a note it leaves every screen', async () => {
     const rule = await demo.app.gql(UPSERT_POLICY_RULE, {
       key: demo.seed.keys.admin,
