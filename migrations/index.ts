@@ -22,6 +22,7 @@ import { Migration20261206101000_prompt_cache_usage } from './Migration202612061
 import { Migration20261206130000_upstream_pins } from './Migration20261206130000_upstream_pins';
 import { Migration20261206140000_webhook_org_queue } from './Migration20261206140000_webhook_org_queue';
 import { Migration20261206150000_run_owner } from './Migration20261206150000_run_owner';
+import { Migration20261207110000_review_acknowledgement } from './Migration20261207110000_review_acknowledgement';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -45,4 +46,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261206130000_upstream_pins', class: Migration20261206130000_upstream_pins },
   { name: 'Migration20261206140000_webhook_org_queue', class: Migration20261206140000_webhook_org_queue },
   { name: 'Migration20261206150000_run_owner', class: Migration20261206150000_run_owner },
+  { name: 'Migration20261207110000_review_acknowledgement', class: Migration20261207110000_review_acknowledgement },
 ];

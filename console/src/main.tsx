@@ -6,6 +6,7 @@ import { capabilitiesOf, type Capabilities } from './roles';
 import { forgetKey, storeKey, storedKey } from './session';
 import { ErrorNote } from './ui';
 import { Inbox } from './views/inbox';
+import { ReviewQueue } from './views/review-queue';
 import { Runs } from './views/runs';
 import { RunPage } from './views/run-page';
 import { Ledger } from './views/ledger';
@@ -19,7 +20,7 @@ export interface Session {
   can: Capabilities;
 }
 
-/** The view from the URL fragment: #/inbox, #/runs, #/runs/<id>, #/ledger, #/policy. */
+/** The view from the URL fragment: #/inbox, #/review, #/runs, #/runs/<id>, #/ledger, #/policy. */
 function useRoute(): string[] {
   const read = () => location.hash.replace(/^#\/?/, '').split('/').filter(Boolean);
   const [route, setRoute] = useState(read);
@@ -105,6 +106,7 @@ function App() {
     if (!session) return [];
     const items: [string, string][] = [];
     if (session.can.inbox) items.push(['inbox', 'Approvals']);
+    if (session.can.audit) items.push(['review', 'For review']);
     items.push(['runs', 'Runs']);
     if (session.can.audit) items.push(['ledger', 'Ledger'], ['policy', 'Policy']);
     return items;
@@ -149,6 +151,8 @@ function App() {
           </p>
         ) : view === 'inbox' ? (
           <Inbox session={session} />
+        ) : view === 'review' ? (
+          <ReviewQueue session={session} />
         ) : view === 'runs' && id ? (
           // Keyed by the run: a new run id is a new page, nothing of the previous one stays.
           <RunPage key={id} session={session} runId={id} />

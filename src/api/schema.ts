@@ -11,6 +11,7 @@ import { ToolCallResolver } from '../gateway/tool-call.resolver';
 import { ApprovalResolver } from '../approvals/approval.resolver';
 import { ApprovalBulkResolver } from '../approvals/approval-bulk.resolver';
 import { ApprovalPresenceResolver } from '../approvals/approval-presence.resolver';
+import { ApprovalHistoryResolver } from '../approvals/approval-history.resolver';
 import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
 import { LedgerResolver } from '../ledger/ledger.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
@@ -33,6 +34,7 @@ export const RESOLVERS = [
   ApprovalResolver,
   ApprovalBulkResolver,
   ApprovalPresenceResolver,
+  ApprovalHistoryResolver,
   PolicyDecisionResolver,
   LedgerResolver,
   PolicyRuleResolver,

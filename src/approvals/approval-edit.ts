@@ -16,6 +16,9 @@ import type { JoinedWrite } from '../ledger/ledger.service';
 import { approvalBindingHash, sealedParamsAad } from './approval-binding';
 import type { ApprovalKind, ApprovalRequest } from './approval-request.entity';
 import type { ApprovalEditWrite } from './approval-state';
+import { holdsMarker, mergeSealedValues } from './sealed-merge';
+import { ToolCall } from '../gateway/tool-call.entity';
+import { openApprovedParams } from '../gateway/approved-params';
 
 /** What checking an edit needs: the gateway's catalog and policy cache, and the master keys. */
 export interface ApprovalEditDeps {
@@ -55,6 +58,20 @@ interface CallRow {
   policy_shadow_mode: boolean;
 }
 
+/** The edited params with every hidden value the reviewer left as stored taken from the sealed copy (sealed-merge.ts). */
+async function withSealedValues(
+  tx: EntityManager,
+  keyring: MasterKeyring,
+  approval: ApprovalRequest,
+  stored: unknown,
+  edited: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  if (!holdsMarker(edited)) return edited;
+  const call = await tx.findOneOrFail(ToolCall, { id: approval.toolCallId, orgId: approval.orgId });
+  const sealed = await openApprovedParams(tx, keyring, call, approval);
+  return mergeSealedValues(edited, stored, sealed) as Record<string, unknown>;
+}
+
 const rank = (risk: RiskLevel) => RISK_LEVELS.indexOf(risk);
 
 function approverOf(outcome: PolicyOutcome): ApprovalKind | null {
@@ -70,7 +87,9 @@ function approverOf(outcome: PolicyOutcome): ApprovalKind | null {
  * evaluated with the org's rules as they are now (what the gateway would use for this call
  * now: a node keeps no older rule set), and the evaluation is recorded as a policy decision
  * of its own. The binding stays on the policy version the call was decided under, which is
- * what opening the params before the run checks. Null when the params equal the requested
+ * what opening the params before the run checks. Hidden values the reviewer left as stored
+ * (the redaction marker where the stored copy hides one) keep their sealed value, and the
+ * checks and the binding apply to the merged params. Null when the params equal the requested
  * ones (a plain approval). Reads only; throws before anything is written.
  */
 export async function checkApprovalEdit(
@@ -83,7 +102,6 @@ export async function checkApprovalEdit(
   if (editedParams === null || typeof editedParams !== 'object' || Array.isArray(editedParams)) {
     throw badInput('editedParams must be a JSON object', { field: 'editedParams' });
   }
-  const params = editedParams as Record<string, unknown>;
   const [call] = await tx.execute<CallRow[]>(
     `select c.run_id, c.tool_name, c.action, c.input_redacted, d.outcome as decision_outcome, d.risk as decision_risk,
             d.policy_version as decision_policy_version, d.caller_role, d.caller_key_id, r.specialist_id,
@@ -96,6 +114,7 @@ export async function checkApprovalEdit(
   if (!call || call.decision_policy_version === null || call.decision_risk === null) {
     throw new AppError('CONFLICT', 'The call of this approval has no policy decision to check an edit against');
   }
+  const params = await withSealedValues(tx, deps.keyring, approval, call.input_redacted, editedParams as Record<string, unknown>);
   const tool = await deps.tools.find(tx, approval.orgId, call.tool_name, call.action);
   if (!tool) throw new AppError('CONFLICT', 'The tool is no longer available: approve or reject the call as requested');
   if (!tool.validate(params) || !isStorable(params)) {

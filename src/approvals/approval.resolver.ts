@@ -13,6 +13,7 @@ import { revealApprovalParams } from './approval-reveal';
 import { resolveApproval } from './approval.service';
 import { listApprovalRequests } from './approval-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
+import { ApprovalHistoryEntryType, keyName, toHistory } from './approval-history';
 
 export enum ApprovalDecisionInput {
   APPROVE = 'approve',
@@ -62,7 +63,7 @@ export class ApprovalResolver {
   async resolvedByName(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<string | null> {
     if (!approval.resolvedBy || !UUID.test(approval.resolvedBy)) return null;
     const key = await ctx.loaders.apiKeyById.load(approval.resolvedBy);
-    return key ? (key.name ?? `${key.role} key ${key.prefix}`) : null;
+    return key ? keyName(key) : null;
   }
 
   @Authorized()
@@ -72,6 +73,14 @@ export class ApprovalResolver {
   })
   async revealApprovalParams(@Arg('id', () => ID) id: string, @Ctx() ctx: RequestContext): Promise<RevealedApprovalParamsType> {
     return revealApprovalParams(ctx.em, ctx.services.keyring, requireCaller(ctx), id);
+  }
+
+  @FieldResolver(() => [ApprovalHistoryEntryType], {
+    description:
+      "The approval's history from the ledger, in order: requested → params viewed → approved / rejected (edited or not, with the reason) / expired / cancelled, each with who and when",
+  })
+  async history(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<ApprovalHistoryEntryType[]> {
+    return toHistory(await ctx.loaders.approvalEventsByToolCall.load(approval.toolCallId));
   }
 
   @FieldResolver(() => ToolCallType)

@@ -53,6 +53,10 @@ export const ACCESS_MATRIX = {
     roles: ['expert', 'client'],
     what: "a pending approval's real (sealed) params, for a role that resolves its kind; each view is in the ledger",
   },
+  'Mutation.acknowledgeReview': {
+    roles: AUDIT,
+    what: 'acknowledge a call flagged for review, with a note (recorded in the ledger); it leaves the review queue',
+  },
   'Query.ledgerEvents': { roles: AUDIT, what: 'the audit ledger' },
   'Query.verifyLedger': { roles: AUDIT, what: "verify the org's ledger chain" },
   'AgentRun.ledgerEvents': { roles: AUDIT, what: "a run's ledger events" },

@@ -40,6 +40,9 @@ export const ERROR_CODES = [
   'APPROVAL_ALREADY_RESOLVED',
   'APPROVAL_EDIT_ESCALATES',
   'TOO_MANY_APPROVALS',
+  'APPROVAL_EDIT_REDACTED_VALUE',
+  'REVIEW_NOT_REQUIRED',
+  'REVIEW_ALREADY_ACKNOWLEDGED',
   'RUN_CANCELLED',
   'RUN_BUSY',
   'RUN_NOT_YOURS',
@@ -144,6 +147,11 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   // resolveApprovals named more than MAX_BULK_APPROVALS: nothing was resolved.
   TOO_MANY_APPROVALS: { httpStatus: 400 },
   APPROVAL_EDIT_ESCALATES: { httpStatus: 409 },
+  // An edit holds a redaction marker where the stored params hide nothing to keep (or changes a hidden value in part): nothing changed.
+  APPROVAL_EDIT_REDACTED_VALUE: { httpStatus: 400 },
+  // acknowledgeReview of a call nobody flagged for review, or one already acknowledged: nothing changed.
+  REVIEW_NOT_REQUIRED: { httpStatus: 409 },
+  REVIEW_ALREADY_ACKNOWLEDGED: { httpStatus: 409 },
   RUN_BUSY: { httpStatus: 409 },
   SUBSCRIBER_TOO_SLOW: { httpStatus: 429 },
   MCP_SERVER_NAME_TAKEN: { httpStatus: 409 },

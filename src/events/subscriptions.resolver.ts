@@ -84,7 +84,7 @@ export class ApprovalRequestEventType {
 
   @Field({
     description:
-      'requested, approved, rejected, expired or cancelled; review_required: a call whose outcome the vendor could not confirm (VENDOR_OUTCOME_UNKNOWN), or an action left partly done (an invoice created but not emailed), for an expert to check',
+      'requested, approved, rejected, expired or cancelled; review_required: a call for an expert to check — observed by policy or let through by shadow mode (when requested), an outcome the vendor could not confirm (VENDOR_OUTCOME_UNKNOWN), or an action left partly done (an invoice created but not emailed); review_acknowledged: a reviewer acknowledged such a call (acknowledgeReview)',
   })
   change!: string;
 
@@ -189,11 +189,11 @@ export class SubscriptionResolver {
           // A client gets the approvals of the runs it reads (RUN_SCOPE).
           const readable = readableRunCheck(context.services.orm.em.fork(), caller);
           return async (event) => {
-            const change = approvalChangeOf(event) ?? (seesReviews && needsReview(event) ? 'review_required' : null);
+            const change = approvalChangeOf(event) ?? (seesReviews ? reviewChangeOf(event) : null);
             if (!change) return null;
             if (readable && !(event.runId && (await readable(event.runId)))) return null;
             if (
-              change !== 'review_required' &&
+              !REVIEW_CHANGES.has(change) &&
               kind &&
               (await approvalOf(context, event.orgId, event.resourceId!, String(event.sequence)))?.kind !== kind
             )
@@ -227,7 +227,19 @@ export class SubscriptionResolver {
 /** A settled call nobody could confirm, or a partial action nobody could finish (executor/uncertain-outcome.ts): a person must check it. */
 function needsReview(event: LedgerEvent): boolean {
   if (event.type === 'tool_call.succeeded') return typeof event.metadata.partial === 'string' && event.metadata.resumed === false;
-  return event.type === 'tool_call.failed' && event.metadata.errorCode === 'VENDOR_OUTCOME_UNKNOWN';
+  if (event.type === 'tool_call.failed') return event.metadata.errorCode === 'VENDOR_OUTCOME_UNKNOWN';
+  // Flagged when requested (tool-call-recorder.ts): observed by policy, or let through by shadow mode.
+  if (event.type !== 'tool_call.requested') return false;
+  const shadow = event.metadata.shadowDecision;
+  return event.metadata.decision === 'observe' || (typeof shadow === 'string' && shadow !== 'allow');
+}
+
+const REVIEW_CHANGES = new Set(['review_required', 'review_acknowledged']);
+
+/** What a ledger event changes in the review queue (audit roles only): an item arrives, or an item was acknowledged. */
+function reviewChangeOf(event: LedgerEvent): 'review_required' | 'review_acknowledged' | null {
+  if (event.type === 'tool_call.review_acknowledged') return 'review_acknowledged';
+  return needsReview(event) ? 'review_required' : null;
 }
 
 /** The approval request as of a ledger event, fetched once per event on this node. */

@@ -30,6 +30,7 @@ export async function listToolCalls(em: EntityManager, caller: Caller, args: Too
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.toolName ? { toolName: filter.toolName } : {}),
     ...(typeof filter.reviewRequired === 'boolean' ? { reviewRequired: filter.reviewRequired } : {}),
+    ...(typeof filter.reviewAcknowledged === 'boolean' ? { reviewAcknowledgedAt: filter.reviewAcknowledged ? { $ne: null } : null } : {}),
   };
   return paginate(em, ToolCall, where as FilterQuery<ToolCall>, args, 'newest_first', toToolCallType);
 }

@@ -80,6 +80,18 @@ export class ToolCall {
   @Property({ type: 'boolean', default: false })
   reviewRequired: Opt<boolean> = false;
 
+  /** When a person acknowledged the review (acknowledgeReview): the call leaves the review queue. */
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  reviewAcknowledgedAt: Date | null = null;
+
+  /** The key that acknowledged the review. */
+  @Property({ type: 'uuid', nullable: true })
+  reviewAcknowledgedBy: string | null = null;
+
+  /** What the reviewer noted when acknowledging. */
+  @Property({ type: 'text', nullable: true })
+  reviewNote: string | null = null;
+
   @Property({ type: 'text', nullable: true })
   errorCode: string | null = null;
 

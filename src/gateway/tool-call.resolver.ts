@@ -1,4 +1,4 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { ToolCallConnection, ToolCallType, ToolCallsArgs, toToolCallType } from './tool-call.types';
@@ -7,6 +7,7 @@ import { PolicyDecisionType, toPolicyDecisionType } from '../policy/policy-decis
 import { ApprovalRequestType, toApprovalRequestType } from '../approvals/approval.types';
 import { LedgerEventType, toLedgerEventType } from '../ledger/ledger.types';
 import { AgentRunType, toRunType } from '../runs/run.types';
+import { acknowledgeReview } from './review-acknowledgement';
 
 @Resolver(() => ToolCallType)
 export class ToolCallResolver {
@@ -20,6 +21,20 @@ export class ToolCallResolver {
   @Query(() => ToolCallConnection, { description: 'Tool calls of the org, newest first' })
   async toolCalls(@Args(() => ToolCallsArgs) args: ToolCallsArgs, @Ctx() ctx: RequestContext) {
     return listToolCalls(ctx.em, requireCaller(ctx), args);
+  }
+
+  @Authorized()
+  @Mutation(() => ToolCallType, {
+    description:
+      'Acknowledge a call flagged for review (reviewRequired), with an optional note (at most 2000 characters): it leaves the review queue, and the ledger records tool_call.review_acknowledged with the key and the note. Once only (REVIEW_ALREADY_ACKNOWLEDGED); a call not flagged is REVIEW_NOT_REQUIRED',
+  })
+  async acknowledgeReview(
+    @Arg('toolCallId', () => ID) toolCallId: string,
+    @Arg('note', () => String, { nullable: true }) note: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<ToolCallType> {
+    const call = await acknowledgeReview(ctx.em, requireCaller(ctx), toolCallId, note ?? null, new Date(ctx.services.keys.clock.now()));
+    return toToolCallType(call);
   }
 
   @FieldResolver(() => AgentRunType)

@@ -48,6 +48,15 @@ export class ToolCallType {
   @Field({ description: 'Executed under an observe decision: flagged for review' })
   reviewRequired!: boolean;
 
+  @Field(() => Date, { nullable: true, description: 'When a person acknowledged the review (acknowledgeReview); null: not yet' })
+  reviewAcknowledgedAt!: Date | null;
+
+  @Field(() => String, { nullable: true, description: 'The key that acknowledged the review' })
+  reviewAcknowledgedBy!: string | null;
+
+  @Field(() => String, { nullable: true, description: "The reviewer's note on acknowledging" })
+  reviewNote!: string | null;
+
   @Field(() => String, { nullable: true })
   errorCode!: string | null;
 
@@ -95,6 +104,9 @@ export class ToolCallFilter {
       'Calls a person should look at: observed by policy, let through by shadow mode, or with an outcome nobody could confirm (VENDOR_OUTCOME_UNKNOWN)',
   })
   reviewRequired?: boolean | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'With reviewRequired: true for the acknowledged ones, false for those still to look at' })
+  reviewAcknowledged?: boolean | null;
 }
 
 @ArgsType()
@@ -115,6 +127,9 @@ export const toToolCallType = (c: ToolCall): ToolCallType => ({
   output: c.outputRedacted,
   riskLevel: c.riskLevel,
   reviewRequired: c.reviewRequired,
+  reviewAcknowledgedAt: c.reviewAcknowledgedAt ?? null,
+  reviewAcknowledgedBy: c.reviewAcknowledgedBy ?? null,
+  reviewNote: c.reviewNote ?? null,
   errorCode: c.errorCode,
   errorText: c.errorText,
   vendorStatusCode: c.vendorStatusCode,

@@ -11,6 +11,7 @@ import { AgentRun } from '../runs/agent-run.entity';
 import { Specialist } from '../orgs/specialist.entity';
 import { RunMessage } from '../runs/run-message.entity';
 import { ApiKey } from '../auth/api-key.entity';
+import { HISTORY_EVENT_TYPES } from '../approvals/approval-history';
 
 /**
  * Per-request batch loaders for relations, so a list of N runs with their tool calls,
@@ -29,6 +30,8 @@ export interface Loaders {
   specialistById: DataLoader<string, Specialist | null>;
   messagesByRun: DataLoader<string, RunMessage[]>;
   apiKeyById: DataLoader<string, ApiKey | null>;
+  /** The ledger events an approval's history is drawn from, per tool call (approval-history.ts). */
+  approvalEventsByToolCall: DataLoader<string, LedgerEvent[]>;
 }
 
 export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string | null): Loaders {
@@ -65,6 +68,21 @@ export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string |
     messagesByRun: groupLoader(rows(RunMessage, firstOfEach('run_messages', 'run_id', 'uuid', 'position asc', NESTED_LIST_CAP)), (row) => row.runId),
     specialistById: uniqueLoader(rows(Specialist, 'select * from specialists where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
     apiKeyById: uniqueLoader(rows(ApiKey, 'select * from api_keys where org_id = ? and id = any(?::uuid[])'), (row) => row.id),
+    // Capped like every nested list: a call's views (params_viewed) are one event each.
+    approvalEventsByToolCall: groupLoader(
+      rows(
+        LedgerEvent,
+        firstOfEach(
+          'ledger_events',
+          'resource_id',
+          'text',
+          'sequence asc',
+          NESTED_LIST_CAP,
+          ` and type in (${HISTORY_EVENT_TYPES.map((t) => `'${t}'`).join(', ')})`,
+        ),
+      ),
+      (row) => row.resourceId ?? '',
+    ),
   };
 }
 
@@ -79,11 +97,11 @@ export const NESTED_LIST_CAP = 1000;
  * The first `cap` rows of `table` for each key (parameters: the org, the keys), in order:
  * a lateral index scan per key that stops at the cap, however many rows a key has.
  */
-function firstOfEach(table: string, keyColumn: string, keyType: 'uuid' | 'text', orderBy: string, cap: number): string {
+function firstOfEach(table: string, keyColumn: string, keyType: 'uuid' | 'text', orderBy: string, cap: number, where = ''): string {
   return `with scope as (select ?::uuid as org_id)
     select * from ${table} where org_id = (select org_id from scope) and id in (
       select first.id from unnest(?::${keyType}[]) as k(key)
-      cross join lateral (select id from ${table} where org_id = (select org_id from scope) and ${keyColumn} = k.key order by ${orderBy} limit ${cap}) first)
+      cross join lateral (select id from ${table} where org_id = (select org_id from scope) and ${keyColumn} = k.key${where} order by ${orderBy} limit ${cap}) first)
     order by ${orderBy}`;
 }
 

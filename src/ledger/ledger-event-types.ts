@@ -20,6 +20,7 @@ export const LEDGER_EVENT_TYPES = [
   'tool_call.succeeded',
   'tool_call.failed',
   'tool_call.interrupted',
+  'tool_call.review_acknowledged',
   'approval.params_viewed',
   'credential.created',
   'credential.rotated',

@@ -366,3 +366,70 @@ describe('a refused edit changes nothing', () => {
     expect(invoiceBodies().at(-1)!.Line[0].Amount).toBe(amount);
   });
 });
+
+/**
+ * Edit the visible fields only (issue 30, item 3): the reviewer edits the stored copy, where a
+ * hidden value is a redaction marker. Giving that stored value back unchanged keeps the sealed
+ * one (merged on the server); a marker anywhere else is refused, as it would run as it stands.
+ */
+describe('hidden values left as stored', () => {
+  const hiddenInvoice = (amount: number) => ({ customerId: QBO_DEMO_CUSTOMERS.amys, amount, description: `Paid by card ${CARD}, as agreed` });
+  const STORED_DESCRIPTION = 'Paid by card [REDACTED], as agreed';
+  const waitingHidden = async () => {
+    const runId = await startRun(flow);
+    const call = await requestInvoice(flow, runId, hiddenInvoice(EXPERT_AMOUNT));
+    expect(call.status).toBe('waiting_approval');
+    return { runId, toolCallId: call.toolCallId, approvalId: call.approvalRequestId! };
+  };
+
+  test('only the amount changed: accepted, the vendor receives the new amount and the sealed description; the stored copies stay redacted', async () => {
+    const { runId, toolCallId, approvalId } = await waitingHidden();
+    const { call: requested } = await rowsOf(flow.app, toolCallId);
+    expect(requested.inputRedacted).toEqual({ ...hiddenInvoice(EXPERT_AMOUNT), description: STORED_DESCRIPTION });
+    const edited = { ...(requested.inputRedacted as Record<string, unknown>), amount: 99 };
+
+    const res = await resolveEdited(flow.keys.expert, approvalId, edited);
+    expect(res.body.errors).toBeUndefined();
+    const redacted = { ...hiddenInvoice(99), description: STORED_DESCRIPTION };
+    expect(res.body.data!.resolveApproval).toMatchObject({ status: 'approved', edited: true, editedParams: redacted });
+    const { call, approval } = await rowsOf(flow.app, toolCallId);
+    expect(call.editedInputRedacted).toEqual(redacted);
+    expect(JSON.stringify(approval!.sealedParams)).not.toContain(CARD);
+    const approved = (await ledgerOf(flow.app, runId)).find((e) => e.type === 'tool_call.approved')!;
+    expect(approved.metadata).toMatchObject({ edited: true, editedParams: redacted, editRisk: 'medium' });
+    expect(JSON.stringify(approved.metadata)).not.toContain(CARD);
+
+    const exec = await flow.app.gql(EXECUTE_APPROVED_EDITED, { key: flow.keys.agent, variables: { id: toolCallId } });
+    expect(exec.body.data!.executeApprovedToolCall).toMatchObject({ status: 'succeeded', result: { totalAmount: 99 }, editedParams: redacted });
+    expect(invoiceBodies().at(-1)!.Line[0]).toMatchObject({ Amount: 99, Description: `Paid by card ${CARD}, as agreed` });
+  });
+
+  test('a marker where nothing was hidden, or a hidden value changed in part → APPROVAL_EDIT_REDACTED_VALUE with the path; nothing changed', async () => {
+    const { runId, toolCallId, approvalId } = await waitingHidden();
+    const before = await snapshot(runId, toolCallId);
+    for (const [bad, path] of [
+      [{ ...hiddenInvoice(99), description: STORED_DESCRIPTION, customerId: '[REDACTED]' }, '/customerId'],
+      [{ ...hiddenInvoice(99), description: 'Paid by card [REDACTED], late' }, '/description'],
+      [{ ...hiddenInvoice(99), description: '[REDACTED]' }, '/description'],
+    ] as const) {
+      const res = await resolveEdited(flow.keys.expert, approvalId, bad);
+      expect([path, errorCode(res)]).toEqual([path, 'APPROVAL_EDIT_REDACTED_VALUE']);
+      expect(res.body.errors![0].extensions).toMatchObject({ field: 'editedParams', path });
+      expect(JSON.stringify(res.body.errors)).not.toContain(CARD);
+    }
+    expect(await snapshot(runId, toolCallId)).toEqual(before);
+  });
+
+  test('a call with nothing hidden: a marker anywhere is refused', async () => {
+    const runId = await startRun(flow);
+    const call = await requestInvoice(flow, runId, { customerId: QBO_DEMO_CUSTOMERS.amys, amount: EXPERT_AMOUNT, description: 'Bird seed' });
+    const before = await snapshot(runId, call.toolCallId);
+    const res = await resolveEdited(flow.keys.expert, call.approvalRequestId!, {
+      customerId: QBO_DEMO_CUSTOMERS.amys,
+      amount: 99,
+      description: '[REDACTED]',
+    });
+    expect(errorCode(res)).toBe('APPROVAL_EDIT_REDACTED_VALUE');
+    expect(await snapshot(runId, call.toolCallId)).toEqual(before);
+  });
+});

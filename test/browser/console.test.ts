@@ -92,8 +92,8 @@ describeInBrowser('approval console in chromium', () => {
       await tab.context.close();
       return names;
     };
-    expect(await views(demo.seed.keys.expert)).toEqual(['Approvals', 'Runs', 'Ledger', 'Policy']);
-    expect(await views(demo.seed.keys.admin)).toEqual(['Approvals', 'Runs', 'Ledger', 'Policy']);
+    expect(await views(demo.seed.keys.expert)).toEqual(['Approvals', 'For review', 'Runs', 'Ledger', 'Policy']);
+    expect(await views(demo.seed.keys.admin)).toEqual(['Approvals', 'For review', 'Runs', 'Ledger', 'Policy']);
     expect(await views(demo.seed.keys.client)).toEqual(['Approvals', 'Runs']);
     expect(await views(demo.seed.keys.agent)).toEqual(['Runs']);
   });
@@ -114,7 +114,8 @@ describeInBrowser('approval console in chromium', () => {
     await expect(card.textContent()).resolves.toContain('require_expert_approval');
     await expect(card.textContent()).resolves.toContain('expert keys');
     await card.getByText(/Conversation so far/).click();
-    await expect(card.textContent()).resolves.toContain(INVOICE_REQUEST);
+    // Read when opened, labelled by role.
+    await card.getByRole('list', { name: 'Conversation so far' }).getByText(INVOICE_REQUEST).waitFor();
     if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-inbox.png'), fullPage: true });
 
     // Keyboard: the reason, then Tab to Approve and Enter.
@@ -185,27 +186,34 @@ describeInBrowser('approval console in chromium', () => {
       return { pending: run.pendingApprovalCount, ...run.toolCalls[0] };
     };
 
-    // Keyboard: focus "Edit parameters", Enter opens the editor, pre-filled with the stored params.
+    // Keyboard: focus "Edit parameters", Enter opens the editor: a field per parameter, pre-filled with the stored params.
     const toggle = card.getByRole('button', { name: 'Edit parameters' });
     await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('false');
     await toggle.focus();
     await page.keyboard.press('Enter');
     await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('true');
-    const editor = card.getByLabel('Edited parameters (JSON)');
-    expect(JSON.parse(await editor.inputValue())).toEqual({ customerId: '1', amount: 120.5 });
-    await expect(card.textContent()).resolves.toContain('with secrets redacted');
+    const amount = card.getByLabel('amount', { exact: true });
+    const customer = card.getByLabel('customerId', { exact: true });
+    await expect(amount.inputValue()).resolves.toBe('120.5');
+    await expect(customer.inputValue()).resolves.toBe('1');
+    await expect(card.textContent()).resolves.toContain('hidden values stay as they are');
 
-    // Checked locally: broken JSON is named and nothing is sent.
-    await editor.fill('{"customerId": "1", "amount": ');
+    // Checked locally: an empty number is named and nothing is sent.
+    await amount.fill('');
     await card.getByRole('button', { name: 'Approve with edits' }).click();
-    await expect(card.getByRole('alert').textContent()).resolves.toMatch(/^Not valid JSON: /);
-    await editor.fill('{"customerId": "1", "amount": 99, "description": "[REDACTED]"}');
+    await expect(card.getByRole('alert').textContent()).resolves.toBe('Not a number.');
+    // A redaction marker where nothing is hidden is refused by the server, with its code; nothing changed.
+    await amount.fill('99');
+    await customer.fill('[REDACTED]');
     await card.getByRole('button', { name: 'Approve with edits' }).click();
-    await expect(card.getByRole('alert').textContent()).resolves.toContain('Replace every "[REDACTED]"');
+    const marker = card.getByRole('alert').filter({ hasText: 'APPROVAL_EDIT_REDACTED_VALUE' });
+    await marker.waitFor();
+    await expect(marker.textContent()).resolves.toContain('/customerId holds "[REDACTED]" where nothing is hidden');
     expect(await callOf()).toMatchObject({ pending: 1, status: 'waiting_approval', approvalRequest: { status: 'pending', edited: false } });
+    await customer.fill('1');
 
     // Raised above 1000 the call would need the client: refused with its code and reason, still pending.
-    await editor.fill(JSON.stringify({ customerId: '1', amount: 5000 }, null, 2));
+    await amount.fill('5000');
     await card.getByRole('button', { name: 'Approve with edits' }).click();
     const refusal = card.getByRole('alert').filter({ hasText: 'APPROVAL_EDIT_ESCALATES' });
     await refusal.waitFor();
@@ -222,7 +230,8 @@ describeInBrowser('approval console in chromium', () => {
 
     // Lowered to 99: the same approver at the same risk, accepted; the card leaves the inbox.
     await card.getByLabel('Reason').fill('agreed 99 with the customer');
-    await editor.fill(JSON.stringify({ customerId: '1', amount: 99 }, null, 2));
+    await amount.fill('99');
+    await expect(card.getByLabel('Your edit, before and after').textContent()).resolves.toContain('120.5');
     await card.getByRole('button', { name: 'Approve with edits' }).click();
     await card.waitFor({ state: 'detached' });
 

@@ -183,6 +183,8 @@ export type TimeRange = {
 };
 
 export type ToolCallFilter = {
+  /** With reviewRequired: true for the acknowledged ones, false for those still to look at */
+  reviewAcknowledged?: boolean | null | undefined;
   /** Calls a person should look at: observed by policy, let through by shadow mode, or with an outcome nobody could confirm (VENDOR_OUTCOME_UNKNOWN) */
   reviewRequired?: boolean | null | undefined;
   runId?: string | number | null | undefined;

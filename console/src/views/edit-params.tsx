@@ -1,28 +1,53 @@
 import { useState } from 'preact/hooks';
 import { containsMarker } from '../../../src/redaction/markers';
 import type { ApiError } from '../api';
+import { ParamDiff } from './param-diff';
 
 type Params = Record<string, unknown>;
 
+/** How one top-level parameter is edited: by its type; a hidden (redacted) one is not edited at all. */
+type FieldKind = 'hidden' | 'number' | 'boolean' | 'text' | 'json';
+
+function kindOf(value: unknown): FieldKind {
+  if (typeof value === 'string') return containsMarker(value) ? 'hidden' : 'text';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'boolean';
+  return 'json';
+}
+
+/** What the reviewer typed, per field, as text (a checkbox as "true"/"false"). */
+type Drafts = Record<string, string>;
+
+const draftOf = (value: unknown, kind: FieldKind) =>
+  kind === 'text' ? String(value) : kind === 'json' ? JSON.stringify(value, null, 2) : String(value);
+
 /**
- * The text of the editor, checked before anything is sent: JSON, an object (the tool's
- * params), and no redaction marker left — a "[REDACTED]" string may pass the tool's schema
- * (a description is any string) and would then be sent to the vendor as it stands.
+ * The params from the fields: each typed back to its kind; a hidden value is sent exactly as
+ * stored, which the server reads as "keep the sealed value" (README, "Hidden values stay
+ * sealed"). Problems are named per field, before anything is sent.
  */
-function parseEditedParams(text: string): { params: Params } | { problem: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (e) {
-    return { problem: `Not valid JSON: ${e instanceof Error ? e.message : String(e)}` };
+function paramsOf(initial: Params, drafts: Drafts): { params: Params } | { problems: Record<string, string> } {
+  const params: Params = {};
+  const problems: Record<string, string> = {};
+  for (const [field, stored] of Object.entries(initial)) {
+    const kind = kindOf(stored);
+    const draft = drafts[field];
+    if (kind === 'hidden') params[field] = stored;
+    else if (kind === 'text') params[field] = draft;
+    else if (kind === 'boolean') params[field] = draft === 'true';
+    else if (kind === 'number') {
+      const n = Number(draft);
+      if (draft.trim() === '' || !Number.isFinite(n)) problems[field] = 'Not a number.';
+      else params[field] = n;
+    } else {
+      try {
+        params[field] = JSON.parse(draft);
+      } catch (e) {
+        problems[field] = `Not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { problem: 'The parameters must be one JSON object, like {"amount": 99}.' };
-  }
-  if (containsMarker(JSON.stringify(value))) {
-    return { problem: 'Replace every "[REDACTED]" (or "[TRUNCATED]") with the full value before approving.' };
-  }
-  return { params: value as Params };
+  return Object.keys(problems).length > 0 ? { problems } : { params };
 }
 
 const ESCALATIONS: Record<string, string> = {
@@ -37,6 +62,9 @@ export function explainEditError(error: ApiError): string | null {
     const reason = String(error.extensions.reason ?? '');
     return `${ESCALATIONS[reason] ?? 'The edit needs more than this approval gives.'} The request is still pending.`;
   }
+  if (error.code === 'APPROVAL_EDIT_REDACTED_VALUE') {
+    return `${String(error.extensions.path ?? 'A field')} holds "[REDACTED]" where nothing is hidden: type the full value. The request is still pending.`;
+  }
   if (error.code === 'INVALID_TOOL_INPUT' && Array.isArray(error.extensions.problems)) {
     const problems = error.extensions.problems as { path?: string; problem?: string }[];
     return problems.map((p) => `${p.path ?? '/'}: ${p.problem ?? 'invalid'}`).join('; ');
@@ -45,9 +73,10 @@ export function explainEditError(error: ApiError): string | null {
 }
 
 /**
- * "Edit parameters, then approve": a textarea with the params as stored (redacted), checked
- * locally, then `onApprove` with the parsed object. The server checks the edit again
- * (schema, then policy) and answers its refusals with a code.
+ * "Edit parameters, then approve": one field per top-level parameter (a number, a text, a
+ * checkbox, or JSON for nested values), the hidden ones shown as hidden and left as they are
+ * — the server keeps their sealed values — and the change shown as a diff before approving.
+ * The server checks the edit again (schema, then policy) and answers its refusals with a code.
  */
 export function EditParams({
   id,
@@ -62,44 +91,85 @@ export function EditParams({
   onApprove: (params: Params) => void;
   onCancel: () => void;
 }) {
-  const [text, setText] = useState(() => JSON.stringify(initial ?? {}, null, 2));
-  const [problem, setProblem] = useState<string | null>(null);
+  const stored: Params = initial !== null && typeof initial === 'object' && !Array.isArray(initial) ? (initial as Params) : {};
+  const [drafts, setDrafts] = useState<Drafts>(() =>
+    Object.fromEntries(Object.entries(stored).map(([field, value]) => [field, draftOf(value, kindOf(value))])),
+  );
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const noteId = `${id}-note`;
-  const problemId = `${id}-problem`;
+  const set = (field: string, value: string) => {
+    setDrafts((d) => ({ ...d, [field]: value }));
+    setProblems(({ [field]: _, ...rest }) => rest);
+  };
+  const parsed = paramsOf(stored, drafts);
   const submit = () => {
-    const parsed = parseEditedParams(text);
-    if ('problem' in parsed) setProblem(parsed.problem);
-    else {
-      setProblem(null);
-      onApprove(parsed.params);
-    }
+    if ('problems' in parsed) setProblems(parsed.problems);
+    else onApprove(parsed.params);
   };
   return (
     <div class="edit-params" id={id}>
       <p class="hint" id={noteId}>
-        These are the parameters as stored, with secrets redacted: type the full value wherever you see "[REDACTED]", or the edit is refused. The call
-        will run with exactly these parameters; policy checks them again, and an edit that needs another approver, a higher risk, or would be blocked,
-        is refused.
+        Change the fields to edit; hidden values stay as they are (the server keeps them sealed). The call will run with these parameters; policy
+        checks them again, and an edit that needs another approver, a higher risk, or would be blocked, is refused.
       </p>
-      <label>
-        Edited parameters (JSON)
-        <textarea
-          value={text}
-          rows={Math.min(16, text.split('\n').length + 1)}
-          spellcheck={false}
-          aria-describedby={problem ? `${noteId} ${problemId}` : noteId}
-          aria-invalid={problem ? true : undefined}
-          onInput={(e) => {
-            setText((e.target as HTMLTextAreaElement).value);
-            setProblem(null);
-          }}
-        />
-      </label>
-      {problem && (
-        <p class="error" role="alert" id={problemId}>
-          {problem}
-        </p>
-      )}
+      <fieldset class="edit-fields" aria-describedby={noteId}>
+        <legend>Edited parameters</legend>
+        {Object.entries(stored).map(([field, value]) => {
+          const kind = kindOf(value);
+          const fieldId = `${id}-field-${field}`;
+          const problemId = `${fieldId}-problem`;
+          const invalid = problems[field] ? { 'aria-invalid': true, 'aria-describedby': problemId } : {};
+          return (
+            <div class={`edit-field edit-${kind}`} key={field}>
+              <label for={fieldId}>{field}</label>
+              {kind === 'hidden' ? (
+                <output id={fieldId} class="hidden-value">
+                  hidden — kept as it is ({String(value)})
+                </output>
+              ) : kind === 'boolean' ? (
+                <input
+                  id={fieldId}
+                  type="checkbox"
+                  checked={drafts[field] === 'true'}
+                  onChange={(e) => set(field, String((e.target as HTMLInputElement).checked))}
+                />
+              ) : kind === 'json' ? (
+                <textarea
+                  id={fieldId}
+                  value={drafts[field]}
+                  rows={Math.min(10, drafts[field].split('\n').length + 1)}
+                  spellcheck={false}
+                  {...invalid}
+                  onInput={(e) => set(field, (e.target as HTMLTextAreaElement).value)}
+                />
+              ) : kind === 'number' ? (
+                <input
+                  id={fieldId}
+                  type="number"
+                  step="any"
+                  value={drafts[field]}
+                  {...invalid}
+                  onInput={(e) => set(field, (e.target as HTMLInputElement).value)}
+                />
+              ) : (
+                <input
+                  id={fieldId}
+                  type="text"
+                  value={drafts[field]}
+                  {...invalid}
+                  onInput={(e) => set(field, (e.target as HTMLInputElement).value)}
+                />
+              )}
+              {problems[field] && (
+                <p class="error" role="alert" id={problemId}>
+                  {problems[field]}
+                </p>
+              )}
+            </div>
+          );
+        })}
+      </fieldset>
+      {'params' in parsed && <ParamDiff before={stored} after={parsed.params} label="Your edit, before and after" />}
       <div class="buttons">
         <button type="button" class="approve" disabled={busy} onClick={submit}>
           Approve with edits

@@ -7,14 +7,16 @@ import {
   ConsoleRevealApprovalParamsDocument,
   type ApprovalDecision,
   type ConsoleApprovalEventsSubscription,
-  type ConsoleCallDetailFragment,
 } from '../../../gql/graphql';
 import type { Connection } from '../api';
 import type { Session } from '../main';
-import { Badge, ErrorNote, Json, Section, timeLeft, useNow, when } from '../ui';
+import { Badge, ErrorNote, Json, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
 import { AlsoLooking } from './presence';
 import { HighRiskAlerts } from './high-risk-alerts';
+import { CardConversation } from './conversation';
+import { CardHistory } from './approval-history';
+import { ParamDiff } from './param-diff';
 import { DEFAULT_QUERY, ORDER_LABELS, PAGE_SIZE, matches, merged, queryVariables, urgency, type Item, type QueueQuery } from './queue';
 import { useQueueTools } from './queue-tools';
 
@@ -23,6 +25,8 @@ interface Gone {
   status: string;
   by: string | null;
   reason: string | null;
+  /** Approved there with edits: the params it runs with (redacted). */
+  editedParams: unknown;
 }
 
 const RESOLVED = new Set(['approved', 'rejected', 'expired', 'cancelled']);
@@ -40,7 +44,7 @@ const CONNECTION_TITLES: Record<Connection, string> = {
  * connection comes back, the subscription resumes after the last sequence seen and the list
  * is read again, so an approval created during the drop appears. An item resolved elsewhere
  * stays on screen, with who resolved it and how, until the reviewer dismisses it (their
- * draft is kept); review items (audit roles) follow the same events.
+ * draft is kept). Review items have a view of their own (review-queue.tsx).
  */
 export function Inbox({ session }: { session: Session }) {
   const { api, can } = session;
@@ -53,7 +57,6 @@ export function Inbox({ session }: { session: Session }) {
   const current = useRef(query);
   current.current = query;
   const [gone, setGone] = useState<Map<string, Gone>>(new Map());
-  const [reviews, setReviews] = useState<ConsoleCallDetailFragment[]>([]);
   const [error, setError] = useState<unknown>(null);
   const [loaded, setLoaded] = useState(false);
   const [connection, setConnection] = useState<Connection>('connecting');
@@ -74,9 +77,7 @@ export function Inbox({ session }: { session: Session }) {
     const onEvent = ({ approvalRequests: event }: ConsoleApprovalEventsSubscription) => {
       lastSequence = event.sequence;
       const request = event.approvalRequest;
-      if (event.change === 'review_required') {
-        setReviews((list) => [event.toolCall, ...list.filter((c) => c.id !== event.toolCall.id)]);
-      } else if (request && RESOLVED.has(event.change)) {
+      if (request && RESOLVED.has(event.change)) {
         resolved.add(request.id);
         if (left.current.has(request.id)) return;
         setGone((map) =>
@@ -84,6 +85,7 @@ export function Inbox({ session }: { session: Session }) {
             status: event.change,
             by: request.resolvedByName ?? request.resolvedBy ?? null,
             reason: request.reason ?? null,
+            editedParams: request.edited ? request.editedParams : null,
           }),
         );
       } else if (request && event.change === 'requested' && request.status === 'pending' && !resolved.has(request.id)) {
@@ -105,7 +107,6 @@ export function Inbox({ session }: { session: Session }) {
           setItems((live) => merged(live, pending, query.orderBy));
           setTotal(data.approvalRequests.totalCount);
           setCursor((known) => known ?? (data.approvalRequests.pageInfo.hasNextPage ? (data.approvalRequests.pageInfo.endCursor ?? null) : null));
-          if (data.toolCalls) setReviews(data.toolCalls.edges.map((e) => e.node));
           setLoaded(true);
           setError(null);
         })
@@ -275,28 +276,6 @@ export function Inbox({ session }: { session: Session }) {
           {moreBusy ? 'Loading…' : `Show ${Math.min(PAGE_SIZE, pending - shown)} more`}
         </button>
       )}
-      {can.audit && (
-        <Section title={`For review (${reviews.length})`}>
-          {reviews.length === 0 ? (
-            <p class="empty">No calls are marked for review.</p>
-          ) : (
-            <ul class="cards" aria-label="Calls for review">
-              {reviews.map((call) => (
-                <li key={call.id} class="card">
-                  <h3>
-                    {call.toolName}.{call.action} <Badge kind={call.status}>{call.status}</Badge>
-                  </h3>
-                  <p>
-                    {call.errorCode && <code>{call.errorCode}</code>} Run <a href={`#/runs/${call.runId}`}>{call.runId.slice(0, 8)}</a> · risk{' '}
-                    {call.riskLevel ?? '—'}
-                  </p>
-                  <Json value={call.input} label="Parameters (redacted)" />
-                </li>
-              ))}
-            </ul>
-          )}
-        </Section>
-      )}
     </>
   );
 }
@@ -361,6 +340,7 @@ function ApprovalCard({
             {OUTCOME_WORDS[gone.status] ?? gone.status} elsewhere{gone.by ? ` by ${gone.by}` : ''}
           </strong>
           {gone.reason ? `: “${gone.reason}”` : '.'} Your draft below was not sent.{' '}
+          {gone.editedParams !== null && <ParamDiff before={call.input} after={gone.editedParams} label="Edited there, before and after" />}
           <button type="button" onClick={onDismiss}>
             Dismiss
           </button>
@@ -389,16 +369,8 @@ function ApprovalCard({
       <h3 class="sub">Parameters being approved (redacted as stored)</h3>
       <Json value={call.input} label="Parameters being approved" />
       {mayResolve && <HiddenValues approvalId={item.id} session={session} />}
-      <details>
-        <summary>Conversation so far ({call.run.messages.length})</summary>
-        <ol class="conversation">
-          {call.run.messages.map((m) => (
-            <li key={m.position} class={`msg msg-${m.role}`}>
-              <strong>{m.role}</strong> {m.text || <em>(tool use)</em>}
-            </li>
-          ))}
-        </ol>
-      </details>
+      <CardConversation session={session} runId={item.runId} />
+      <CardHistory session={session} toolCallId={item.toolCallId} />
       {mayResolve ? (
         <div class="resolve">
           <label>

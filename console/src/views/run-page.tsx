@@ -10,6 +10,9 @@ import {
 import type { Session } from '../main';
 import { Badge, ErrorNote, Section, when } from '../ui';
 import { cost } from './runs';
+import { Conversation } from './conversation';
+import { ParamDiff } from './param-diff';
+import { ApprovalHistory } from './approval-history';
 
 type Run = ConsoleRunQuery['run'];
 
@@ -108,13 +111,7 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
       )}
       <div class="columns">
         <Section title="Conversation">
-          <ol class="conversation" aria-label="Conversation" aria-live="polite">
-            {run?.messages.map((m) => (
-              <li key={m.position} class={`msg msg-${m.role}`}>
-                <strong>{m.role}</strong> {m.text || <em>(tool use or result)</em>}
-              </li>
-            ))}
-          </ol>
+          <div aria-live="polite">{run && <Conversation messages={run.messages} calls={calls} label="Conversation" />}</div>
           <h3>Model output (live)</h3>
           <p class="stream" aria-live="polite" data-testid="streamed-text">
             {text || <em>Nothing streamed yet.</em>}
@@ -135,6 +132,7 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
                     · {call.approvalRequest.kind} approval {call.approvalRequest.status}
                   </small>
                 )}
+                {call.approvalRequest && <CallEdit call={call} />}
                 <br />
                 <small>
                   {when(call.createdAt)}
@@ -146,6 +144,34 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
           {calls.length === 0 && <p class="empty">No tool calls yet.</p>}
         </Section>
       </div>
+    </>
+  );
+}
+
+/**
+ * What a reviewer did to a call's approval, on the timeline: an edit as a diff (requested →
+ * ran with) with who edited it and why, and the approval's history from the ledger.
+ */
+function CallEdit({ call }: { call: ConsoleTimelineCallFragment }) {
+  const approval = call.approvalRequest;
+  if (!approval) return null;
+  return (
+    <>
+      {approval.edited && (
+        <div class="call-edit">
+          <p>
+            <strong>Edited before approval</strong> by {approval.resolvedByName ?? 'a reviewer'}
+            {approval.reason ? `: “${approval.reason}”` : ''}
+          </p>
+          <ParamDiff before={call.input} after={call.editedInput} label={`Edited parameters of ${call.toolName}.${call.action}`} />
+        </div>
+      )}
+      {approval.history.length > 0 && (
+        <details>
+          <summary>Approval history ({approval.history.length})</summary>
+          <ApprovalHistory history={approval.history} label={`History of the approval of ${call.toolName}.${call.action}`} />
+        </details>
+      )}
     </>
   );
 }
