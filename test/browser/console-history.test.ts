@@ -89,7 +89,7 @@ describeInBrowser('console: conversation, edits, history and review items', () =
     expect(labels).toContain('Tool call: invoice.send');
     expect(labels.filter((l) => l === 'User')).toHaveLength(1);
     await expect(conversation.textContent()).resolves.toContain(INVOICE_REQUEST);
-    await expect(conversation.getByRole('region', { name: 'Input of invoice.send (redacted)' }).textContent()).resolves.toContain('120.5');
+    await expect(conversation.getByRole('figure', { name: 'Input of invoice.send (redacted)' }).textContent()).resolves.toContain('120.5');
     await expect(card.textContent()).resolves.not.toContain('(tool use)');
     await card.getByText(/^History/).click();
     await card.getByRole('list', { name: 'History of this approval' }).waitFor();

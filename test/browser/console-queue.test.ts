@@ -267,7 +267,8 @@ describeInBrowser('approval queue tools in chromium', () => {
     // e opens the editor of the current item, its field focused.
     await expect(chosen()).resolves.toBe(items[3].approvalId);
     await page.keyboard.press('e');
-    const editor = cardOf(3).getByLabel('Edited parameters (JSON)');
+    // The per-field form: its first field takes the focus.
+    const editor = cardOf(3).getByRole('group', { name: 'Edited parameters' }).locator('input, textarea').first();
     await editor.waitFor();
     await focusOn(editor);
     await page.keyboard.press('a'); // typed into the editor, not an approval
