@@ -318,9 +318,11 @@ describeInBrowser('approval console in chromium', () => {
     const tab = await open();
     await signIn(tab, demo.seed.keys.expert);
     await tab.page.goto(`${origin()}/console#/ledger`);
+    // The unfiltered first page, then the filter: its answer replaces those rows.
+    await tab.page.locator('tbody tr').first().waitFor();
     await tab.page.getByLabel('Type').fill('run.created');
     await tab.page.getByRole('button', { name: 'Apply' }).click();
-    await tab.page.locator('tbody tr').first().waitFor();
+    await tab.page.waitForFunction("[...document.querySelectorAll('tbody tr td:nth-child(2)')].every((cell) => cell.textContent === 'run.created')");
     const types = await tab.page.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(types.length).toBeGreaterThan(0);
     expect(new Set(types)).toEqual(new Set(['run.created']));
