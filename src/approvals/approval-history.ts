@@ -1,3 +1,4 @@
+import { approvalChangeOf } from './approval-state';
 import { Field, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
@@ -62,23 +63,10 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
 const object = (value: unknown): Record<string, unknown> | null =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 
+/** The history's step of a ledger event: the approval feed's change, and the views of its params. */
 function stepOf(event: Pick<LedgerEvent, 'type' | 'metadata'>): HistoryStep | null {
-  switch (event.type) {
-    case 'tool_call.approval_requested':
-      return 'requested';
-    case 'approval.params_viewed':
-      return 'params_viewed';
-    case 'tool_call.approved':
-      return 'approved';
-    case 'tool_call.rejected':
-      return 'rejected';
-    case 'tool_call.expired':
-      return 'expired';
-    case 'tool_call.blocked':
-      return event.metadata.reason === 'run_cancelled' ? 'cancelled' : null;
-    default:
-      return null;
-  }
+  if (event.type === 'approval.params_viewed') return 'params_viewed';
+  return approvalChangeOf(event) as HistoryStep | null;
 }
 
 /** The history entries of one call's ledger events, in sequence order (other events are left out). */

@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller';
 import { ApprovalRequest } from './approval-request.entity';
 import { findRun } from '../runs/run-query.service';
 import { readableRunIds, readableRunsSql } from '../runs/run-visibility';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, paginate, type Connection } from '../graphql/pagination';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, lazy, paginate, type Connection } from '../graphql/pagination';
 import { queryPlain } from '../db/plain-rows';
 import { isUuid } from '../db/ids';
 import { badInput } from '../errors/app-error';
@@ -93,7 +93,7 @@ export async function listApprovalRequests(em: EntityManager, caller: Caller, ar
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null,
     },
-    totalCount: lazyCount(() =>
+    totalCount: lazy(() =>
       em
         .execute<{ n: string }[]>(
           `select count(*) as n from approval_requests a join tool_calls c on c.id = a.tool_call_id where ${filtered.join(' and ')}`,
@@ -156,12 +156,3 @@ function decodeCursor(cursor: string, order: ApprovalOrder): string[] {
 }
 
 const invalidCursor = () => badInput('after is not a cursor this list produced with this orderBy', { field: 'after' });
-
-/** A count that runs only when the client selects totalCount. */
-function lazyCount(start: () => Promise<number>): PromiseLike<number> {
-  let promise: Promise<number> | undefined;
-  return {
-    // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose (awaiting it starts the work)
-    then: (onFulfilled, onRejected) => (promise ??= start()).then(onFulfilled, onRejected),
-  };
-}

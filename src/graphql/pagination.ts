@@ -183,7 +183,7 @@ export function createdWithin(range: TimeRange | null | undefined): Record<strin
 }
 
 /** A promise-like whose work starts only when something awaits it. */
-function lazy<T>(start: () => Promise<T>): PromiseLike<T> {
+export function lazy<T>(start: () => Promise<T>): PromiseLike<T> {
   let promise: Promise<T> | undefined;
   return {
     // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose (awaiting it starts the work)
