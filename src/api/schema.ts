@@ -14,6 +14,7 @@ import { ApprovalPresenceResolver } from '../approvals/approval-presence.resolve
 import { ApprovalHistoryResolver } from '../approvals/approval-history.resolver';
 import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
 import { LedgerResolver } from '../ledger/ledger.resolver';
+import { LedgerEventResolver } from '../ledger/ledger-event.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
 import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
@@ -37,6 +38,7 @@ export const RESOLVERS = [
   ApprovalHistoryResolver,
   PolicyDecisionResolver,
   LedgerResolver,
+  LedgerEventResolver,
   PolicyRuleResolver,
   RunLifecycleResolver,
   GatewayResolver,

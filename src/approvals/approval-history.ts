@@ -2,7 +2,6 @@ import { approvalChangeOf } from './approval-state';
 import { Field, ObjectType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
-import type { ApiKey } from '../auth/api-key.entity';
 import { graphqlEnum } from '../graphql/enums';
 
 /** The ledger events an approval's history is drawn from (its call's `resource_id`). */
@@ -94,6 +93,3 @@ export function toHistory(events: LedgerEvent[]): ApprovalHistoryEntryType[] {
     ];
   });
 }
-
-/** A key as people know it: its name, else its role and prefix. */
-export const keyName = (key: Pick<ApiKey, 'name' | 'role' | 'prefix'>): string => key.name ?? `${key.role} key ${key.prefix}`;

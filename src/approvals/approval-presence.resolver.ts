@@ -1,3 +1,4 @@
+import { keyName } from '../graphql/key-names';
 import { Arg, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
 import type { SubscribeResolverData } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
@@ -49,7 +50,7 @@ export class ApprovalPresenceResolver {
           const readable = readableRunCheck(em, caller);
           if (!approval || (readable && !(await readable(approval.runId)))) throw notFound('Approval request');
           const key = caller.keyId ? await context.loaders.apiKeyById.load(caller.keyId) : null;
-          const name = key ? (key.name ?? `${key.role} key ${key.prefix}`) : caller.role;
+          const name = key ? keyName(key) : caller.role;
           return presenceStream(context.services.realtime.presence, caller.orgId, approval.id, { name, role: caller.role }, () =>
             recheckAccess(context),
           );

@@ -13,7 +13,8 @@ import { revealApprovalParams } from './approval-reveal';
 import { resolveApproval } from './approval.service';
 import { listApprovalRequests } from './approval-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
-import { ApprovalHistoryEntryType, keyName, toHistory } from './approval-history';
+import { ApprovalHistoryEntryType, toHistory } from './approval-history';
+import { nameOfKey } from '../graphql/key-names';
 
 export enum ApprovalDecisionInput {
   APPROVE = 'approve',
@@ -21,7 +22,6 @@ export enum ApprovalDecisionInput {
 }
 registerEnumType(ApprovalDecisionInput, { name: 'ApprovalDecision' });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 @Resolver(() => ApprovalRequestType)
 export class ApprovalResolver {
   @Authorized()
@@ -61,9 +61,7 @@ export class ApprovalResolver {
     description: 'Who resolved it, as people know the key: its name, else its role and prefix (null: expiry, or not resolved yet)',
   })
   async resolvedByName(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<string | null> {
-    if (!approval.resolvedBy || !UUID.test(approval.resolvedBy)) return null;
-    const key = await ctx.loaders.apiKeyById.load(approval.resolvedBy);
-    return key ? keyName(key) : null;
+    return nameOfKey(ctx.loaders, approval.resolvedBy);
   }
 
   @Authorized()

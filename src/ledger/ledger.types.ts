@@ -23,6 +23,9 @@ export class LedgerEventType {
   @Field(() => String, { nullable: true })
   actorRole!: string | null;
 
+  /** The key that acted (read by the actorName field). */
+  actorKeyId!: string | null;
+
   @Field(() => GraphQLJSONObject)
   metadata!: Record<string, unknown>;
 
@@ -66,6 +69,7 @@ export const toLedgerEventType = (e: LedgerEvent): LedgerEventType => ({
   runId: e.runId,
   resourceId: e.resourceId,
   actorRole: e.actorRole,
+  actorKeyId: e.actorKeyId,
   metadata: e.metadata,
   prevHash: e.prevHash,
   hash: e.hash,

@@ -131,7 +131,7 @@ export function Ledger({ session }: { session: Session }) {
                 </td>
                 <td>{event.runId ? <a href={`#/runs/${event.runId}`}>{event.runId.slice(0, 8)}</a> : '—'}</td>
                 <td>{event.resourceId?.slice(0, 8) ?? '—'}</td>
-                <td>{event.actorRole ?? '—'}</td>
+                <td>{event.actorName ?? event.actorRole ?? '—'}</td>
                 <td>{when(event.createdAt)}</td>
                 <td>
                   <code class="meta">{JSON.stringify(event.metadata)}</code>
