@@ -259,4 +259,26 @@ describeInBrowser('console under drops, races and expiry (chromium)', () => {
     await page.getByTestId('queue-summary').getByText('Showing 5 of 5').waitFor();
     expect((await amounts()).sort()).toEqual([1101, 1105, 1109, 1113, 1117]);
   });
+
+  test("an admin's queue holds both kinds: the Kind filter narrows it on the server", async () => {
+    const tab = await open();
+    const { page } = tab;
+    await signIn(tab, demo.seed.keys.admin);
+    await page.locator('ul[aria-label="Pending approvals"][aria-busy=false]').waitFor();
+    const total = Number((await page.locator('h1 .count').textContent())!.replace(/\D/g, ''));
+    expect(total).toBeGreaterThan(0); // the expert approvals of the tests above
+    const kind = page.getByRole('combobox', { name: 'Kind' });
+    await kind.selectOption('client');
+    await page.getByTestId('queue-summary').getByText('Showing 0 of 0').waitFor();
+    await kind.selectOption('expert');
+    await page
+      .getByTestId('queue-summary')
+      .getByText(`Showing ${Math.min(50, total)} of ${total}`)
+      .waitFor();
+    // An expert's queue is its own kind: no Kind filter to choose.
+    const expert = await open();
+    await signIn(expert, demo.seed.keys.expert);
+    await expert.page.locator('ul[aria-label="Pending approvals"][aria-busy=false]').waitFor();
+    await expect(expert.page.getByRole('combobox', { name: 'Kind' }).count()).resolves.toBe(0);
+  });
 });

@@ -99,7 +99,13 @@ export function Inbox({ session }: { session: Session }) {
     // The first page in the reviewer's order and filters (again after a reconnect: merged, never reset).
     const read = () =>
       api
-        .request(ConsoleInboxDocument, { ...variables, ...queryVariables(query), first: PAGE_SIZE, after: null })
+        .request(ConsoleInboxDocument, {
+          ...variables,
+          ...queryVariables(query),
+          kind: can.inboxKind ?? (query.kind || null),
+          first: PAGE_SIZE,
+          after: null,
+        })
         .then((data) => {
           if (closed) return;
           const pending = data.approvalRequests.edges.map((e) => e.node).filter((n) => !resolved.has(n.id));
@@ -137,8 +143,8 @@ export function Inbox({ session }: { session: Session }) {
     try {
       const data = await api.request(ConsoleInboxDocument, {
         audit: can.audit,
-        kind: can.inboxKind,
         ...queryVariables(query),
+        kind: can.inboxKind ?? (query.kind || null),
         first: PAGE_SIZE,
         after: cursor,
       });
@@ -229,6 +235,23 @@ export function Inbox({ session }: { session: Session }) {
             ))}
           </select>
         </label>
+        {can.inboxKind === null && (
+          <label>
+            Kind
+            <select
+              value={draft.kind}
+              onChange={(e) => {
+                const next = { ...draft, kind: (e.target as HTMLSelectElement).value as QueueQuery['kind'] };
+                setDraft(next);
+                setQuery(next);
+              }}
+            >
+              <option value="">Expert and client</option>
+              <option value="expert">Expert</option>
+              <option value="client">Client</option>
+            </select>
+          </label>
+        )}
         <label>
           Tool
           <input value={draft.toolName} onInput={field('toolName')} placeholder="invoice" />

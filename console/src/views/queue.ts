@@ -6,13 +6,15 @@ export type Item = ConsoleApprovalItemFragment & { toolCall: ConsoleCallDetailFr
 /** The reviewer's view of the queue: its order and filters (sent to the server, and applied to live arrivals). */
 export interface QueueQuery {
   orderBy: ApprovalOrder;
+  /** Admins' queue holds both kinds: '' for both, else one. */
+  kind: '' | 'expert' | 'client';
   toolName: string;
   amountMin: string;
   amountMax: string;
   customerId: string;
 }
 
-export const DEFAULT_QUERY: QueueQuery = { orderBy: 'time_left', toolName: '', amountMin: '', amountMax: '', customerId: '' };
+export const DEFAULT_QUERY: QueueQuery = { orderBy: 'time_left', kind: '', toolName: '', amountMin: '', amountMax: '', customerId: '' };
 export const PAGE_SIZE = 50;
 
 export const ORDER_LABELS: Record<ApprovalOrder, string> = {
@@ -39,6 +41,7 @@ export function queryVariables(query: QueueQuery) {
 export function matches(query: QueueQuery, item: Item): boolean {
   const { toolName, amountMin, amountMax, customerId } = queryVariables(query);
   const input = (item.toolCall.input ?? {}) as Record<string, unknown>;
+  if (query.kind && item.kind !== query.kind) return false;
   if (toolName && item.toolCall.toolName !== toolName) return false;
   if (amountMin !== null || amountMax !== null) {
     if (typeof input.amount !== 'number') return false;
