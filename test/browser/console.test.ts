@@ -322,7 +322,9 @@ describeInBrowser('approval console in chromium', () => {
     await tab.page.locator('tbody tr').first().waitFor();
     await tab.page.getByLabel('Type').fill('run.created');
     await tab.page.getByRole('button', { name: 'Apply' }).click();
-    await tab.page.waitForFunction("[...document.querySelectorAll('tbody tr td:nth-child(2)')].every((cell) => cell.textContent === 'run.created')");
+    // Until no row of another type is left (the page's CSP allows no string evaluation).
+    await tab.page.locator('tbody tr td:nth-child(2)').filter({ hasNotText: 'run.created' }).first().waitFor({ state: 'detached' });
+    await tab.page.locator('tbody tr').first().waitFor();
     const types = await tab.page.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(types.length).toBeGreaterThan(0);
     expect(new Set(types)).toEqual(new Set(['run.created']));
