@@ -38,8 +38,8 @@ export function assertRunOwner(run: { ownerKeyId: string | null }, caller: Calle
 export function readableRunIds(em: EntityManager, caller: Caller) {
   const predicate = readableRunsSql(caller, 'r');
   if (!predicate) return null;
+  // MikroORM's documented knex access (SqlEntityManager.getKnex): the ORM's `$in` takes a knex query as a subquery.
   return em
-    .getConnection()
     .getKnex()
     .select('r.id')
     .from('agent_runs as r')
