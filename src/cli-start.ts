@@ -1,7 +1,6 @@
 // `toolgate start`: serve until SIGTERM/SIGINT, then drain within SHUTDOWN_TIMEOUT_MS.
 import net from 'node:net';
-import type { Config } from './config';
-import { describeSettings } from './config-describe';
+import { type Config, describeSettings } from './config';
 import type { Logger } from './logger';
 import { startToolgate } from './main';
 import { describeStart } from './cli-commands';

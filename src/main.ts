@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from './config';
+import { type Config, ConfigError } from './config';
 import type { Logger } from './logger';
 import { initOrm, migrateUp, pendingMigrations } from './db/orm';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
@@ -10,7 +10,6 @@ import { ensureCatalog } from './catalog/catalog.service';
 import { findDemo, seedDemo, type DemoIds, type SeedResult } from './seed/demo-seed';
 import { composeToolgate, type ComposedToolgate, type ShutdownReport } from './compose';
 import { needsOfflineModel } from './llm/model-client';
-import { ConfigError } from './config-env';
 import { assertKeyringOpensCredentials } from './credentials/credential-check';
 
 /** A database connection plus what it took to get one (possibly an embedded cluster). */

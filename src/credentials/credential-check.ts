@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ConfigError } from '../config-env';
+import { ConfigError } from '../config';
 import type { MasterKeyring } from './keyring';
 import { openCredential, type CredentialEnvelope } from './credential-envelope';
 

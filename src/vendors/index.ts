@@ -65,7 +65,11 @@ export function sandboxCredentials(vendors: readonly VendorRegistration[]): Reco
 /** The credentials each sandbox accepts, by integration type; the demo org is seeded with them. */
 export const SANDBOX_CREDENTIALS: Record<string, Record<string, unknown>> = sandboxCredentials(VENDORS);
 
-/** The environment variables that override an endpoint (each `VendorEndpoint.env`); config.ts accepts these. */
+/**
+ * The environment variables that override an endpoint (each `VendorEndpoint.env`). The
+ * configuration declares each in its table (src/config/settings-model.ts, without importing
+ * this folder); test/unit/config-variables.test.ts keeps the two in step.
+ */
 export function endpointVariables(handlers: readonly VendorHandler[]): string[] {
   return [...new Set(handlers.flatMap((h) => Object.values(h.endpoints).map((e) => e.env)))];
 }

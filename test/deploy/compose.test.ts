@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { CONFIG_VARIABLES } from '../../src/config-variables';
+import { SETTING_LIST } from '../../src/config/settings';
 
 /**
  * docker-compose.yml (no Docker engine here to run it) keeps what the README promises: two
@@ -54,7 +54,7 @@ test('PostgreSQL is the major version the suite runs on; Redis carries events an
 });
 
 test('the model key is passed through, and every variable set is one Toolgate reads', () => {
-  const known = new Set(CONFIG_VARIABLES.map((v) => v.name));
+  const known = new Set(SETTING_LIST.map((v) => v.name));
   for (const name of ['migrate', ...replicas.map(([n]) => n)]) {
     const env = services[name].environment ?? {};
     // Compose's own interpolation: the shell's value, or empty.

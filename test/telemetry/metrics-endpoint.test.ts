@@ -1,8 +1,7 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg } from '../support/factories';
 import { scrape } from '../support/metrics-text';
-import { ConfigError, loadConfig } from '../../src/config';
-import { describeConfig } from '../../src/config-describe';
+import { ConfigError, describeConfig, loadConfig } from '../../src/config';
 
 /**
  * Where `/metrics` is served and who may read it: on the API port only with METRICS_TOKEN

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { ConfigError, loadConfig, parseMasterKey } from '../../src/config';
-import { describeConfig, describeSettings } from '../../src/config-describe';
+import { ConfigError, describeConfig, describeSettings, loadConfig, parseMasterKey } from '../../src/config';
 
 /** The ConfigError `fn` throws (fails the test when it throws anything else or nothing). */
 function configError(fn: () => unknown): ConfigError {

@@ -4,8 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { canonicalColumns, ledgerHash, type LedgerRecord } from '../../src/ledger/ledger-hash';
 import { canonicalJson } from '../../src/ledger/canonical-json';
 import { keyIdOf, parseSigningKey, parseVerifyingKey } from '../../src/ledger/signing-key';
-import { loadConfig } from '../../src/config';
-import { describeConfig } from '../../src/config-describe';
+import { describeConfig, loadConfig } from '../../src/config';
 
 /** The worked example of docs/ledger.md: the docs and the code hash the same. */
 const EXAMPLE: LedgerRecord = {

@@ -1,29 +1,29 @@
 // What the configuration looks like in a log line: secrets masked; in development only what differs from the defaults.
-import { loadConfig, type Config } from './config';
-import { keyIdOf } from './ledger/signing-key';
+import { loadConfig } from './load';
+import type { Masking } from './setting';
+import { SETTING_LIST } from './settings';
+import type { Config } from './types';
+
+/** Each masked field once (both master-key variables fill `masterKeys`), from the table's `secret` and `masked`. */
+const MASKS: Masking[] = [...new Map(SETTING_LIST.flatMap((s) => [s.secret, s.masked]).flatMap((m) => (m ? [[m.field, m] as const] : []))).values()];
 
 /** What may be logged about the configuration: secrets masked. */
 export function describeConfig(config: Config): Record<string, unknown> {
-  return {
-    ...config,
-    databaseUrl: config.databaseUrl ? maskUrl(config.databaseUrl) : '(embedded)',
-    model: { ...config.model, apiKey: config.model.apiKey ? '[set]' : '[unset]' },
-    redisUrl: config.redisUrl ? maskUrl(config.redisUrl) : undefined,
-    metrics: { ...config.metrics, token: config.metrics.token ? '[set]' : '[unset]' },
-    tracing: { ...config.tracing, endpoint: config.tracing.endpoint ? maskUrl(config.tracing.endpoint) : undefined },
-    masterKeys: config.masterKeys.length ? config.masterKeys.map((k) => `v${k.version}`) : '[unset]',
-    ledgerSigningKey: config.ledgerSigningKey ? keyIdOf(config.ledgerSigningKey) : '[unset]',
-  };
+  let described: Record<string, unknown> = { ...config };
+  for (const { field, show } of MASKS) {
+    const path = field.split('.');
+    described = withValue(described, path, show(valueAt(config, path)));
+  }
+  return described;
 }
 
-function maskUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '[unparseable]';
-  }
+function valueAt(value: unknown, path: string[]): unknown {
+  return path.reduce((inner, key) => (inner as Record<string, unknown>)[key], value);
+}
+
+/** A copy of `target` with the value at `path` replaced (the objects on the way copied, the config untouched). */
+function withValue(target: Record<string, unknown>, [key, ...rest]: string[], value: unknown): Record<string, unknown> {
+  return { ...target, [key]: rest.length ? withValue(target[key] as Record<string, unknown>, rest, value) : value };
 }
 
 /**

@@ -1,7 +1,7 @@
-// Reading the environment (src/config.ts): each variable parsed once; a bad value is a ConfigError naming it.
+// The parsers of one variable's text (the setting builders of setting.ts wrap them): a bad value is a ConfigError naming it.
 import type { KeyObject } from 'node:crypto';
-import type { MasterKey } from './credentials/keyring';
-import { parseSigningKey } from './ledger/signing-key';
+import type { MasterKey } from '../credentials/keyring';
+import { parseSigningKey } from '../ledger/signing-key';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -21,22 +21,18 @@ export function httpUrl(env: Env, name: string): string | undefined {
   return value.replace(/\/+$/, '');
 }
 
-/** The vendor endpoint overrides that are set, each checked to be an http(s) URL. */
-/** MASTER_ENCRYPTION_KEYS (`v2:<key>,v1:<key>`) wins over MASTER_ENCRYPTION_KEY (version 1). */
-export function parseMasterKeys(env: Env): MasterKey[] {
-  const ring = nonEmpty(env.MASTER_ENCRYPTION_KEYS);
-  if (!ring) {
-    const single = parseMasterKey(env.MASTER_ENCRYPTION_KEY);
-    return single ? [{ version: 1, key: single }] : [];
-  }
+/** A keyring `v2:<key>,v1:<key>` (MASTER_ENCRYPTION_KEYS); undefined when unset. */
+export function masterKeyring(env: Env, name: string): MasterKey[] | undefined {
+  const ring = nonEmpty(env[name]);
+  if (!ring) return undefined;
   const keys = ring.split(',').map((entry) => {
     const match = /^v?(\d{1,6}):(.+)$/.exec(entry.trim());
-    if (!match) throw new ConfigError('MASTER_ENCRYPTION_KEYS must look like v2:<key>,v1:<key>');
+    if (!match) throw new ConfigError(`${name} must look like v2:<key>,v1:<key>`);
     return { version: Number(match[1]), key: parseMasterKey(match[2])! };
   });
   const versions = new Set(keys.map((k) => k.version));
   if (versions.size !== keys.length || keys.some((k) => k.version < 1)) {
-    throw new ConfigError('MASTER_ENCRYPTION_KEYS has a repeated or zero version');
+    throw new ConfigError(`${name} has a repeated or zero version`);
   }
   return keys;
 }
