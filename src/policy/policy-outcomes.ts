@@ -62,7 +62,7 @@ export function reviewRequiredBy(outcome: unknown, shadowOutcome: unknown): bool
 }
 
 /** A verdict as it is enforced and recorded: an unknown outcome becomes `block`, and the reason names it. */
-export interface EnforcedVerdict<V extends { outcome: PolicyOutcome; shadowOutcome: PolicyOutcome | null; reason: string }> {
+interface EnforcedVerdict<V extends { outcome: PolicyOutcome; shadowOutcome: PolicyOutcome | null; reason: string }> {
   verdict: V;
   effect: OutcomeEffect;
 }
