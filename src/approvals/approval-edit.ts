@@ -3,6 +3,7 @@ import { AppError, badInput } from '../errors/app-error';
 import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
 import { evaluatePolicy } from '../policy/policy-evaluator';
 import type { PolicyOutcome } from '../policy/policy-decision-outcome';
+import { effectOf } from '../policy/policy-outcomes';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import { redactInput } from '../redaction/redact';
 import { sealJson } from '../credentials/sealed-json';
@@ -14,7 +15,7 @@ import { isStorable, storable } from '../gateway/call-outcome';
 import { insertSql } from '../db/insert-sql';
 import type { JoinedWrite } from '../ledger/ledger.service';
 import { approvalBindingHash, sealedParamsAad } from './approval-binding';
-import type { ApprovalKind, ApprovalRequest } from './approval-request.entity';
+import type { ApprovalRequest } from './approval-request.entity';
 import type { ApprovalEditWrite } from './approval-state';
 import { holdsMarker, mergeSealedValues } from './sealed-merge';
 import { ToolCall } from '../gateway/tool-call.entity';
@@ -73,12 +74,6 @@ async function withSealedValues(
 }
 
 const rank = (risk: RiskLevel) => RISK_LEVELS.indexOf(risk);
-
-function approverOf(outcome: PolicyOutcome): ApprovalKind | null {
-  if (outcome === 'require_expert_approval') return 'expert';
-  if (outcome === 'require_client_approval') return 'client';
-  return null;
-}
 
 /**
  * Checks an approval's edited params the way the gateway checks a call — the tool's input
@@ -146,11 +141,12 @@ export async function checkApprovalEdit(
     },
     call.policy_shadow_mode,
   );
-  const needs = approverOf(verdict.outcome);
+  // From the outcomes' table: an outcome it does not know blocks (and so refuses the edit).
+  const effect = effectOf(verdict.outcome);
   const refusal: keyof typeof EDIT_REFUSALS | null =
-    verdict.outcome === 'block'
+    effect.callStatus === 'blocked'
       ? 'blocked'
-      : needs !== null && needs !== approval.kind
+      : effect.approver !== null && effect.approver !== approval.kind
         ? 'other_approver'
         : rank(verdict.risk) > rank(call.decision_risk)
           ? 'higher_risk'

@@ -1,7 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode } from '@mikro-orm/core';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
-import { ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
+import type { MetadataStorage } from '@mikro-orm/core';
+import { ApprovalRequest, type ApprovalKind, type ApprovalStatus } from './approval-request.entity';
+import type { SqlRunner } from '../db/raw-transaction';
+import { insertSql } from '../db/insert-sql';
+import type { JoinedWrite } from '../ledger/ledger.service';
 import { sqlList } from '../db/sql-list';
 import type { SealedJson } from '../credentials/sealed-json';
 
@@ -11,7 +15,7 @@ import type { SealedJson } from '../credentials/sealed-json';
  * with the event of the tool call it decides (tool_call.approved / rejected / expired /
  * blocked run_cancelled), appended by the caller in the same transaction.
  *
- *   (new) → pending
+ *   (new) → pending                  openApproval (its INSERT travels with the call's batch)
  *   pending → approved | rejected    resolveApprovalRow (only before it expires; approve may carry an edit)
  *   pending → expired                expireApprovalRow
  *   pending → cancelled              cancelRunApprovals (its run was cancelled)
@@ -32,6 +36,33 @@ export interface ApprovalEditWrite {
   bindingHash: string;
   sealedParams: SealedJson;
   editedParamsRedacted: unknown;
+}
+
+/** What a new approval is opened with: the call it decides, who approves, and its params sealed and bound. */
+export interface NewApproval {
+  orgId: string;
+  runId: string;
+  toolCallId: string;
+  kind: ApprovalKind;
+  bindingHash: string;
+  sealedParams: SealedJson;
+  requestedBy: string | null;
+  expiresAt: Date;
+}
+
+/**
+ * (new) → pending. The row is built here and returned with its INSERT, which the caller
+ * sends in the one statement that appends the call's ledger events (the gateway's hot path
+ * costs no round trip more for it).
+ */
+export function openApproval(metadata: MetadataStorage, fields: NewApproval): { approval: ApprovalRequest; insert: JoinedWrite } {
+  const approval = Object.assign(new ApprovalRequest(), fields);
+  return { approval, insert: insertSql(metadata, 'ApprovalRequest', approval) };
+}
+
+/** The approved params have served their one use (the call ran, or was refused or blocked): only the redacted copy stays. */
+export async function dropSealedParams(tx: SqlRunner, approvalId: string): Promise<void> {
+  await tx.execute('update approval_requests set sealed_params = null where id = ?', [approvalId]);
 }
 
 /** pending → approved | rejected, by one of any number of concurrent resolutions (an approval may carry an edit). */

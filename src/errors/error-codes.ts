@@ -66,6 +66,7 @@ export const ERROR_CODES = [
   'FEATURE_DISABLED',
   'NOT_IN_MANIFEST',
   'POLICY_BLOCKED',
+  'POLICY_OUTCOME_UNKNOWN',
   'EXPERT_REJECTED',
   'CLIENT_REJECTED',
   'APPROVAL_EXPIRED',
@@ -180,6 +181,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
     modelMessage: 'The requested tool is not available in this conversation context',
   },
   POLICY_BLOCKED: { httpStatus: 403, modelMessage: 'Tool execution was blocked by policy' },
+  // The policy decided something this server does not know (src/policy/policy-outcomes.ts): it fails closed.
+  POLICY_OUTCOME_UNKNOWN: { httpStatus: 403, modelMessage: 'Tool execution was blocked by policy' },
   EXPERT_REJECTED: { httpStatus: 403, modelMessage: 'Tool execution was rejected by an expert' },
   CLIENT_REJECTED: { httpStatus: 403, modelMessage: 'Tool execution was rejected by the client' },
   APPROVAL_EXPIRED: { httpStatus: 403, modelMessage: 'Tool execution approval expired before a decision' },

@@ -1,4 +1,5 @@
 import { Arg, Ctx, Field, ID, ObjectType, Resolver, Root, Subscription } from 'type-graphql';
+import { reviewRequiredBy } from '../policy/policy-outcomes';
 import { toolCallStatusOf } from '../gateway/tool-call-state';
 import { approvalChangeOf } from '../approvals/approval-state';
 import { GraphQLJSONObject } from 'graphql-scalars';
@@ -230,8 +231,7 @@ function needsReview(event: LedgerEvent): boolean {
   if (event.type === 'tool_call.failed') return event.metadata.errorCode === 'VENDOR_OUTCOME_UNKNOWN';
   // Flagged when requested (tool-call-recorder.ts): observed by policy, or let through by shadow mode.
   if (event.type !== 'tool_call.requested') return false;
-  const shadow = event.metadata.shadowDecision;
-  return event.metadata.decision === 'observe' || (typeof shadow === 'string' && shadow !== 'allow');
+  return reviewRequiredBy(event.metadata.decision, event.metadata.shadowDecision);
 }
 
 const REVIEW_CHANGES = new Set(['review_required', 'review_acknowledged']);

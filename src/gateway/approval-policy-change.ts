@@ -2,6 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RiskLevel } from '../catalog/risk';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { type CompiledRule, evaluatePolicy } from '../policy/policy-evaluator';
+import { effectOf } from '../policy/policy-outcomes';
+import { dropSealedParams } from '../approvals/approval-state';
 import { blockApprovedCall, type CallRef } from './tool-call-state';
 
 /** An approved call whose org's policy changed since it was decided, with what it runs with. */
@@ -38,8 +40,10 @@ export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly Com
     },
     approved.shadowMode,
   );
-  if (verdict.outcome !== 'block') return false;
-  const event = await blockApprovedCall(tx, call.id, {
+  // An outcome this server does not know blocks too (policy-outcomes.ts: it fails closed).
+  const { blockCode } = effectOf(verdict.outcome);
+  if (!blockCode) return false;
+  const event = await blockApprovedCall(tx, call.id, blockCode, {
     approvalRequestId: approved.approvalRequestId,
     matchedRuleId: verdict.matchedRuleId,
     policyVersion: approved.policyVersion,
@@ -47,6 +51,6 @@ export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly Com
   });
   if (!event) return false;
   await appendLedgerEvents(tx, [event]);
-  await tx.execute('update approval_requests set sealed_params = null where id = ?', [approved.approvalRequestId]);
+  await dropSealedParams(tx, approved.approvalRequestId);
   return true;
 }

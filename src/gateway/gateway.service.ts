@@ -6,6 +6,7 @@ import { isUuid } from '../db/ids';
 import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '../runs/agent-run.entity';
 import { evaluatePolicy, type PolicyVerdict } from '../policy/policy-evaluator';
+import { outcomeRequiring } from '../policy/policy-outcomes';
 import { redactInput } from '../redaction/redact';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import type { ExecutionOutcome, ToolExecutor } from '../executor/executor.types';
@@ -251,7 +252,7 @@ export class ToolGateway {
       started,
       withOutcome,
     );
-    return this.counted(toolKey(claimed.call.toolName, claimed.call.action), `require_${claimed.approval.kind}_approval`, outcome);
+    return this.counted(toolKey(claimed.call.toolName, claimed.call.action), outcomeRequiring(claimed.approval.kind), outcome);
   }
 
   /**

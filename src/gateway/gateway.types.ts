@@ -54,6 +54,7 @@ export const BLOCK_REASONS = {
   TOOL_INPUT_TRUNCATED: 'tool_input_truncated',
   IDEMPOTENCY_KEY_REUSED: 'idempotency_key_reused',
   POLICY_BLOCKED: 'policy_blocked',
+  POLICY_OUTCOME_UNKNOWN: 'policy_outcome_unknown',
   EXPERT_REJECTED: 'expert_rejected',
   CLIENT_REJECTED: 'client_rejected',
   APPROVAL_EXPIRED: 'approval_expired',

@@ -2,7 +2,8 @@ import type { MetadataStorage } from '@mikro-orm/core';
 import type { SqlTransaction } from '../db/raw-transaction';
 import { ToolCall } from './tool-call.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
-import { ApprovalRequest } from '../approvals/approval-request.entity';
+import type { ApprovalRequest } from '../approvals/approval-request.entity';
+import { dropSealedParams, openApproval } from '../approvals/approval-state';
 import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
 import { sealJson } from '../credentials/sealed-json';
 import type { MasterKeyring } from '../credentials/keyring';
@@ -11,11 +12,12 @@ import { redactOutput } from '../redaction/redact';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { PolicyVerdict } from '../policy/policy-evaluator';
 import type { PolicyOutcome } from '../policy/policy-decision-outcome';
+import { enforced, reviewRequiredBy } from '../policy/policy-outcomes';
 import type { ExecutionOutcome } from '../executor/executor.types';
 import type { RegisteredTool } from './tool-registry';
 import type { RunStatus } from '../runs/agent-run.entity';
-import { awaitApproval } from '../runs/run-state';
-import { callEvent, failureSettlement, initialCallStatus, settleCall } from './tool-call-state';
+import { addToolCost, awaitApproval } from '../runs/run-state';
+import { callEvent, failureSettlement, initialCallStatus, sealRunningInput, settleCall } from './tool-call-state';
 import { BLOCK_REASONS, type ToolCallRequest } from './gateway.types';
 import { toolKey } from '../catalog/tool-key';
 import { insertSql } from '../db/insert-sql';
@@ -104,7 +106,9 @@ export async function recordDecidedCall(
     nodeId: string;
   },
 ): Promise<DecidedCall> {
-  const { run, request, verdict, tool } = input;
+  const { run, request, tool } = input;
+  // An outcome the table does not know is recorded as the block it is enforced as.
+  const { verdict, effect } = enforced(input.verdict);
   const decision = detached(PolicyDecision, {
     orgId: run.orgId,
     runId: run.id,
@@ -119,22 +123,16 @@ export async function recordDecidedCall(
     callerKeyId: request.caller.keyId,
     reason: verdict.reason,
   });
-  const approvalKind = verdict.outcome === 'require_expert_approval' ? 'expert' : verdict.outcome === 'require_client_approval' ? 'client' : null;
-  const status = initialCallStatus(verdict.outcome);
   const call = newCall(input, {
-    status,
+    status: initialCallStatus(effect),
     policyDecisionId: decision.id,
     riskLevel: verdict.risk,
-    // `observe` runs but asks for review; so does anything shadow mode let through.
-    reviewRequired: verdict.outcome === 'observe' || (verdict.shadowOutcome !== null && verdict.shadowOutcome !== 'allow'),
-    ...(verdict.outcome === 'block' ? { errorCode: 'POLICY_BLOCKED', errorText: ERROR_CATALOG.POLICY_BLOCKED.modelMessage } : {}),
+    reviewRequired: reviewRequiredBy(verdict.outcome, verdict.shadowOutcome),
+    ...(effect.blockCode ? { errorCode: effect.blockCode, errorText: ERROR_CATALOG[effect.blockCode].modelMessage } : {}),
   });
-
-  if (status === 'running') {
-    // Sealed while it runs, so that reconciliation can repeat it or ask the vendor about it.
-    call.nodeId = input.nodeId;
-    call.sealedInput = sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params);
-  }
+  const sealed = () => sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params);
+  // Sealed while it runs, so that reconciliation can repeat it or ask the vendor about it.
+  if (call.status === 'running') sealRunningInput(call, input.nodeId, sealed());
   const events: LedgerEntry[] = [
     requestEvent(call, input, 'tool_call.requested', {
       decision: verdict.outcome,
@@ -144,21 +142,22 @@ export async function recordDecidedCall(
       policyVersion: input.policyVersion,
     }),
   ];
-  let approval: ApprovalRequest | null = null;
-  if (verdict.outcome === 'block') {
+  const rows = [insertSql(input.metadata, 'PolicyDecision', decision), insertSql(input.metadata, 'ToolCall', call)];
+  let approvalRequestId: string | null = null;
+  if (effect.blockCode) {
     events.push(
       requestEvent(call, input, 'tool_call.blocked', {
-        reason: BLOCK_REASONS.POLICY_BLOCKED,
-        errorCode: 'POLICY_BLOCKED',
+        reason: BLOCK_REASONS[effect.blockCode],
+        errorCode: effect.blockCode,
         matchedRuleId: verdict.matchedRuleId,
       }),
     );
-  } else if (approvalKind) {
-    approval = detached(ApprovalRequest, {
+  } else if (effect.approver) {
+    const opened = openApproval(input.metadata, {
       orgId: run.orgId,
       runId: run.id,
       toolCallId: call.id,
-      kind: approvalKind,
+      kind: effect.approver,
       bindingHash: approvalBindingHash({
         orgId: run.orgId,
         runId: run.id,
@@ -167,26 +166,24 @@ export async function recordDecidedCall(
         params: input.params,
         policyVersion: input.policyVersion,
       }),
-      sealedParams: sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params),
+      sealedParams: sealed(),
       requestedBy: request.caller.keyId,
       expiresAt: new Date(Date.now() + input.approvalTtlMs),
     });
+    approvalRequestId = opened.approval.id;
+    rows.push(opened.insert);
     events.push(
       requestEvent(call, input, 'tool_call.approval_requested', {
-        approvalRequestId: approval.id,
-        kind: approvalKind,
-        expiresAt: approval.expiresAt.toISOString(),
+        approvalRequestId,
+        kind: effect.approver,
+        expiresAt: opened.approval.expiresAt.toISOString(),
       }),
     );
-  }
-  const rows = [insertSql(input.metadata, 'PolicyDecision', decision), insertSql(input.metadata, 'ToolCall', call)];
-  if (approval) {
-    rows.push(insertSql(input.metadata, 'ApprovalRequest', approval));
     // The run's row is locked here, before the ledger's append point, as on every path.
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
   await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input) });
-  return { call, tool, approvalRequestId: approval?.id ?? null, decision: verdict.outcome };
+  return { call, tool, approvalRequestId, decision: verdict.outcome };
 }
 
 /**
@@ -238,13 +235,9 @@ export async function recordOutcome(
 
 /** What follows any settlement: the run's tool cost, and the approved params' one use is over. */
 export async function afterSettled(tx: SqlTransaction, call: ToolCall, approvalRequestId: string | null): Promise<void> {
-  if (call.costCents > 0) {
-    await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [call.costCents, call.runId]);
-  }
-  if (approvalRequestId) {
-    // The approved params have served their one use; keep only the redacted copy.
-    await tx.execute('update approval_requests set sealed_params = null where id = ?', [approvalRequestId]);
-  }
+  if (call.costCents > 0) await addToolCost(tx, call.runId, call.costCents);
+  // The approved params have served their one use; keep only the redacted copy.
+  if (approvalRequestId) await dropSealedParams(tx, approvalRequestId);
 }
 
 /** An approved call whose params no longer open or match the approval: failed, with its code. */
@@ -265,5 +258,5 @@ export async function recordRefusedApproval(
       'The approved call could not be resumed as approved',
     ),
   );
-  await tx.execute('update approval_requests set sealed_params = null where id = ?', [approval.id]);
+  await dropSealedParams(tx, approval.id);
 }

@@ -4,9 +4,10 @@ import type { LedgerEvent } from '../ledger/ledger-event.entity';
 import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { SealedJson } from '../credentials/sealed-json';
-import type { PolicyOutcome } from '../policy/policy-decision-outcome';
+import { effectOf, type OutcomeEffect } from '../policy/policy-outcomes';
 import { ToolCall, type ToolCallStatus } from './tool-call.entity';
 import { toolKey } from '../catalog/tool-key';
+import { BLOCK_REASONS } from './gateway.types';
 import { sqlList } from '../db/sql-list';
 
 /**
@@ -71,11 +72,15 @@ export function callEvent(call: CallRef, type: LedgerEntry['type'], metadata: Re
   };
 }
 
-/** Where a new call enters the machine, from the policy's decision. */
-export function initialCallStatus(outcome: PolicyOutcome | 'refused'): ToolCallStatus {
-  if (outcome === 'refused' || outcome === 'block') return 'blocked';
-  if (outcome === 'require_expert_approval' || outcome === 'require_client_approval') return 'waiting_approval';
-  return 'running';
+/** Where a new call enters the machine: the effect of the policy's outcome (policy-outcomes.ts), or blocked when refused before policy. */
+export function initialCallStatus(decided: OutcomeEffect | 'refused'): ToolCallStatus {
+  return decided === 'refused' ? 'blocked' : decided.callStatus;
+}
+
+/** A new call that runs at once: owned by `nodeId`, its input sealed so that reconciliation can repeat it or ask the vendor about it. */
+export function sealRunningInput(call: ToolCall, nodeId: string, sealedInput: SealedJson): void {
+  call.nodeId = nodeId;
+  call.sealedInput = sealedInput;
 }
 
 /**
@@ -127,11 +132,17 @@ export async function cancelRunCalls(tx: EntityManager, runId: string, actor: Ac
 
 /**
  * approved → blocked: the policy changed after the call was decided and now blocks it
- * (POLICY_BLOCKED), so approving it does not run it. The event names the rule.
+ * (POLICY_BLOCKED, or POLICY_OUTCOME_UNKNOWN when it decided what this server does not
+ * know), so approving it does not run it. The event names the rule.
  */
-export async function blockApprovedCall(tx: EntityManager, callId: string, metadata: Record<string, unknown>): Promise<LedgerEntry | null> {
-  const row = await block(tx, callId, T.policyBlock.from, 'POLICY_BLOCKED');
-  return row ? callEvent(refOf(row), 'tool_call.blocked', { ...metadata, reason: 'policy_blocked', errorCode: 'POLICY_BLOCKED' }) : null;
+export async function blockApprovedCall(
+  tx: EntityManager,
+  callId: string,
+  code: 'POLICY_BLOCKED' | 'POLICY_OUTCOME_UNKNOWN',
+  metadata: Record<string, unknown>,
+): Promise<LedgerEntry | null> {
+  const row = await block(tx, callId, T.policyBlock.from, code);
+  return row ? callEvent(refOf(row), 'tool_call.blocked', { ...metadata, reason: BLOCK_REASONS[code], errorCode: code }) : null;
 }
 
 async function block(tx: EntityManager, callId: string, from: readonly ToolCallStatus[], code: ErrorCode): Promise<CallRow | null> {
@@ -274,7 +285,7 @@ export async function takeOverCall(
 export function toolCallStatusOf(event: Pick<LedgerEvent, 'type' | 'metadata'>): ToolCallStatus | null {
   switch (event.type) {
     case 'tool_call.requested':
-      return event.metadata.decision === 'allow' || event.metadata.decision === 'observe' ? 'running' : null;
+      return effectOf(event.metadata.decision).callStatus === 'running' ? 'running' : null;
     case 'tool_call.blocked':
     case 'tool_call.rejected':
     case 'tool_call.expired':

@@ -4,18 +4,11 @@ import type { AgentRuntime, KnownRun } from './agent-runtime';
 import { traceRunStep } from '../telemetry/trace-runs';
 import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
 import type { HeldJobs } from '../jobs/held-jobs';
+import type { EnqueuedStep, StepClaims } from './run-jobs';
 
 /** Waits between attempts to complete or fail a step's job (doubled up to the cap): until the database answers again. */
 const SETTLE_RETRY_MS = 250;
 const SETTLE_RETRY_MAX_MS = 2000;
-
-/** A run step's job as graphile-worker's add_job returned it. */
-export interface EnqueuedStep {
-  jobId: string;
-  queueId: number;
-  runId: string;
-  payload: { trace?: unknown; cause?: unknown };
-}
 
 interface Claimed extends EnqueuedStep {
   /** The lock owner it was claimed with. */
@@ -208,7 +201,7 @@ export async function withLocalSteps<T>(
  * once the transaction has committed `start` runs them, and `abandon` frees the slots of a
  * transaction that did not commit.
  */
-export class StepBatch {
+export class StepBatch implements StepClaims {
   private readonly claimed: Claimed[] = [];
   private settled = false;
 

@@ -6,6 +6,7 @@ import { mayUse } from '../auth/access';
 import { isUuid } from '../db/ids';
 import { badInput, notFound } from '../errors/app-error';
 import { appendLedgerEvent } from '../ledger/ledger.service';
+import { setRunOwner } from './run-state';
 
 /**
  * An admin hands a run to another key of the org, which then owns it: it drives the run
@@ -32,7 +33,7 @@ export async function handOverRun(em: EntityManager, caller: Caller, runId: stri
     await tx.refresh(run);
     if (run.ownerKeyId === key.id) return run;
     const from = run.ownerKeyId;
-    await tx.execute('update agent_runs set owner_key_id = ?, updated_at = now() where id = ?', [key.id, run.id]);
+    await setRunOwner(tx, run.id, key.id);
     await appendLedgerEvent(tx, {
       orgId: caller.orgId,
       type: 'run.handed_over',

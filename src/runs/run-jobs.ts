@@ -1,8 +1,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { jobTraceFields } from '../telemetry/trace-runs';
-import type { StepBatch } from './local-steps';
 
 export const RUN_AGENT_TASK = 'run_agent';
+
+/** A run step's job as graphile-worker's add_job returned it. */
+export interface EnqueuedStep {
+  jobId: string;
+  queueId: number;
+  runId: string;
+  payload: { trace?: unknown; cause?: unknown };
+}
+
+/**
+ * What a committing transaction offers the steps it enqueues: a claim that may start one
+ * on this node after the commit (src/runs/local-steps.ts implements it). Declared here, so
+ * that the run's state owner enqueues steps without knowing the step runner.
+ */
+export interface StepClaims {
+  claim(tx: EntityManager, step: EnqueuedStep): Promise<void>;
+}
 
 /**
  * Enqueues a step of a run's loop inside the caller's transaction, so the job exists
@@ -11,7 +27,7 @@ export const RUN_AGENT_TASK = 'run_agent';
  * With `local`, the committing node claims the step to start it itself after the commit
  * (src/runs/local-steps.ts); the job stays the fallback.
  */
-export async function enqueueRunStep(em: EntityManager, runId: string, local?: StepBatch | null): Promise<void> {
+export async function enqueueRunStep(em: EntityManager, runId: string, local?: StepClaims | null): Promise<void> {
   // Traced, the payload also carries the run's trace context (src/telemetry/trace-runs.ts).
   const traced = jobTraceFields();
   const [job] = await em.execute<{ id: string | null; job_queue_id: number | null; payload: Record<string, unknown> | null }[]>(

@@ -3,13 +3,14 @@ import type { SqlTransaction } from '../db/raw-transaction';
 import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import type { LedgerEventType } from '../ledger/ledger-event-types';
 import type { ErrorCode } from '../errors/error-codes';
-import { enqueueRunStep } from './run-jobs';
-import type { StepBatch } from './local-steps';
+import { enqueueRunStep, type StepClaims } from './run-jobs';
+import type { SqlRunner } from '../db/raw-transaction';
 import type { RunDriver, RunStatus } from './agent-run.entity';
 import { sqlList } from '../db/sql-list';
 
 /**
- * The AgentRun state machine and its only writer. Each transition is one conditional
+ * The AgentRun state machine and the only writer of a run's row (its status, and the
+ * counters and owner beside it: cost, tokens, owner key). Each transition is one conditional
  * UPDATE from the statuses it may leave plus its ledger event, in the caller's
  * transaction; a run found elsewhere is left alone and the transition says so (false).
  *
@@ -97,7 +98,7 @@ export async function cancelRun(tx: EntityManager, run: RunRef, actor: Actor, be
 }
 
 /** completed | failed → queued: a posted message starts a new turn (its job is enqueued here; `local` may start it on this node). */
-export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, position: number, local?: StepBatch | null): Promise<boolean> {
+export async function requeueRun(tx: EntityManager, run: RunRef, actor: Actor, position: number, local?: StepClaims | null): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
     `update agent_runs set status = '${RUN_TRANSITIONS.requeue.to}', error_code = null, error_message = null, completed_at = null, updated_at = now()
       where id = ? and status in (${sqlList(RUN_TRANSITIONS.requeue.from)}) returning id`,
@@ -128,7 +129,7 @@ export async function awaitApproval(tx: SqlTransaction, run: RunRef, actor: Acto
  * (run.resumed) and, for Toolgate's own runtime, enqueues its next step on any node (`local`
  * may start it on this one).
  */
-export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor, local?: StepBatch | null): Promise<LedgerEntry[]> {
+export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor, local?: StepClaims | null): Promise<LedgerEntry[]> {
   const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for no key update', [run.id]);
   const [row] = await tx.execute<{ status: string; driver: string }[]>(
     `update agent_runs
@@ -143,4 +144,44 @@ export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Act
     return [runEvent(run, 'run.resumed', actor)];
   }
   return [];
+}
+
+/** A settled call's vendor cost, added to its run's (after the call's row, before the ledger, as every path locks). */
+export async function addToolCost(tx: SqlRunner, runId: string, costCents: number): Promise<void> {
+  await tx.execute('update agent_runs set tool_cost_cents = tool_cost_cents + ?, updated_at = now() where id = ?', [costCents, runId]);
+}
+
+/** What one model turn used, as the Messages API counts it. */
+export interface ModelUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}
+
+/** A stored model turn's tokens and cost, added to its run's. */
+export async function addModelUsage(tx: SqlRunner, runId: string, usage: ModelUsage, costMicros: number): Promise<void> {
+  await tx.execute(
+    `update agent_runs set input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+            cache_creation_input_tokens = cache_creation_input_tokens + ?, cache_read_input_tokens = cache_read_input_tokens + ?,
+            llm_cost_micros = llm_cost_micros + ?, updated_at = now() where id = ?`,
+    [usage.input_tokens, usage.output_tokens, usage.cache_creation_input_tokens, usage.cache_read_input_tokens, costMicros, runId],
+  );
+}
+
+/** The run's row locked for this transaction; true while it is running (it may still take model output). */
+export async function lockRunning(tx: SqlRunner, runId: string): Promise<boolean> {
+  const [row] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for no key update', [runId]);
+  return row?.status === 'running';
+}
+
+/** Whether the run is running now (a step stops once it is not). */
+export async function isRunning(em: SqlRunner, runId: string): Promise<boolean> {
+  const [row] = await em.execute<{ status: string }[]>('select status from agent_runs where id = ?', [runId]);
+  return row?.status === 'running';
+}
+
+/** The run's owner key changes (an admin's handover; its row is locked by the caller). */
+export async function setRunOwner(tx: SqlRunner, runId: string, ownerKeyId: string): Promise<void> {
+  await tx.execute('update agent_runs set owner_key_id = ?, updated_at = now() where id = ?', [ownerKeyId, runId]);
 }
