@@ -4,6 +4,7 @@ import { isUuid } from '../db/ids';
 import { AppError, notFound } from '../errors/app-error';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { ToolCall } from './tool-call.entity';
+import { acknowledgeCallReview } from './tool-call-state';
 
 export const REVIEW_NOTE_MAX = 2000;
 
@@ -24,12 +25,7 @@ export async function acknowledgeReview(em: EntityManager, caller: Caller, toolC
     const call = isUuid(toolCallId) ? await tx.findOne(ToolCall, { id: toolCallId, orgId: caller.orgId }) : null;
     if (!call) throw notFound('Tool call');
     if (!call.reviewRequired) throw new AppError('REVIEW_NOT_REQUIRED', 'The tool call is not marked for review; nothing changed');
-    const won = await tx.execute<{ id: string }[]>(
-      `update tool_calls set review_acknowledged_at = ?, review_acknowledged_by = ?, review_note = ?
-        where id = ? and org_id = ? and review_required and review_acknowledged_at is null returning id`,
-      [now, caller.keyId, text, call.id, caller.orgId],
-    );
-    if (won.length === 0) {
+    if (!(await acknowledgeCallReview(tx, call.id, caller.orgId, { keyId: caller.keyId, note: text, at: now }))) {
       throw new AppError('REVIEW_ALREADY_ACKNOWLEDGED', 'The review of this tool call is already acknowledged; nothing changed');
     }
     await appendLedgerEvent(tx, {

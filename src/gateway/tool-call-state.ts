@@ -302,3 +302,21 @@ export function toolCallStatusOf(event: Pick<LedgerEvent, 'type' | 'metadata'>):
       return null;
   }
 }
+
+/**
+ * A reviewer's acknowledgement of a call flagged for review (not a status change): once
+ * only, so of concurrent acknowledgements one wins (true) and the others find it taken.
+ */
+export async function acknowledgeCallReview(
+  tx: SqlTransaction,
+  callId: string,
+  orgId: string,
+  by: { keyId: string | null; note: string | null; at: Date },
+): Promise<boolean> {
+  const won = await tx.execute<{ id: string }[]>(
+    `update tool_calls set review_acknowledged_at = ?, review_acknowledged_by = ?, review_note = ?
+      where id = ? and org_id = ? and review_required and review_acknowledged_at is null returning id`,
+    [by.at, by.keyId, by.note, callId, orgId],
+  );
+  return won.length > 0;
+}

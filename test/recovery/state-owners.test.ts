@@ -62,6 +62,7 @@ const OWNED_WRITES: WriteRule[] = [
     owners: new Set([CALL_STATE, APPROVAL_STATE]),
   },
   { rule: 'SQL update of a run row', pattern: /update\s+"?agent_runs"?\s+(\w+\s+)?set\b/gi, owners: new Set([RUN_STATE]) },
+  { rule: 'SQL update of a tool call row', pattern: /update\s+"?tool_calls"?\s+(\w+\s+)?set\b/gi, owners: new Set([CALL_STATE]) },
   { rule: 'SQL update of an approval row', pattern: /update\s+"?approval_requests"?\s+(\w+\s+)?set\b/gi, owners: new Set([APPROVAL_STATE]) },
 ];
 
