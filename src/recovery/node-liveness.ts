@@ -129,8 +129,10 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
       // Their jobs (run steps) become available again, to the workers of live nodes; so do
       // locks older than a heartbeat's worth that no live node claims (a node that died
       // before it could record its lock owner). Read in graphile-worker's public `jobs`
-      // view; only owners still holding a lock are named: a cleanly stopped node holds
-      // none, and its restart logs no warning.
+      // view — inside this short transaction, against its docs' advice for long ones, so a
+      // failed unlock leaves the nodes unreaped for the next sweep to retry; only owners
+      // still holding a lock are named: a cleanly stopped node holds none, and its restart
+      // logs no warning.
       const deadOwners = dead.flatMap((node) => node.worker_ids);
       const [{ owners }] = await tx.execute<{ owners: string[] }[]>(
         `select array(
