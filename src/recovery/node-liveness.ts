@@ -5,7 +5,8 @@ import type { Logger } from '../logger';
 import type { InFlightCalls } from './in-flight';
 import type { Reconciler } from './reconciler';
 import type { HeldJobs } from '../jobs/held-jobs';
-import { ownLocks, releaseJobLock, releaseQueueLock } from '../jobs/job-locks';
+import { forceUnlockWorkers, jobLocksOf } from '../jobs/job-locks';
+import { releaseJobLock } from '../jobs/graphile-private';
 import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
 
 /** Past an interrupted attempt's timeout, how long a vendor may still take to act on it. */
@@ -34,7 +35,7 @@ export interface SweepResult {
   reaped: string[];
   /** Calls this pass took over and settled. */
   reconciled: number;
-  /** Job and queue locks of this node's own released this pass (stale, or of a retired owner). */
+  /** Job locks (each with its queue's) of this node's own released this pass: stale ones, and one per retired owner. */
   ownLocksReleased: number;
 }
 
@@ -127,27 +128,26 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
       await tx.execute(`delete from toolgate_nodes where reaped_at < now() - interval '7 days'`);
       // Their jobs (run steps) become available again, to the workers of live nodes; so do
       // locks older than a heartbeat's worth that no live node claims (a node that died
-      // before it could record its lock owner). Only owners still holding a lock are named:
-      // a cleanly stopped node holds none, and its restart logs no warning.
+      // before it could record its lock owner). Read in graphile-worker's public `jobs`
+      // view — inside this short transaction, against its docs' advice for long ones, so a
+      // failed unlock leaves the nodes unreaped for the next sweep to retry; only owners
+      // still holding a lock are named: a cleanly stopped node holds none, and its restart
+      // logs no warning.
+      const deadOwners = dead.flatMap((node) => node.worker_ids);
       const [{ owners }] = await tx.execute<{ owners: string[] }[]>(
         `select array(
-           select distinct locked_by from (
-             select locked_by, locked_at from graphile_worker._private_jobs where locked_by is not null
-             union all
-             select locked_by, locked_at from graphile_worker._private_job_queues where locked_by is not null
-           ) held
-           where locked_by = any(?::text[])
-              or (locked_at < now() - ? * interval '1 millisecond'
-                  and locked_by <> all (select unnest(worker_ids) from toolgate_nodes
-                                         where reaped_at is null and stopped_at is null
-                                           and (not ? or heartbeat_at >= now() - ? * interval '1 millisecond')))
+           select distinct locked_by from graphile_worker.jobs
+            where locked_by = any(?::text[])
+               or (locked_at < now() - ? * interval '1 millisecond'
+                   and locked_by <> all (select unnest(worker_ids) from toolgate_nodes
+                                          where reaped_at is null and stopped_at is null
+                                            and (not ? or heartbeat_at >= now() - ? * interval '1 millisecond')))
          ) as owners`,
-        [`{${dead.flatMap((node) => node.worker_ids).join(',')}}`, settings.deadAfterMs, trustHeartbeats, settings.deadAfterMs],
+        [`{${deadOwners.join(',')}}`, settings.deadAfterMs, trustHeartbeats, settings.deadAfterMs],
       );
-      if (owners.length > 0) {
-        await tx.execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${owners.join(',')}}`]);
-        log.warn({ lockOwners: owners }, 'job locks of dead nodes released');
-      }
+      // Every owner of a dead node too, holding a job lock or not (a no-op for a clean stop).
+      await forceUnlockWorkers(tx, [...new Set([...owners, ...deadOwners])]);
+      if (owners.length > 0) log.warn({ lockOwners: owners }, 'job locks of dead nodes released');
       for (const node of dead) {
         if (node.clean_stop) log.debug({ deadNodeId: node.id, name: node.name }, 'stopped node reaped');
         else
@@ -170,24 +170,18 @@ export async function startNodeLiveness(deps: Deps): Promise<NodeLiveness> {
     let released = 0;
     const idle = [...retired].filter((owner) => !held.busy(owner));
     if (idle.length > 0) {
-      await orm.em.fork().execute('select graphile_worker.force_unlock_workers(?::text[])', [`{${idle.join(',')}}`]);
+      await forceUnlockWorkers(orm.em.fork(), idle);
       for (const owner of idle) retired.delete(owner);
       log.warn({ lockOwners: idle }, "job locks of this node's ended worker pool released");
       released += idle.length;
     }
     const em = orm.em.fork();
-    const own = await ownLocks(em, lockOwners, UNKNOWN_LOCK_STALE_MS);
-    for (const { jobId, owner, ageMs } of own.jobs) {
+    for (const { jobId, owner, ageMs } of await jobLocksOf(em, lockOwners)) {
       const here = held.about(jobId);
       const stale = here === null ? ageMs >= UNKNOWN_LOCK_STALE_MS : !here.running && here.endedMsAgo >= ENDED_LOCK_STALE_MS;
       if (!stale || !(await releaseJobLock(em, jobId, owner))) continue;
       released += 1;
       log.warn({ jobId, lockOwner: owner }, 'stale job lock of this node released (no step here runs it)');
-    }
-    for (const { queueId, owner } of own.queues) {
-      if (!(await releaseQueueLock(em, queueId, owner))) continue;
-      released += 1;
-      log.warn({ queueId, lockOwner: owner }, 'stale job queue lock of this node released');
     }
     return released;
   };

@@ -5,6 +5,7 @@ import { traceRunStep } from '../telemetry/trace-runs';
 import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
 import type { HeldJobs } from '../jobs/held-jobs';
 import type { EnqueuedStep, StepClaims } from './run-jobs';
+import { claimJob, completeClaimedJob, failClaimedJob } from '../jobs/graphile-private';
 
 /** Waits between attempts to complete or fail a step's job (doubled up to the cap): until the database answers again. */
 const SETTLE_RETRY_MS = 250;
@@ -20,9 +21,10 @@ interface Claimed extends EnqueuedStep {
  * Run steps started by the node whose request committed them (startAgentRun, postMessage,
  * resolveApproval), without the durable queue's hop. Inside the committing transaction,
  * right after add_job, the new job and its run's queue are locked with this node's worker
- * lock owner — the same columns and values graphile-worker's own get_job writes — so no
- * worker anywhere takes the job or any other step of the run; after the commit the step
- * runs here and the job is completed (or failed, for the normal retry) as the worker would.
+ * lock owner — as graphile-worker's own get_job does, through the one adapter to its
+ * private tables (src/jobs/graphile-private.ts) — so no worker anywhere takes the job or
+ * any other step of the run; after the commit the step runs here and the job is completed
+ * (or failed, for the normal retry) as the worker would.
  * A node that dies meanwhile is reaped by node liveness, which releases its lock owner's
  * locks: the job then runs on another node. When this node cannot take the step (no
  * worker, at its bound, shutting down, the run's queue busy) nothing is locked and the
@@ -79,20 +81,10 @@ export class LocalSteps {
     try {
       // As get_job: the queue only while no one holds it (a step of this run still running
       // anywhere keeps it), and the job only while available; both or neither.
-      const rows = await tx.execute<{ id: string }[]>(
-        `with queue as (
-           update graphile_worker._private_job_queues q set locked_by = ?, locked_at = now()
-            where q.id = ? and q.locked_at is null
-              and exists (select 1 from graphile_worker._private_jobs j
-                           where j.id = ? and j.job_queue_id = q.id and j.is_available and j.run_at <= now())
-           returning q.id)
-         update graphile_worker._private_jobs j set attempts = j.attempts + 1, locked_by = ?, locked_at = now()
-           from queue where j.id = ? returning j.id`,
-        [owner, step.queueId, step.jobId, owner, step.jobId],
-      );
-      if (rows.length === 0) this.free();
+      const claimed = await claimJob(tx, step.jobId, owner);
+      if (!claimed) this.free();
       else this.deps.heldJobs?.hold(step.jobId, owner);
-      return rows.length > 0 ? owner : null;
+      return claimed ? owner : null;
     } catch (error) {
       this.free();
       throw error;
@@ -144,32 +136,9 @@ export class LocalSteps {
 
   private async settle(step: Claimed, failure: unknown): Promise<void> {
     const em = this.deps.orm.em.fork();
-    if (failure === null) {
-      // graphile-worker's completion (delete, release the queue), plus the wake-up its own
-      // worker would not need: a step queued for this run meanwhile found the queue locked.
-      await em.execute(
-        `with job as (
-           delete from graphile_worker._private_jobs where id = ? and locked_by = ? returning job_queue_id),
-         queue as (
-           update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
-             from job where q.id = job.job_queue_id and q.locked_by = ? returning q.id)
-         select pg_notify('jobs:insert', json_build_object('r', random(), 'count', 1)::text)
-           from queue where exists (select 1 from graphile_worker._private_jobs j where j.job_queue_id = queue.id and j.is_available)`,
-        [step.jobId, step.owner, step.owner],
-      );
-      return;
-    }
-    // graphile-worker's failure: released with its backoff (attempts were counted at the claim).
-    await em.execute(
-      `with job as (
-         update graphile_worker._private_jobs
-            set last_error = ?, run_at = greatest(now(), run_at) + (exp(least(attempts, 10)) * interval '1 second'),
-                locked_by = null, locked_at = null
-          where id = ? and locked_by = ? returning job_queue_id)
-       update graphile_worker._private_job_queues q set locked_by = null, locked_at = null
-         from job where q.id = job.job_queue_id and q.locked_by = ?`,
-      [failure instanceof Error ? failure.message : String(failure), step.jobId, step.owner, step.owner],
-    );
+    if (failure === null) await completeClaimedJob(em, step.jobId, step.owner);
+    // Failed: released with graphile-worker's backoff, for the normal retry.
+    else await failClaimedJob(em, step.jobId, step.owner, failure instanceof Error ? failure.message : String(failure));
   }
 }
 

@@ -6,7 +6,6 @@ export const RUN_AGENT_TASK = 'run_agent';
 /** A run step's job as graphile-worker's add_job returned it. */
 export interface EnqueuedStep {
   jobId: string;
-  queueId: number;
   runId: string;
   payload: { trace?: unknown; cause?: unknown };
 }
@@ -30,12 +29,12 @@ export interface StepClaims {
 export async function enqueueRunStep(em: EntityManager, runId: string, local?: StepClaims | null): Promise<void> {
   // Traced, the payload also carries the run's trace context (src/telemetry/trace-runs.ts).
   const traced = jobTraceFields();
-  const [job] = await em.execute<{ id: string | null; job_queue_id: number | null; payload: Record<string, unknown> | null }[]>(
-    `select (j).id, (j).job_queue_id, (j).payload from (select graphile_worker.add_job(?, json_build_object('runId', ?::text${traced ? `, ${traced.sql}` : ''}), queue_name := ?, job_key := ?, max_attempts := 5) as j) added`,
+  const [job] = await em.execute<{ id: string | null; payload: Record<string, unknown> | null }[]>(
+    `select (j).id, (j).payload from (select graphile_worker.add_job(?, json_build_object('runId', ?::text${traced ? `, ${traced.sql}` : ''}), queue_name := ?, job_key := ?, max_attempts := 5) as j) added`,
     [RUN_AGENT_TASK, runId, ...(traced ? [runId, traced.cause] : []), `run:${runId}`, `run:${runId}`],
   );
   // No job: the key's pending job was taken by a worker at that instant (that worker runs the step).
-  if (local && job?.id && job.job_queue_id !== null) {
-    await local.claim(em, { jobId: job.id, queueId: job.job_queue_id, runId, payload: job.payload ?? {} });
+  if (local && job?.id) {
+    await local.claim(em, { jobId: job.id, runId, payload: job.payload ?? {} });
   }
 }
