@@ -82,6 +82,7 @@ export class SandboxServer {
   readonly requests: RecordedRequest[] = [];
   private readonly sandboxes = new Map<string, VendorSandbox>();
   private readonly faults = new Map<string, QueuedFault[]>();
+  private readonly inFlight = new Map<string, { now: number; peak: number }>();
   private readonly http = new LoopbackServer((req, res) => void this.dispatch(req, res));
 
   private readonly control: SandboxControl | null;
@@ -150,7 +151,30 @@ export class SandboxServer {
     return queued.fault;
   }
 
+  /**
+   * The most requests one vendor had in flight at once since the last `resetPeaks`: shows
+   * whether calls overlapped, without timing them.
+   */
+  peakInFlight(vendor: string): number {
+    return this.inFlight.get(vendor)?.peak ?? 0;
+  }
+
+  resetPeaks(): void {
+    for (const counts of this.inFlight.values()) counts.peak = counts.now;
+  }
+
+  private enter(vendor: string): () => void {
+    const counts = this.inFlight.get(vendor) ?? { now: 0, peak: 0 };
+    this.inFlight.set(vendor, counts);
+    counts.now += 1;
+    counts.peak = Math.max(counts.peak, counts.now);
+    return () => {
+      counts.now -= 1;
+    };
+  }
+
   private async dispatch(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    let leave: (() => void) | null = null;
     try {
       const url = new URL(req.url ?? '/', 'http://sandbox');
       const [, vendor = '', ...rest] = url.pathname.split('/');
@@ -183,6 +207,7 @@ export class SandboxServer {
         fault: fault?.kind ?? null,
       });
       if (this.requests.length > MAX_RECORDED) this.requests.splice(0, this.requests.length - MAX_RECORDED);
+      leave = this.enter(vendor);
       if (fault && (await this.answerFault(fault, req, res))) return;
 
       let response: SandboxResponse = { status: 404, json: { errors: 'Not Found' } };
@@ -210,6 +235,8 @@ export class SandboxServer {
       send(res, response);
     } catch {
       if (!res.headersSent) send(res, { status: 500, json: { errors: 'sandbox failure' } });
+    } finally {
+      leave?.();
     }
   }
 
