@@ -8,6 +8,13 @@ import { UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavail
 import type { OperationGuard } from '../operation-guard';
 import { isRateLimited, rateLimitHeaders, refusalHeaders } from '../rate-limits';
 import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
+import type { Logger } from '../../logger';
+
+declare module '../../graphql/context' {
+  interface RequestServices {
+    logger: Logger;
+  }
+}
 
 /**
  * Limits and rate limit after Apollo Server parsed and validated the operation and before
