@@ -10,7 +10,7 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 // simpleResolvers (here and on the edges and connections): graphql-js's own resolver for
-// plain fields, without type-graphql's per-field wrapper; none of them has an auth rule.
+// plain fields, without type-graphql's per-field wrapper; none of them has an auth rule (test/api/access-matrix.test.ts).
 @ObjectType({ simpleResolvers: true })
 export class PageInfo {
   @Field()
