@@ -26,7 +26,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { AppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/error-codes';
 import type { ApiConfig } from '../config';
-import { MAX_PAGE_SIZE } from '../graphql/pagination';
+import { MAX_PAGE_SIZE } from '../graphql/paging';
 
 /**
  * Limits every operation passes before it executes, the same on HTTP and on graphql-ws:
