@@ -1,11 +1,11 @@
-/**
- * The import rules of src/ (docs/architecture.md, "Layers"), checked by `npm run lint`.
- * @type {import('dependency-cruiser').IConfiguration}
- */
 /** The feature folders: what src/db/ and src/graphql/ may not import. */
 const FEATURE_FOLDERS =
   '^src/(api|approvals|auth|catalog|credentials|egress|events|executor|gateway|jobs|ledger|llm|mcp|orgs|policy|recovery|runs|seed|telemetry|upstream|vendors|webhooks)/';
 
+/**
+ * The import rules of src/ (docs/architecture.md, "Layers"), checked by `npm run lint`.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
 module.exports = {
   forbidden: [
     {
