@@ -12,7 +12,7 @@ import type { ApiKey } from './auth/api-key.entity';
 import { isRole, ROLES } from './auth/roles';
 import { createEventBus } from './events/realtime';
 import type { EventBus } from './events/event-bus';
-import { MAX_PAGE_SIZE, type Connection } from './graphql/pagination';
+import { MAX_PAGE_SIZE, type Connection } from './graphql/paging';
 import { UsageError } from './cli-commands';
 import { group, json, onDatabase, required } from './cli-support';
 

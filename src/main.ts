@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { type Config, ConfigError } from './config';
 import type { Logger } from './logger';
 import { initOrm, migrateUp, pendingMigrations } from './db/orm';
+import { ENTITIES } from './app-entities';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './db/embedded-postgres';
 import { resolveKeyring } from './credentials/master-key';
 import type { MasterKeyring } from './credentials/keyring';
@@ -29,7 +30,7 @@ export interface Runtime {
 export async function openRuntime(config: Config, logger: Logger, options: { migrate: boolean; catalog?: boolean }): Promise<Runtime> {
   const embedded = config.databaseUrl ? null : await startEmbeddedPostgres(config.dataDir, logger);
   const databaseUrl = config.databaseUrl ?? embedded!.url;
-  const orm = await initOrm({ clientUrl: databaseUrl, poolMax: config.dbPoolMax });
+  const orm = await initOrm({ entities: ENTITIES, clientUrl: databaseUrl, poolMax: config.dbPoolMax });
   try {
     if (options.migrate) {
       const applied = await migrateUp(orm);

@@ -19,6 +19,7 @@ import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, noStorePlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
 import { MAX_VALIDATION_ERRORS } from './api/limits';
 import { LazyRequestContext } from './api/request-context';
+import { createLoaders } from './app-loaders';
 import { METRICS_PATH, apiPortMetricsHandler } from './telemetry/metrics-endpoint';
 import { consoleRoute } from './api/http/console-route';
 import { ideAssetsRoute } from './api/http/graphql-ide';
@@ -67,7 +68,7 @@ export async function startHttpServer(
   const httpServer = http.createServer(app);
 
   const contextFor = (caller: Caller | null, correlationId: string): RequestContext =>
-    new LazyRequestContext(orm, logger, services, caller, correlationId);
+    new LazyRequestContext(orm, logger, services, createLoaders, caller, correlationId);
 
   const sockets = startGraphQLWebSocket({
     httpServer,

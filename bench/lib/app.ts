@@ -9,6 +9,7 @@ import type { AppServices } from '../../src/app-services';
 import { composeToolgate, type ComposedToolgate } from '../../src/compose';
 import type { ToolgateServer } from '../../src/server';
 import { initOrm } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import { MasterKeyring } from '../../src/credentials/keyring';
 import { seedDemo } from '../../src/seed/demo-seed';
@@ -97,7 +98,7 @@ export async function startBenchServer(
     WS_MAX_SUBSCRIPTIONS_PER_ORG: '1000000',
     EVENT_BUS: 'postgres',
   });
-  const orm = await initOrm({ clientUrl: db.url, poolMax: config.dbPoolMax, onQuery: options.onQuery });
+  const orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: config.dbPoolMax, onQuery: options.onQuery });
   const logger = createLogger(config);
   let composed: ComposedToolgate;
   try {

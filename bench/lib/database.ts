@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { initOrm, migrateUp } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { startThrowawayPostgres } from '../../src/db/throwaway-postgres';
 import { withClient } from '../../src/db/throwaway-postgres';
@@ -69,7 +70,7 @@ async function startEmbedded(log: (line: string) => void): Promise<BenchDatabase
 }
 
 async function migrate(db: BenchDatabase, log: (line: string) => void): Promise<void> {
-  const orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+  const orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 2 });
   try {
     await migrateUp(orm);
     await ensureCatalog(orm.em.fork());

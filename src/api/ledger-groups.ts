@@ -7,6 +7,13 @@ import { recheckAccess } from '../events/subscription-access';
 import { SubscriptionInbox } from '../events/subscription-inbox';
 import type { Realtime } from '../events/realtime';
 import type { RequestContext } from '../graphql/context';
+import type { Config } from '../config';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    config: Config;
+  }
+}
 
 /**
  * Ledger subscriptions over websockets, delivered by group. A group (one org and role, the

@@ -26,7 +26,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { AppError } from '../errors/app-error';
 import type { ErrorCode } from '../errors/error-codes';
 import type { ApiConfig } from '../config';
-import { MAX_PAGE_SIZE } from '../graphql/pagination';
+import { MAX_PAGE_SIZE } from '../graphql/paging';
 
 /**
  * Limits every operation passes before it executes, the same on HTTP and on graphql-ws:
@@ -65,12 +65,6 @@ export const MAX_VALIDATION_ERRORS = 5;
 export const LIST_SIZE_ESTIMATE = 10;
 /** Extra cost of each root mutation field: mutations write and may call vendors. */
 export const MUTATION_COST = 10;
-/**
- * verifyLedger's cost: it reads and re-hashes every event of the org (about 1 ms per
- * thousand). A fixed cost, since the count is not known before it runs: at the default
- * budget a key verifies 60 times a minute, and one operation holds at most 5 (GRAPHQL_MAX_COST).
- */
-export const VERIFY_LEDGER_COST = 1000;
 
 /**
  * The sent text's lexical limits, before anything is parsed or validated, each answered

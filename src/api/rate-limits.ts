@@ -175,7 +175,7 @@ export function isRateLimited(error: unknown): error is AppError {
 
 /** A 429's header fields: Retry-After and the RateLimit fields of the spent budget. */
 export function refusalHeaders(error: AppError): Record<string, string> {
-  const verdict = error.extensions.rateLimit as RateVerdict | undefined;
-  const retryAfter = { 'retry-after': String(error.extensions.retryAfter ?? verdict?.resetSeconds ?? 1) };
+  const verdict = error.details.rateLimit as RateVerdict | undefined;
+  const retryAfter = { 'retry-after': String(error.details.retryAfter ?? verdict?.resetSeconds ?? 1) };
   return verdict ? { ...retryAfter, ...rateLimitHeaders(verdict) } : retryAfter;
 }

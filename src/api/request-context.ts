@@ -1,10 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Caller } from '../auth/caller';
 import type { Logger } from '../logger';
-import type { AppServices } from '../app-services';
-import type { RequestContext } from '../graphql/context';
-import { createLoaders, type Loaders } from '../graphql/loaders';
-import { rawStatements } from '../db/raw-transaction';
+import type { RequestContext, RequestLoaders, RequestServices } from '../graphql/context';
+import { rawStatements, type SqlRunner } from '../db/raw-transaction';
+
+/** Makes one request's loaders (the app's: src/app-loaders.ts). */
+export type LoadersFactory = (em: EntityManager, sql: SqlRunner, orgId: string | null) => RequestLoaders;
 
 /**
  * A request's context, its EntityManager fork, loaders and child logger made on first use:
@@ -16,13 +17,14 @@ import { rawStatements } from '../db/raw-transaction';
  */
 export class LazyRequestContext implements RequestContext {
   private forked: EntityManager | undefined;
-  private madeLoaders: Loaders | undefined;
+  private madeLoaders: RequestLoaders | undefined;
   private child: Logger | undefined;
 
   constructor(
     private readonly orm: MikroORM,
     private readonly rootLogger: Logger,
-    readonly services: AppServices,
+    readonly services: RequestServices,
+    private readonly createLoaders: LoadersFactory,
     readonly caller: Caller | null,
     readonly correlationId: string,
   ) {}
@@ -32,8 +34,8 @@ export class LazyRequestContext implements RequestContext {
     return this.forked;
   }
 
-  get loaders(): Loaders {
-    this.madeLoaders ??= createLoaders(this.em, rawStatements(this.orm), this.caller?.orgId ?? null);
+  get loaders(): RequestLoaders {
+    this.madeLoaders ??= this.createLoaders(this.em, rawStatements(this.orm), this.caller?.orgId ?? null);
     return this.madeLoaders;
   }
 

@@ -21,6 +21,7 @@ import type { Caller } from '../auth/caller';
 import { parseAuthorization } from '../auth/api-key.service';
 import type { KeyAccess } from '../auth/key-access';
 import { AppError } from '../errors/app-error';
+import { toGraphQLError } from '../errors/format-error';
 import type { ApiConfig } from '../config';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
 import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
@@ -138,6 +139,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       };
     } catch (error) {
       if (error instanceof GraphQLError) return [error];
+      if (error instanceof AppError) return [toGraphQLError(error)];
       throw error;
     }
   };
@@ -194,7 +196,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           if (isDatabaseUnavailable(error)) return [codedError(UNAVAILABLE_MESSAGE, 'SERVICE_UNAVAILABLE')];
           if (!(error instanceof AppError)) throw error;
           sockets.close(ctx.extra.socket, error.code === 'ORG_SUSPENDED' ? CLOSE_REASONS.suspended : CLOSE_REASONS.revoked);
-          return [error];
+          return [toGraphQLError(error)];
         }
         const prepared = await prepare(caller, payload);
         if (Array.isArray(prepared) && !prepared.some((e) => e.extensions.code === 'RATE_LIMITED')) {
@@ -203,6 +205,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
             await guard.chargeRefused(caller);
           } catch (error) {
             if (error instanceof GraphQLError) return [error];
+            if (error instanceof AppError) return [toGraphQLError(error)];
             throw error;
           }
         }

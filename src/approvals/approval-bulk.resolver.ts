@@ -4,6 +4,15 @@ import { requireCaller } from '../graphql/auth-checker';
 import { ApprovalRequestType, toApprovalRequestType } from './approval.types';
 import { ApprovalDecisionInput } from './approval.resolver';
 import { MAX_BULK_APPROVALS, resolveApprovals } from './approval-bulk';
+import type { LocalSteps } from '../runs/local-steps';
+import type { ToolgateMetrics } from '../telemetry/metrics';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    localSteps: LocalSteps;
+    metrics: ToolgateMetrics;
+  }
+}
 
 @ObjectType('ApprovalResolutionError', { description: 'Why one item of a bulk resolution was not resolved; nothing of it changed' })
 class ApprovalResolutionErrorType {

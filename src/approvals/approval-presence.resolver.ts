@@ -11,6 +11,15 @@ import { authorize, recheckAccess } from '../events/subscription-access';
 import { deferred } from '../events/cancellable';
 import { ApprovalRequest } from './approval-request.entity';
 import { presenceStream, type PresenceSnapshot } from './approval-presence';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Realtime } from '../events/realtime';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    orm: MikroORM;
+    realtime: Realtime;
+  }
+}
 
 @ObjectType('ApprovalViewer', { description: 'Someone with an approval open: the API key as people know it (its name, else its role and prefix)' })
 export class ApprovalViewerType {

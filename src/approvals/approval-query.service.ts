@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller';
 import { ApprovalRequest } from './approval-request.entity';
 import { findRun } from '../runs/run-query.service';
 import { readableRunIds, readableRunsSql } from '../runs/run-visibility';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, lazy, paginate, type Connection } from '../graphql/pagination';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, lazy, paginate, type Connection } from '../graphql/paging';
 import { queryPlain } from '../db/plain-rows';
 import { isUuid } from '../db/ids';
 import { badInput } from '../errors/app-error';

@@ -15,6 +15,23 @@ import { listApprovalRequests } from './approval-query.service';
 import { ToolCallType, toToolCallType } from '../gateway/tool-call.types';
 import { ApprovalHistoryEntryType, toHistory } from './approval-history';
 import { nameOfKey } from '../graphql/key-names';
+import type { ToolRegistry } from '../gateway/tool-registry';
+import type { OrgConfigCache } from '../gateway/org-config-cache';
+import type { MasterKeyring } from '../credentials/keyring';
+import type { LocalSteps } from '../runs/local-steps';
+import type { ToolgateMetrics } from '../telemetry/metrics';
+import type { Failpoints } from '../recovery/failpoints';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    tools: ToolRegistry;
+    orgConfig: OrgConfigCache;
+    keyring: MasterKeyring;
+    localSteps: LocalSteps;
+    metrics: ToolgateMetrics;
+    failpoints: Failpoints;
+  }
+}
 
 export enum ApprovalDecisionInput {
   APPROVE = 'approve',

@@ -7,6 +7,13 @@ import { RoleEnum } from '../orgs/org.types';
 import { ApiKey } from './api-key.entity';
 import { ApiKeyConnection, ApiKeyType, CreatedApiKeyType, toApiKeyType } from './api-key.types';
 import { createApiKey, listApiKeys, revokeApiKey } from './key-lifecycle.service';
+import type { KeyAccess } from './key-access';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    keys: KeyAccess;
+  }
+}
 
 @Resolver()
 export class ApiKeyResolver {

@@ -7,7 +7,7 @@ import { appendLedgerEvent } from '../ledger/ledger.service';
 import { badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { findOrg } from '../orgs/org.service';
-import { paginate, type Connection, type PageArgs } from '../graphql/pagination';
+import { paginate, type Connection, type PageRequest } from '../graphql/paging';
 
 export const MAX_KEY_NAME_LENGTH = 200;
 // The latest instant PostgreSQL and the ORM both take.
@@ -82,7 +82,7 @@ export async function revokeApiKey(
 }
 
 /** The org's keys, newest first (a cursor connection). */
-export function listApiKeys<N>(em: EntityManager, orgId: string, args: PageArgs, toNode: (key: ApiKey) => N): Promise<Connection<N>> {
+export function listApiKeys<N>(em: EntityManager, orgId: string, args: PageRequest, toNode: (key: ApiKey) => N): Promise<Connection<N>> {
   return paginate(em, ApiKey, { orgId }, args, 'newest_first', toNode);
 }
 

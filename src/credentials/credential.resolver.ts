@@ -4,6 +4,13 @@ import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { IntegrationCredentialType, toCredentialType } from './credential.types';
 import { putIntegrationCredential } from './credential.service';
+import type { MasterKeyring } from './keyring';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    keyring: MasterKeyring;
+  }
+}
 
 @Resolver()
 export class CredentialResolver {

@@ -1,6 +1,5 @@
 import { JsonType, ReferenceKind } from '@mikro-orm/core';
 import type { MetadataStorage } from '@mikro-orm/core';
-import type { JoinedWrite } from '../ledger/ledger.service';
 
 interface Column {
   property: string;
@@ -15,7 +14,7 @@ const shapes = new Map<string, { sql: string; columns: Column[] }>();
  * is built detached (`new Entity()`), so its defaults are set; the statement's shape is
  * made once per entity class.
  */
-export function insertSql(metadata: MetadataStorage, entityName: string, entity: object): JoinedWrite {
+export function insertSql(metadata: MetadataStorage, entityName: string, entity: object): { sql: string; params: unknown[] } {
   let shape = shapes.get(entityName);
   if (!shape) {
     const meta = metadata.get(entityName);

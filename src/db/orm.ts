@@ -3,11 +3,12 @@ import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { Client } from 'pg';
 import { projectRoot } from '../paths';
-import { ENTITIES } from './entities';
 import { MIGRATIONS } from '../../migrations';
 
 export interface OrmOptions {
   clientUrl: string;
+  /** The entities to register: the app's list (src/app-entities.ts); the db layer names no feature. */
+  entities: NonNullable<Options['entities']>;
   poolMax?: number;
   /** Receives every SQL statement; used by tests to count queries. */
   onQuery?: (sql: string) => void;
@@ -19,7 +20,7 @@ export const MIGRATIONS_DIR = path.join(projectRoot(), 'migrations');
 export function ormOptions(options: OrmOptions): Options {
   return defineConfig({
     clientUrl: options.clientUrl,
-    entities: ENTITIES,
+    entities: options.entities,
     extensions: [Migrator],
     pool: { min: 0, max: options.poolMax ?? 10 },
     forceUtcTimezone: true,

@@ -2,6 +2,12 @@ import type { RequestContext } from '../graphql/context';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
 import type { Realtime } from './realtime';
 
+declare module '../graphql/context' {
+  interface RequestServices {
+    realtime: Realtime;
+  }
+}
+
 /** What a subscription sends for a ledger event, or null to skip it. */
 export type LedgerFilter = (event: LedgerEvent) => unknown | Promise<unknown>;
 

@@ -3,6 +3,13 @@ import { requireCaller } from '../graphql/auth-checker';
 import { mayUse, type Operation } from '../auth/access';
 import type { Caller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
+import type { KeyAccess } from '../auth/key-access';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    keys: KeyAccess;
+  }
+}
 
 /** The caller of a subscription, if its role may use it (FORBIDDEN otherwise). */
 export function authorize(ctx: RequestContext, coordinate: Operation): Caller {

@@ -20,6 +20,13 @@ import { ledgerStream } from './ledger-stream';
 import { tokenStream } from './token-stream';
 import { authorize, resolveOnce } from './subscription-access';
 import { deferred } from './cancellable';
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    orm: MikroORM;
+  }
+}
 
 const SEQUENCE = /^\d{1,19}$/;
 

@@ -5,6 +5,13 @@ import { assistantText, loadMessages } from '../runs/run-messages';
 import { realtimeOf } from './ledger-stream';
 import { recheckAccess } from './subscription-access';
 import { cancellable } from './cancellable';
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    orm: MikroORM;
+  }
+}
 
 export interface TokenDelta {
   runId: string;

@@ -6,6 +6,13 @@ import { ToolCallStatusEnum } from './tool-call.types';
 import type { ToolCallStatus } from './tool-call.entity';
 import type { ToolCallOutcome } from './gateway.types';
 import { badInput } from '../errors/app-error';
+import type { ToolGateway } from './gateway.service';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    gateway: ToolGateway;
+  }
+}
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -5,7 +5,7 @@ import { ToolCall } from './tool-call.entity';
 import { notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { findRun } from '../runs/run-query.service';
-import { paginate } from '../graphql/pagination';
+import { paginate } from '../graphql/paging';
 import { toToolCallType, type ToolCallsArgs } from './tool-call.types';
 
 /** A tool call of a run the caller reads (RUN_SCOPE); any other is NOT_FOUND. */

@@ -8,6 +8,13 @@ import { ApprovalRequestType, toApprovalRequestType } from '../approvals/approva
 import { LedgerEventType, toLedgerEventType } from '../ledger/ledger.types';
 import { AgentRunType, toRunType } from '../runs/run.types';
 import { acknowledgeReview } from './review-acknowledgement';
+import type { KeyAccess } from '../auth/key-access';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    keys: KeyAccess;
+  }
+}
 
 @Resolver(() => ToolCallType)
 export class ToolCallResolver {

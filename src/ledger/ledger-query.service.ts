@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller';
 import { LedgerEvent } from './ledger-event.entity';
 import { findRun } from '../runs/run-query.service';
 import { notFound } from '../errors/app-error';
-import { createdWithin, paginate } from '../graphql/pagination';
+import { createdWithin, paginate } from '../graphql/paging';
 import { toLedgerEventType, type LedgerEventsArgs } from './ledger.types';
 
 /** The org's ledger in sequence order. */

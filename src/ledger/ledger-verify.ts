@@ -3,6 +3,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AppError } from '../errors/app-error';
 import { LEDGER_RECORD_SELECT, ledgerHash, type LedgerRecord } from './ledger-hash';
 
+/**
+ * verifyLedger's cost for the operation limits and the rate limiter (src/api/limits.ts
+ * reads it from the field's `@Extensions({ cost })`): it reads and re-hashes every event of
+ * the org (about 1 ms per thousand). A fixed cost, since the count is not known before it
+ * runs: at the default budget a key verifies 60 times a minute, and one operation holds at
+ * most 5 (GRAPHQL_MAX_COST).
+ */
+export const VERIFY_LEDGER_COST = 1000;
+
 export type LedgerProblem = 'sequence_gap' | 'broken_link' | 'hash_mismatch' | 'head_mismatch' | 'truncated' | 'checkpoint_mismatch';
 
 export interface LedgerVerification {

@@ -2,8 +2,7 @@ import { Args, Authorized, Ctx, Extensions, Query, Resolver } from 'type-graphql
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { LedgerEventConnection, LedgerEventsArgs, LedgerVerificationType } from './ledger.types';
-import { verifyLedgerExclusive } from './ledger-verify';
-import { VERIFY_LEDGER_COST } from '../api/limits';
+import { VERIFY_LEDGER_COST, verifyLedgerExclusive } from './ledger-verify';
 import { listLedgerEvents } from './ledger-query.service';
 
 @Resolver()

@@ -3,7 +3,7 @@ import { LedgerEvent } from './ledger-event.entity';
 import { HASH_VERSION, ledgerHash, type LedgerRecord } from './ledger-hash';
 import type { LedgerEventType } from './ledger-event-types';
 import type { Caller } from '../auth/caller';
-import { noteLedgerAppend } from '../events/ledger-notifier';
+import { noteLedgerAppend } from './ledger-appends';
 
 export interface LedgerEntry {
   orgId: string;

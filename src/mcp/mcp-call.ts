@@ -86,7 +86,7 @@ export async function callTool(deps: McpCallDeps, call: McpCall): Promise<CallTo
 
 /** The refusal of a reused key as a blocked call's answer (the refusal is a call of its own). */
 function keyReused(error: AppError): ToolCallOutcome {
-  const toolCallId = String(error.extensions.toolCallId ?? '');
+  const toolCallId = String(error.details.toolCallId ?? '');
   return { status: 'blocked', toolCallId, result: null, error: errorFor(error.code), approvalRequestId: null, replayed: false, editedParams: null };
 }
 

@@ -6,7 +6,7 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { AppError } from '../errors/app-error';
+import { AppError, errorFields } from '../errors/app-error';
 import { MCP_CLIENT_APPROVALS_FLAG } from '../orgs/feature-flag.entity';
 import type { ToolRegistry } from '../gateway/tool-registry';
 import type { McpBinding } from './mcp-binding';
@@ -79,7 +79,7 @@ async function guarded<T>(deps: McpCallDeps, work: () => Promise<T>): Promise<T>
     if (error instanceof ProtocolError) throw error;
     if (error instanceof AppError) {
       const rpc = error.code === 'BAD_USER_INPUT' ? ProtocolErrorCode.InvalidParams : APP_ERROR_RPC_CODE;
-      throw new ProtocolError(rpc, error.message, { ...error.extensions, code: error.code });
+      throw new ProtocolError(rpc, error.message, errorFields(error));
     }
     deps.logger.error({ err: error }, 'MCP request failed');
     throw new ProtocolError(ProtocolErrorCode.InternalError, 'Internal server error', { code: 'INTERNAL_SERVER_ERROR' });

@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../auth/caller';
 import { PolicyDecision } from './policy-decision.entity';
 import { findRun } from '../runs/run-query.service';
-import { paginate } from '../graphql/pagination';
+import { paginate } from '../graphql/paging';
 import { toPolicyDecisionType, type PolicyDecisionsArgs } from './policy-decision.types';
 
 export async function listPolicyDecisions(em: EntityManager, caller: Caller, args: PolicyDecisionsArgs) {

@@ -4,6 +4,17 @@ import { requireCaller } from '../graphql/auth-checker';
 import { AgentRunType, toRunType } from './run.types';
 import { cancelRun, completeExternalRun, postMessage, startRun } from './run-lifecycle.service';
 import { handOverRun } from './run-handover';
+import type { LocalSteps } from './local-steps';
+import type { RunEvents } from './run-events';
+import type { KeyAccess } from '../auth/key-access';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    localSteps: LocalSteps;
+    runEvents: RunEvents;
+    keys: KeyAccess;
+  }
+}
 
 /** Who drives a run's loop. INTERNAL: Toolgate's agent runtime; EXTERNAL: the caller, through executeToolCall. */
 export enum RunDriverInput {

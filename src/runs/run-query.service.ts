@@ -5,7 +5,7 @@ import { AgentRun } from './agent-run.entity';
 import { notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { findSpecialist } from '../orgs/org.service';
-import { createdWithin, paginate } from '../graphql/pagination';
+import { createdWithin, paginate } from '../graphql/paging';
 import { toRunType, type RunsArgs } from './run.types';
 
 /**

@@ -9,7 +9,7 @@ export const RunStatusEnum = graphqlEnum(RUN_STATUSES, 'RunStatus');
 // simpleResolvers: plain fields read the property with graphql-js's own resolver, without
 // type-graphql's per-field wrapper (a list of runs resolves thousands). Field resolvers
 // (@FieldResolver, src/runs/run.resolver.ts) keep their auth checks; a plain field here can
-// carry no @Authorized.
+// carry no @Authorized (test/api/access-matrix.test.ts fails on one).
 @ObjectType('AgentRun', { description: 'One conversation of an agent with a specialist', simpleResolvers: true })
 export class AgentRunType {
   @Field(() => ID)

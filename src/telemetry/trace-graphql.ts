@@ -4,6 +4,7 @@ import type { RequestHandler } from 'express';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { RequestContext } from '../graphql/context';
+import { errorCodeOf } from '../errors/format-error';
 import { isTracingOn } from './tracing';
 import { TOOLGATE, tracer } from './trace-attributes';
 
@@ -61,7 +62,7 @@ export function graphqlTracingPlugin(): ApolloServerPlugin<RequestContext> {
           });
         },
         async didEncounterErrors({ errors }) {
-          const code = errors[0]?.extensions?.code;
+          const code = errors[0] && errorCodeOf(errors[0]);
           if (typeof code === 'string') span.setAttribute(TOOLGATE.errorCode, code);
           span.setStatus({ code: SpanStatusCode.ERROR });
         },
@@ -104,7 +105,7 @@ export function traceSocketOperation<T>(
   );
   const finish = (result: unknown) => {
     const errors = (result as { errors?: readonly { extensions?: Record<string, unknown> }[] } | null)?.errors;
-    const code = errors?.[0]?.extensions?.code;
+    const code = errors?.[0] && errorCodeOf(errors[0]);
     if (typeof code === 'string') span.setAttribute(TOOLGATE.errorCode, code);
     if (errors?.length) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();

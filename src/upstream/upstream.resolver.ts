@@ -4,6 +4,19 @@ import { requireCaller } from '../graphql/auth-checker';
 import { McpImportResultType, McpServerType, RegisterMcpServerInput, toImportResultType, toMcpServerType } from './upstream.types';
 import { listUpstreamServers, registerUpstreamServer } from './upstream.service';
 import { importUpstreamTools } from './upstream-import';
+import type { MasterKeyring } from '../credentials/keyring';
+import type { Egress } from '../egress/egress';
+import type { Config } from '../config';
+import type { ToolgateMetrics } from '../telemetry/metrics';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    keyring: MasterKeyring;
+    egress: Egress;
+    config: Config;
+    metrics: ToolgateMetrics;
+  }
+}
 
 @Resolver()
 export class UpstreamResolver {

@@ -21,6 +21,15 @@ import {
   redeliverWebhook,
   setWebhookEndpointEnabled,
 } from './webhook.service';
+import type { MasterKeyring } from '../credentials/keyring';
+import type { Egress } from '../egress/egress';
+
+declare module '../graphql/context' {
+  interface RequestServices {
+    keyring: MasterKeyring;
+    egress: Egress;
+  }
+}
 
 @Resolver()
 export class WebhookResolver {

@@ -4,7 +4,7 @@ import type { Caller } from '../auth/caller';
 import type { MasterKeyring } from '../credentials/keyring';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { isUuid } from '../db/ids';
-import { paginate, type Connection, type PageArgs } from '../graphql/pagination';
+import { paginate, type Connection, type PageRequest } from '../graphql/paging';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookAttempt } from './webhook-attempt.entity';
@@ -97,7 +97,12 @@ export async function findWebhookEndpoint(em: EntityManager, orgId: string, id: 
   return endpoint;
 }
 
-export function listWebhookEndpoints<N>(em: EntityManager, orgId: string, args: PageArgs, toNode: (e: WebhookEndpoint) => N): Promise<Connection<N>> {
+export function listWebhookEndpoints<N>(
+  em: EntityManager,
+  orgId: string,
+  args: PageRequest,
+  toNode: (e: WebhookEndpoint) => N,
+): Promise<Connection<N>> {
   return paginate(em, WebhookEndpoint, { orgId, deletedAt: null }, args, 'newest_first', toNode);
 }
 
@@ -111,7 +116,7 @@ export async function listWebhookDeliveries(
   em: EntityManager,
   orgId: string,
   endpointId: string,
-  args: PageArgs,
+  args: PageRequest,
 ): Promise<Connection<DeliveryWithAttempts>> {
   await findWebhookEndpoint(em, orgId, endpointId);
   const page = await paginate(em, WebhookDelivery, { orgId, endpointId }, args, 'newest_first', (delivery) => delivery);

@@ -7,6 +7,7 @@ import { NIL_ID as NIL, fieldAt as fieldOf, rootFields, rootOperation, selection
 import { ACCESS_MATRIX, mayUse } from '../../src/auth/access';
 import { ROLES } from '../../src/auth/roles';
 import { ACCESS_TABLE_END, ACCESS_TABLE_START, renderAccessTable } from '../../src/auth/access-table';
+import { fieldFacts, unguardedRestrictions, type FieldFacts } from '../support/simple-resolvers';
 
 /**
  * The access matrix (src/auth/access.ts) is the one statement of who may do what. This
@@ -51,6 +52,38 @@ describe('the matrix and the schema agree', () => {
     const end = readme.indexOf(ACCESS_TABLE_END);
     expect(start).toBeGreaterThan(-1);
     expect(readme.slice(start + ACCESS_TABLE_START.length, end).trim()).toBe(renderAccessTable().trim());
+  });
+});
+
+describe('simpleResolvers', () => {
+  // Read after beforeAll built the schema: type-graphql completes its metadata then.
+  const restricted = (coordinate: string) => coordinate in ACCESS_MATRIX;
+
+  test('no plain field of a type with simpleResolvers carries a restriction (nothing would enforce it)', () => {
+    const facts = fieldFacts();
+    // Not vacuous: the types that opt out of the per-field wrapper are in the metadata.
+    const simpleTypes = new Set(facts.filter((f) => f.plain).map((f) => f.coordinate.split('.')[0]));
+    expect([...simpleTypes]).toEqual(expect.arrayContaining(['AgentRun', 'ToolCall', 'PageInfo', 'AgentRunConnection', 'AgentRunEdge']));
+    expect(unguardedRestrictions(facts, restricted)).toEqual([]);
+  });
+
+  test("the check finds a restricted plain field, and passes a field resolver's", () => {
+    const field = (coordinate: string, facts: Partial<FieldFacts>): FieldFacts => ({
+      coordinate,
+      plain: true,
+      authorized: false,
+      middleware: false,
+      ...facts,
+    });
+    const facts = [
+      field('AgentRun.status', {}),
+      field('AgentRun.secret', { authorized: true }),
+      field('AgentRun.audited', { middleware: true }),
+      // A matrix entry for a plain field would be ignored: the auth checker never runs there.
+      field('AgentRun.messages', {}),
+      field('AgentRun.reply', { plain: false, authorized: true }),
+    ];
+    expect(unguardedRestrictions(facts, restricted)).toEqual(['AgentRun.secret', 'AgentRun.audited', 'AgentRun.messages']);
   });
 });
 

@@ -146,7 +146,7 @@ describe('tokens (default 1000), counted before parsing', () => {
     const limits = { maxTokens: 5, maxDirectives: 10, maxAliases: 15 };
     const known = new Set(['include', 'skip']);
     expect(() => checkText('{ a b c }', limits, known)).not.toThrow();
-    expect(() => checkText('{ a b c d }', limits, known)).toThrow(expect.objectContaining({ extensions: { code: 'TOO_MANY_TOKENS', limit: 5 } }));
+    expect(() => checkText('{ a b c d }', limits, known)).toThrow(expect.objectContaining({ code: 'TOO_MANY_TOKENS', details: { limit: 5 } }));
   });
 
   test('checkText tells aliases from arguments, variables and object fields (only names and colons outside parentheses)', () => {
@@ -155,7 +155,7 @@ describe('tokens (default 1000), counted before parsing', () => {
     const withArguments = 'query($a: Int, $b: RunFilter = { status: queued }) { x: runs(first: $a, filter: { status: running }) { totalCount } }';
     expect(() => checkText(withArguments, limits, known)).not.toThrow();
     expect(() => checkText('{ x: viewer { y: role } }', limits, known)).toThrow(
-      expect.objectContaining({ extensions: { code: 'TOO_MANY_ALIASES', limit: 1 } }),
+      expect.objectContaining({ code: 'TOO_MANY_ALIASES', details: { limit: 1 } }),
     );
   });
 });

@@ -12,7 +12,8 @@ describe('RateLimits (a fixed window per key, rate-limiter-flexible)', () => {
     const budget = limits();
     expect(await budget.charge('k', 60)).toMatchObject({ policy: 'key', limit: 100, windowSeconds: 10, remaining: 40 });
     await expect(budget.charge('k', 41)).rejects.toMatchObject({
-      extensions: { code: 'RATE_LIMITED', cost: 41, retryAfter: expect.any(Number), rateLimit: expect.objectContaining({ remaining: 40 }) },
+      code: 'RATE_LIMITED',
+      details: { cost: 41, retryAfter: expect.any(Number), rateLimit: expect.objectContaining({ remaining: 40 }) },
     });
     expect(await budget.charge('k', 40)).toMatchObject({ remaining: 0 });
   });
@@ -20,11 +21,11 @@ describe('RateLimits (a fixed window per key, rate-limiter-flexible)', () => {
   test('keys have separate budgets; requests without a key are limited per address', async () => {
     const budget = limits();
     await budget.charge('a', 100);
-    await expect(budget.charge('a', 1)).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    await expect(budget.charge('a', 1)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(await budget.charge('b', 100)).toMatchObject({ remaining: 0 });
     await budget.chargeAnonymous('10.0.0.1');
     await budget.chargeAnonymous('10.0.0.1');
-    await expect(budget.chargeAnonymous('10.0.0.1')).rejects.toMatchObject({ extensions: { code: 'RATE_LIMITED' } });
+    await expect(budget.chargeAnonymous('10.0.0.1')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(await budget.chargeAnonymous('10.0.0.2')).toMatchObject({ policy: 'anonymous', limit: 2, windowSeconds: 60, remaining: 1 });
   });
 

@@ -6,6 +6,7 @@ import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type ExitResult, type Running } from '../support/processes';
 import { initOrm } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { createOrg } from '../../src/orgs/org.service';
 
 /**
@@ -99,7 +100,7 @@ describe('start on DATABASE_URL', () => {
     db = await createTestDatabase();
     pg = new Client({ connectionString: db.url });
     await pg.connect();
-    const orm = await initOrm({ clientUrl: db.url, poolMax: 1 });
+    const orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 1 });
     try {
       const created = await createOrg(orm.em.fork(), { name: 'Lifecycle' });
       adminKey = created.adminKey.secret;

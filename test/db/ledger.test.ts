@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { canonicalColumns, ledgerHash } from '../../src/ledger/ledger-hash';
 import { verifyLedger } from '../../src/ledger/ledger-verify';
@@ -15,7 +16,7 @@ let pg: Client;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  orm = await initOrm({ clientUrl: db.url, poolMax: 8 });
+  orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 8 });
   pg = new Client({ connectionString: db.url });
   await pg.connect();
 });
@@ -195,7 +196,7 @@ describe("each org's head", () => {
     const orgId = await newOrgId();
     const first = await append(orgId);
     // An ORM of its own: the killed connection is not handed to the other tests.
-    const doomed = await initOrm({ clientUrl: db.url, poolMax: 1 });
+    const doomed = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 1 });
     try {
       await expect(
         doomed.em.fork().transactional(async (tx) => {

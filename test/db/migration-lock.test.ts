@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { MIGRATIONS } from '../../migrations';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 import { CLI, childEnv } from '../support/processes';
@@ -22,7 +23,7 @@ afterAll(async () => {
 });
 
 test('three processes migrating one empty database at once apply every migration exactly once', async () => {
-  for (let i = 0; i < 3; i++) orms.push(await initOrm({ clientUrl: db.url }));
+  for (let i = 0; i < 3; i++) orms.push(await initOrm({ entities: ENTITIES, clientUrl: db.url }));
   const applied = await Promise.all(orms.map((orm) => migrateUp(orm)));
   // One of them applied everything; the others waited for the lock and found nothing pending.
   expect(applied.map((names) => names.length).sort((a, b) => a - b)).toEqual([0, 0, MIGRATIONS.length]);
@@ -48,7 +49,7 @@ test('TOOLGATE_MIGRATE_ON_START=false: start refuses a database with pending mig
     expect((result as { stderr: string }).stderr).toMatch(
       /pending migration\(s\) and TOOLGATE_MIGRATE_ON_START is false: run `toolgate migrate` first/,
     );
-    const orm = await initOrm({ clientUrl: empty.url });
+    const orm = await initOrm({ entities: ENTITIES, clientUrl: empty.url });
     orms.push(orm);
     const [row] = await orm.em
       .fork()

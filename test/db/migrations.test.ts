@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp, pendingMigrations } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { MIGRATIONS } from '../../migrations';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -33,7 +34,7 @@ describe('migrations from an empty database', () => {
 
   beforeAll(async () => {
     db = await createEmptyDatabase();
-    orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+    orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 2 });
     firstRun = await migrateUp(orm);
   });
 
@@ -97,7 +98,7 @@ describe('CHECK constraints', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+    orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 2 });
     orgId = randomUUID();
     specialistId = randomUUID();
     const em = orm.em.fork();

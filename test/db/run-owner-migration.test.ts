@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 
@@ -14,7 +15,7 @@ let orm: MikroORM;
 
 beforeAll(async () => {
   db = await createEmptyDatabase();
-  orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+  orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 2 });
   await orm.getMigrator().up({ to: 'Migration20261205120000_message_stop_reason' });
 });
 

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { canonicalJson } from '../../src/ledger/canonical-json';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { verifyLedger } from '../../src/ledger/ledger-verify';
@@ -17,7 +18,7 @@ let orm: MikroORM;
 
 beforeAll(async () => {
   db = await createEmptyDatabase();
-  orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+  orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 2 });
   await orm.getMigrator().up({ to: 'Migration20261201160000_ledger_head' });
 });
 

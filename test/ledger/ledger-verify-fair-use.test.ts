@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, type TestOrg } from '../support/factories';
 import { post } from '../support/graphql-http';
-import { VERIFY_LEDGER_COST } from '../../src/api/limits';
+import { VERIFY_LEDGER_COST } from '../../src/ledger/ledger-verify';
 import { verifyLockName } from '../../src/ledger/ledger-verify';
 
 /**

@@ -5,6 +5,7 @@ import { print } from 'graphql';
 import { loadConfig, type Config } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { initOrm } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import type { AppServices } from '../../src/app-services';
 import { composeToolgate, type ComposedToolgate } from '../../src/compose';
 import type { ToolExecutor } from '../../src/executor/executor.types';
@@ -130,7 +131,7 @@ export async function startTestApp(
   const statements: string[] = [];
   const logs: string[] = [];
   const logSink = options.captureLogs ? { write: (line: string) => void logs.push(line) } : undefined;
-  const orm = await initOrm({ clientUrl: db.url, poolMax: 5, onQuery: (sql) => statements.push(sql) });
+  const orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: 5, onQuery: (sql) => statements.push(sql) });
   const logger = createLogger(config, logSink);
   const fenced: string[] = [];
   let composed: ComposedToolgate;

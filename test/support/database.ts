@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { initOrm, migrateUp, MIGRATIONS_DIR } from '../../src/db/orm';
+import { ENTITIES } from '../../src/app-entities';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';
@@ -70,7 +71,7 @@ async function buildTemplate(client: Client, template: string): Promise<void> {
   const building = `${template}_building`;
   await client.query(`drop database if exists ${building} with (force)`);
   await client.query(`create database ${building}`);
-  const orm = await initOrm({ clientUrl: urlForDatabase(building), poolMax: 2 });
+  const orm = await initOrm({ entities: ENTITIES, clientUrl: urlForDatabase(building), poolMax: 2 });
   try {
     await migrateUp(orm);
     await ensureCatalog(orm.em.fork());

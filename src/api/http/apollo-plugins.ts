@@ -3,11 +3,18 @@ import type { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../graphql/context';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
-import { isExpectedError } from '../../errors/format-error';
+import { errorCodeOf, isExpectedError, toGraphQLError } from '../../errors/format-error';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { OperationGuard } from '../operation-guard';
 import { isRateLimited, rateLimitHeaders, refusalHeaders } from '../rate-limits';
 import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
+import type { Logger } from '../../logger';
+
+declare module '../../graphql/context' {
+  interface RequestServices {
+    logger: Logger;
+  }
+}
 
 /**
  * Limits and rate limit after Apollo Server parsed and validated the operation and before
@@ -55,14 +62,11 @@ function setHeaders(headers: HeaderMap, values: Record<string, string>): void {
   for (const [name, value] of Object.entries(values)) headers.set(name, value);
 }
 
+/** The AppError as Apollo Server answers it, with its code's HTTP status (and a 429's header fields). */
 function withHttpStatus(error: AppError): GraphQLError {
-  const { code: _code, ...details } = error.extensions;
   const headers = new HeaderMap();
   if (isRateLimited(error)) setHeaders(headers, refusalHeaders(error));
-  return new AppError(error.code, error.message, {
-    ...details,
-    http: { status: ERROR_CATALOG[error.code].httpStatus, headers },
-  });
+  return toGraphQLError(error, { http: { status: ERROR_CATALOG[error.code].httpStatus, headers } });
 }
 
 /**
@@ -155,7 +159,7 @@ export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
               orgId: contextValue.caller?.orgId,
               role: contextValue.caller?.role,
               durationMs: Math.round((performance.now() - started) * 10) / 10,
-              errorCodes: errors?.map((e) => e.extensions?.code ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR')),
+              errorCodes: errors?.map((e) => errorCodeOf(e) ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR')),
             },
             'graphql operation',
           );

@@ -7,6 +7,7 @@ import type { Caller } from '../../auth/caller';
 import { parseAuthorization } from '../../auth/api-key.service';
 import type { KeyAccess } from '../../auth/key-access';
 import { AppError } from '../../errors/app-error';
+import { toGraphQLError } from '../../errors/format-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { Logger } from '../../logger';
@@ -66,10 +67,11 @@ export function graphqlRoute(options: GraphQLRouteOptions): express.Router {
   return router;
 }
 
-type Refuse = (res: Response, error: GraphQLError, status?: number, headers?: Record<string, string>) => void;
+type Refuse = (res: Response, refused: GraphQLError | AppError, status?: number, headers?: Record<string, string>) => void;
 
 function refusal(options: GraphQLRouteOptions): Refuse {
-  return (res, error, status, headers) => {
+  return (res, refused, status, headers) => {
+    const error = refused instanceof AppError ? toGraphQLError(refused) : refused;
     const code = String(error.extensions.code ?? 'INTERNAL_SERVER_ERROR');
     const httpStatus = status ?? (code in ERROR_CATALOG ? ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].httpStatus : 400);
     options.logger.debug(
@@ -192,7 +194,8 @@ function trustedDocuments(options: GraphQLRouteOptions, refuse: Refuse): Request
       resolved = options.guard.resolve(request, caller);
     } catch (error) {
       // Refused before parsing (text from a partner, an unknown id, a lexical limit): one point.
-      if (error instanceof GraphQLError) return chargedOr(options.guard.chargeRefused(caller), refuse, res, () => refuse(res, error));
+      if (error instanceof GraphQLError || error instanceof AppError)
+        return chargedOr(options.guard.chargeRefused(caller), refuse, res, () => refuse(res, error));
       return next(error);
     }
 

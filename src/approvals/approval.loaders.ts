@@ -1,0 +1,35 @@
+import type DataLoader from 'dataloader';
+import { ApprovalRequest } from './approval-request.entity';
+import { HISTORY_EVENT_TYPES } from './approval-history';
+import { LedgerEvent } from '../ledger/ledger-event.entity';
+import { NESTED_LIST_CAP, firstOfEach, groupLoader, uniqueLoader, type OrgRows } from '../graphql/loaders';
+
+declare module '../graphql/context' {
+  interface RequestLoaders {
+    approvalRequestByToolCall: DataLoader<string, ApprovalRequest | null>;
+    /** The ledger events an approval's history is drawn from, per tool call (approval-history.ts). */
+    approvalEventsByToolCall: DataLoader<string, LedgerEvent[]>;
+  }
+}
+
+export const approvalLoaders = (rows: OrgRows) => ({
+  approvalRequestByToolCall: uniqueLoader(
+    rows(ApprovalRequest, 'select * from approval_requests where org_id = ? and tool_call_id = any(?::uuid[])'),
+    (row) => row.toolCallId,
+  ),
+  // Capped like every nested list: a call's views (params_viewed) are one event each.
+  approvalEventsByToolCall: groupLoader(
+    rows(
+      LedgerEvent,
+      firstOfEach(
+        'ledger_events',
+        'resource_id',
+        'text',
+        'sequence asc',
+        NESTED_LIST_CAP,
+        ` and type in (${HISTORY_EVENT_TYPES.map((t) => `'${t}'`).join(', ')})`,
+      ),
+    ),
+    (row) => row.resourceId ?? '',
+  ),
+});
