@@ -5,7 +5,9 @@ import postgresqlPackage from '@mikro-orm/postgresql/package.json';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { initOrm } from '../../src/db/orm';
 import { type RawTransaction, rawStatements, rawTransaction } from '../../src/db/raw-transaction';
-import { noteLedgerAppend, publishLedgerCommits } from '../../src/events/ledger-notifier';
+import { publishLedgerCommits } from '../../src/events/ledger-notifier';
+import { noteLedgerAppend } from '../../src/ledger/ledger-appends';
+import { ENTITIES } from '../../src/app-entities';
 import type { BusChannel, EventBus } from '../../src/events/event-bus';
 import { createLogger } from '../../src/logger';
 
@@ -24,7 +26,7 @@ let orm: MikroORM;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  orm = await initOrm({ clientUrl: db.url, poolMax: 2 });
+  orm = await initOrm({ clientUrl: db.url, poolMax: 2, entities: ENTITIES });
   await orm.em.fork().execute('create table raw_adapter_probe (k text primary key)');
 });
 afterAll(async () => {
