@@ -80,16 +80,14 @@ export class Cluster {
     const db = await server.createDatabase();
     let sandbox: Child | null = null;
     try {
-      const sandboxPort = await freePort();
-      sandbox = spawnCli(
-        'sandboxes',
-        ['sandboxes', '--port', String(sandboxPort)],
-        baseEnv({ NODE_ENV: 'production' }),
-        path.join(logDir, 'sandboxes.log'),
-      );
+      // Port 0: the system picks a free port and the sandboxes announce it (a port chosen
+      // here first could be taken by another process before they bind it).
+      sandbox = spawnCli('sandboxes', ['sandboxes', '--port', '0'], baseEnv({ NODE_ENV: 'production' }), path.join(logDir, 'sandboxes.log'));
       const started = sandbox;
       await waitUntil(`the sandboxes of ${scenario} to announce their URL`, () => started.stdout().includes('VENDOR_SANDBOX_URL='), 20_000, started);
-      const control = new SandboxControl(`http://127.0.0.1:${sandboxPort}`);
+      const announced = /VENDOR_SANDBOX_URL=(http:\/\/[^\s)]+)/.exec(started.stdout());
+      if (!announced) throw new Error(`the sandboxes of ${scenario} announced no URL`);
+      const control = new SandboxControl(new URL(announced[1]).origin);
       await control.reset();
       const seeded = await runCli('seed', ['seed', '--json'], cliEnv(db.url), path.join(logDir, 'seed.log'), 60_000);
       if (seeded.code !== 0) throw new Error(`toolgate seed exited ${seeded.code}; log: ${path.join(logDir, 'seed.log')}`);
@@ -131,6 +129,21 @@ export class Cluster {
   async startNode(name: string, failpoints: string | null = null, extraEnv: Record<string, string> = {}): Promise<Node> {
     const previous = this.nodes.get(name);
     if (previous?.child.alive()) throw new Error(`${name} is still running`);
+    // A free port found here can be taken by another process before the node binds it: the
+    // node then exits with PORT_IN_USE and starts again on another port (same incarnation).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.spawnNode(name, failpoints, extraEnv);
+      } catch (error) {
+        const node = this.nodes.get(name);
+        const portTaken = node && !node.child.alive() && fs.readFileSync(node.child.logFile, 'utf8').includes('PORT_IN_USE');
+        if (!portTaken || attempt === 3) throw error;
+        this.incarnations.set(name, (this.incarnations.get(name) ?? 1) - 1);
+      }
+    }
+  }
+
+  private async spawnNode(name: string, failpoints: string | null, extraEnv: Record<string, string>): Promise<Node> {
     const incarnation = (this.incarnations.get(name) ?? 0) + 1;
     this.incarnations.set(name, incarnation);
     const port = await freePort();
