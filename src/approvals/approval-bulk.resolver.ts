@@ -4,12 +4,12 @@ import { requireCaller } from '../graphql/auth-checker';
 import { ApprovalRequestType, toApprovalRequestType } from './approval.types';
 import { ApprovalDecisionInput } from './approval.resolver';
 import { MAX_BULK_APPROVALS, resolveApprovals } from './approval-bulk';
-import type { LocalSteps } from '../runs/local-steps';
+import type { LocalStepStarter } from '../runs/step-batches';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 
 declare module '../graphql/context' {
   interface RequestServices {
-    localSteps: LocalSteps;
+    localSteps: LocalStepStarter;
     metrics: ToolgateMetrics;
   }
 }

@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller';
 import { AppError, badInput } from '../errors/app-error';
 import type { ErrorCode } from '../errors/error-codes';
 import type { Logger } from '../logger';
-import type { LocalSteps } from '../runs/local-steps';
+import type { LocalStepStarter } from '../runs/step-batches';
 import type { ApprovalRequest } from './approval-request.entity';
 import { resolveApproval, type ApprovalDecision } from './approval.service';
 
@@ -29,7 +29,7 @@ export async function resolveApprovals(
   ids: readonly string[],
   decision: ApprovalDecision,
   reason: string | null,
-  local: LocalSteps | null,
+  local: LocalStepStarter | null,
   logger: Logger,
 ): Promise<BulkResolution[]> {
   if (ids.length > MAX_BULK_APPROVALS) {

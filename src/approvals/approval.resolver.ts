@@ -18,7 +18,7 @@ import { nameOfKey } from '../graphql/key-names';
 import type { ToolRegistry } from '../gateway/tool-registry';
 import type { OrgConfigCache } from '../gateway/org-config-cache';
 import type { MasterKeyring } from '../credentials/keyring';
-import type { LocalSteps } from '../runs/local-steps';
+import type { LocalStepStarter } from '../runs/step-batches';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import type { Failpoints } from '../recovery/failpoints';
 
@@ -27,7 +27,7 @@ declare module '../graphql/context' {
     tools: ToolRegistry;
     orgConfig: OrgConfigCache;
     keyring: MasterKeyring;
-    localSteps: LocalSteps;
+    localSteps: LocalStepStarter;
     metrics: ToolgateMetrics;
     failpoints: Failpoints;
   }

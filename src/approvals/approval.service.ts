@@ -9,7 +9,7 @@ import { expireApprovalRow, lockDueApprovals, resolveApprovalRow } from './appro
 import type { Caller } from '../auth/caller';
 import { checkApprovalEdit, type ApprovalEditDeps } from './approval-edit';
 import { APPROVAL_RESOLVER } from '../auth/access';
-import { withLocalSteps, type LocalSteps, type StepBatch } from '../runs/local-steps';
+import { withLocalSteps, type LocalStepStarter, type StepBatch } from '../runs/step-batches';
 
 export type ApprovalDecision = 'approve' | 'reject';
 
@@ -36,7 +36,7 @@ export async function resolveApproval(
   decision: ApprovalDecision,
   reason: string | null,
   edit: ApprovalEdit | null = null,
-  local: LocalSteps | null = null,
+  local: LocalStepStarter | null = null,
 ): Promise<ApprovalRequest> {
   if (reason !== null && (reason.length > 2000 || reason.includes('\u0000'))) {
     throw new AppError('BAD_USER_INPUT', 'reason must be at most 2000 characters', { field: 'reason' });
@@ -87,7 +87,7 @@ async function settle(
   reason: string | null,
   extra: Record<string, unknown>,
   edit: ApprovalEdit | null,
-  local: LocalSteps | null,
+  local: LocalStepStarter | null,
 ): Promise<ApprovalRequest> {
   // Committed either way (an expired one too, whose run then continues): its step may start here.
   const outcome = await withLocalSteps(em, local, (batch) =>

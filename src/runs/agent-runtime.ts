@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import type { KnownRun } from './step-batches';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
 import type { Clock } from '../clock';
@@ -7,7 +8,6 @@ import type { ToolGateway } from '../gateway/gateway.service';
 import type { ToolRegistry } from '../gateway/tool-registry';
 import type { Failpoints } from '../recovery/failpoints';
 import type { ToolgateMetrics } from '../telemetry/metrics';
-import type { AgentRun } from './agent-run.entity';
 import type { RunEvents } from './run-events';
 import type { RunMessage } from './run-message.entity';
 import { isPending, loadMessages, type StoredBlock } from './run-messages';
@@ -33,16 +33,6 @@ export interface AgentRuntimeDeps {
   clock?: Clock;
   /** Tool calls run at once: of one assistant message, and on this node (default 4 and 32). */
   toolConcurrency?: { perRun: number; perNode: number };
-}
-
-/** What the request that committed a step (and claimed it for this node) already holds about the run. */
-export interface KnownRun {
-  run: AgentRun;
-  orgSuspended: boolean;
-  /** The run's messages as committed. */
-  messages: RunMessage[];
-  /** Its specialist's system prompt (null: the default). */
-  systemPrompt: string | null;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);

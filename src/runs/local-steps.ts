@@ -1,10 +1,11 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../logger';
-import type { AgentRuntime, KnownRun } from './agent-runtime';
+import type { AgentRuntime } from './agent-runtime';
+import type { KnownRun, LocalStepStarter, StepBatch } from './step-batches';
 import { traceRunStep } from '../telemetry/trace-runs';
 import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
 import type { HeldJobs } from '../jobs/held-jobs';
-import type { EnqueuedStep, StepClaims } from './run-jobs';
+import type { EnqueuedStep } from './run-jobs';
 import { claimJob, completeClaimedJob, failClaimedJob } from '../jobs/graphile-private';
 
 /** Waits between attempts to complete or fail a step's job (doubled up to the cap): until the database answers again. */
@@ -35,7 +36,7 @@ interface Claimed extends EnqueuedStep {
  * slot would hold a job lock without running it, and a step refused here still runs at
  * once on any node's worker, so a separate bound costs nothing but the cap.
  */
-export class LocalSteps {
+export class LocalSteps implements LocalStepStarter {
   private lockOwner: string | null = null;
   private accepting = true;
   /** Slots taken: steps running here plus claims in transactions not yet settled. */
@@ -61,7 +62,7 @@ export class LocalSteps {
 
   /** The claims of one committing transaction. */
   batch(): StepBatch {
-    return new StepBatch(this);
+    return new ClaimedSteps(this);
   }
 
   /** Claims no more; resolves when the steps running here (and those of transactions still committing) have ended. */
@@ -143,34 +144,11 @@ export class LocalSteps {
 }
 
 /**
- * Runs `transaction` (one em.transactional, nothing after it) with a batch for the steps it
- * enqueues, and starts them here once it has committed. Inside an outer transaction there
- * is no commit to wait for: the steps are then left to the workers.
- */
-export async function withLocalSteps<T>(
-  em: EntityManager,
-  steps: LocalSteps | null | undefined,
-  transaction: (batch: StepBatch | null) => Promise<T>,
-): Promise<T> {
-  if (!steps || em.isInTransaction()) return transaction(null);
-  const batch = steps.batch();
-  let result: T;
-  try {
-    result = await transaction(batch);
-  } catch (error) {
-    batch.abandon();
-    throw error;
-  }
-  batch.start();
-  return result;
-}
-
-/**
  * The steps one transaction enqueued: `enqueue` claims each for this node where it can;
  * once the transaction has committed `start` runs them, and `abandon` frees the slots of a
  * transaction that did not commit.
  */
-export class StepBatch implements StepClaims {
+class ClaimedSteps implements StepBatch {
   private readonly claimed: Claimed[] = [];
   private settled = false;
 

@@ -4,13 +4,13 @@ import { requireCaller } from '../graphql/auth-checker';
 import { AgentRunType, toRunType } from './run.types';
 import { cancelRun, completeExternalRun, postMessage, startRun } from './run-lifecycle.service';
 import { handOverRun } from './run-handover';
-import type { LocalSteps } from './local-steps';
+import type { LocalStepStarter } from './step-batches';
 import type { RunEvents } from './run-events';
 import type { KeyAccess } from '../auth/key-access';
 
 declare module '../graphql/context' {
   interface RequestServices {
-    localSteps: LocalSteps;
+    localSteps: LocalStepStarter;
     runEvents: RunEvents;
     keys: KeyAccess;
   }

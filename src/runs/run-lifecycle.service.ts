@@ -16,7 +16,7 @@ import { notRunResult } from './tool-results';
 import { enqueueRunStep } from './run-jobs';
 import type { Caller } from '../auth/caller';
 import { withRunTrace } from '../telemetry/trace-runs';
-import { withLocalSteps, type LocalSteps } from './local-steps';
+import { withLocalSteps, type LocalStepStarter } from './step-batches';
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -30,7 +30,7 @@ export async function startRun(
   em: EntityManager,
   caller: Caller,
   input: { specialistId: string; driver: RunDriver; message?: string | null; correlationId?: string | null },
-  local?: LocalSteps | null,
+  local?: LocalStepStarter | null,
 ): Promise<AgentRun> {
   const correlationId = input.correlationId ?? randomUUID();
   if (!CORRELATION_ID.test(correlationId)) throw badInput('correlationId must be 1-128 of A-Z a-z 0-9 . _ : -', { field: 'correlationId' });
@@ -86,7 +86,13 @@ function notAnswered(status: RunStatus): AppError {
 }
 
 /** Continues a finished internal run as a conversation: a new user message, a new turn (started here with `local`). */
-export async function postMessage(em: EntityManager, caller: Caller, runId: string, text: string, local?: LocalSteps | null): Promise<AgentRun> {
+export async function postMessage(
+  em: EntityManager,
+  caller: Caller,
+  runId: string,
+  text: string,
+  local?: LocalStepStarter | null,
+): Promise<AgentRun> {
   const message = checkMessage(text);
   return withLocalSteps(em, local, (batch) =>
     em.transactional(async (tx) => {
