@@ -32,8 +32,8 @@ const OPEN = 1; // WebSocket.OPEN
 /** One client's socket as graphql-ws sees it (its documented `WebSocket` interface). */
 export class GraphQLWsConnection implements GraphQLWsSocket {
   readonly writer: SocketWriter;
-  /** Shared JSON handed out by `sharedPayload` and not yet sent, by token. */
-  private readonly shared = new Map<string, string>();
+  /** Shared JSON handed out by `sharedPayload` and not yet sent, by token (made on first use: most sockets carry ledger subscriptions only). */
+  private shared: Map<string, string> | null = null;
   private nextToken = 0;
 
   constructor(readonly socket: WsSocket) {
@@ -69,7 +69,7 @@ export class GraphQLWsConnection implements GraphQLWsSocket {
    */
   sharedPayload(json: string): Record<string, string> {
     const token = String(this.nextToken++);
-    this.shared.set(token, json);
+    (this.shared ??= new Map()).set(token, json);
     return { [SHARED_MARK]: token };
   }
 
@@ -88,9 +88,9 @@ export class GraphQLWsConnection implements GraphQLWsSocket {
     const tokenStart = at + MARKER.length;
     const tokenEnd = message.indexOf('"', tokenStart);
     const token = message.slice(tokenStart, tokenEnd);
-    const json = this.shared.get(token);
+    const json = this.shared?.get(token);
     if (json === undefined) throw new Error('a shared subscription payload was sent twice');
-    this.shared.delete(token);
+    this.shared?.delete(token);
     // The marker object is `{"__toolgateShared":"<token>"}`: skip its closing `"}`.
     return `${message.slice(0, at)}"payload":${json}${message.slice(tokenEnd + 2)}`;
   }
