@@ -5,16 +5,16 @@ import type { ToolgateMetrics } from '../telemetry/metrics';
 import { buildNow } from '../events/cancellable';
 import { LedgerFeed } from '../events/ledger-stream';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
+import type { GroupExecution } from './ledger-group';
 import { LedgerGroups } from './ledger-groups';
 import type { SubscriptionSink } from './ledger-member';
 
 /**
  * Subscription fan-out by group. Subscriptions of one org and role (one key, for a role that
- * reads only some runs) running the same
- * operation with the same arguments (the resume position aside) are a group: each event
- * is executed once for the group and serialized once, and every member sends the same
- * JSON text. Each member keeps its own source stream (its replay, its pace, its access
- * checks); only the per-event work is shared.
+ * reads only some runs) running the same operation with the same arguments (the resume
+ * position aside) are a group: each event is executed once for the group and serialized
+ * once, and every member sends the same JSON text. Each member keeps its own source stream
+ * (its replay, its pace, its access checks); only the per-event work is shared.
  *
  * An event is recognised across members by its ledger `sequence` or, for token deltas,
  * by offset and length within one generation of the run's text (a retraction replaces text
@@ -148,7 +148,7 @@ export class SubscriptionFanout {
   }
 
   /** A ledger group's JSON text of an event's result (see ledger-groups.ts). */
-  private groupExecution(group: string, args: ExecutionArgs, freshContext: FreshContext, format: ClientErrorFormatter) {
+  private groupExecution(group: string, args: ExecutionArgs, freshContext: FreshContext, format: ClientErrorFormatter): GroupExecution {
     const shared = this.sharedExecution(group, args, freshContext);
     const textOf = (result: ExecutionResult) => this.socketText(result, format);
     return (sequence: bigint, payload: unknown): string | Promise<string> => {
