@@ -12,6 +12,7 @@ import { createAppServices, type AppServices } from './app-services';
 import { buildToolgateSchema } from './api/schema';
 import type { PersistedDocuments } from './api/persisted-documents';
 import { startHttpServer, type ToolgateServer } from './server';
+import { SubscriptionFanout } from './api/subscription-fanout';
 import { installWorkerSchema, startWorker, type Worker } from './jobs/worker';
 import { startNodeLiveness, type NodeLiveness } from './recovery/node-liveness';
 import { newId } from './db/columns';
@@ -62,6 +63,8 @@ export interface ComposedToolgate {
   services: AppServices;
   schema: GraphQLSchema;
   server: ToolgateServer;
+  /** The app's subscription groups, shared results and their counts. */
+  fanout: SubscriptionFanout;
   sandboxes: SandboxServer | null;
   offlineModel: OfflineModelServer | null;
   liveness: NodeLiveness | null;
@@ -118,6 +121,8 @@ export async function composeToolgate(
     );
     started.push(realtime);
     logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');
+    // Its subscription groups and shared results too.
+    const fanout = new SubscriptionFanout();
 
     const nodeId = newId();
     const services = createAppServices(base, {
@@ -185,6 +190,7 @@ export async function composeToolgate(
       { host: config.host, port: config.port },
       {
         persistedDocuments: overrides.persistedDocuments,
+        fanout,
       },
     );
     // Last, and stopped last: the final scrape of a draining node still answers.
@@ -202,6 +208,7 @@ export async function composeToolgate(
       services,
       schema,
       server,
+      fanout,
       sandboxes: sandboxes.server,
       offlineModel,
       liveness,

@@ -14,6 +14,7 @@ import { OperationGuard } from './api/operation-guard';
 import { openRateLimits } from './api/rate-limits';
 import { PersistedDocuments, manifestFiles } from './api/persisted-documents';
 import { startGraphQLWebSocket } from './api/websocket';
+import type { SubscriptionFanout } from './api/subscription-fanout';
 import { graphqlRoute } from './api/http/graphql-route';
 import { mcpRoute } from './mcp/mcp-route';
 import { mediaTypeStatusPlugin, noStorePlugin, operationGuardPlugin, requestLoggingPlugin } from './api/http/apollo-plugins';
@@ -44,6 +45,8 @@ export interface ToolgateServer {
 export interface HttpServerOptions {
   /** The trusted documents; default: the manifest file of the configuration, read now. */
   persistedDocuments?: PersistedDocuments;
+  /** The app's subscription fan-out (one per composed app). */
+  fanout: SubscriptionFanout;
 }
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,7 +55,7 @@ export async function startHttpServer(
   services: AppServices,
   schema: GraphQLSchema,
   listen: { host: string; port: number },
-  options: HttpServerOptions = {},
+  options: HttpServerOptions,
 ): Promise<ToolgateServer> {
   const { config, logger, orm } = services;
   // Loaded and checked against the schema at boot: a missing or stale manifest stops the start.
@@ -78,6 +81,7 @@ export async function startHttpServer(
     api: config.api,
     format,
     contextFor,
+    fanout: options.fanout,
     metrics: services.metrics,
   });
   let socketsClosed: Promise<void> | null = null;

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
-import { buildSchema } from 'type-graphql';
-import { createPubSub } from '@graphql-yoga/subscription';
+import { buildSchema, type PubSub } from 'type-graphql';
 import { printSchema, lexicographicSortSchema, type GraphQLSchema } from 'graphql';
 import { authChecker } from '../graphql/auth-checker';
 import { ViewerResolver, OrgResolver, OrgAdminResolver } from '../orgs/org.resolver';
@@ -47,14 +46,24 @@ export const RESOLVERS = [
   WebhookResolver,
 ] as const;
 
+/** A subscription declared with `topics` instead of its own `subscribe` fails at once. */
+const NO_PUB_SUB: PubSub = {
+  publish() {
+    throw new Error('Toolgate has no pub/sub: a subscription brings its own source');
+  },
+  subscribe() {
+    throw new Error('Toolgate has no pub/sub: a subscription declares its own subscribe function');
+  },
+};
+
 export async function buildToolgateSchema(): Promise<GraphQLSchema> {
   return buildSchema({
     resolvers: RESOLVERS,
     authChecker,
     authMode: 'error',
     // Every subscription brings its own source (the ledger tail, the token relay); type-graphql
-    // still insists on a pub/sub, which stays unused.
-    pubSub: createPubSub(),
+    // still insists on a pub/sub when a schema has subscriptions: one that refuses to be used.
+    pubSub: NO_PUB_SUB,
     validate: false,
   });
 }

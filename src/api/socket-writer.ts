@@ -30,12 +30,6 @@ export class SocketWriter {
     else this.send(text);
   }
 
-  /** For messages written by others (graphql-ws): counted, then sent as they were. */
-  sendCounted(data: unknown, rest: unknown[]): void {
-    this.count(typeof data === 'string' ? Buffer.byteLength(data) : ((data as { byteLength?: number }).byteLength ?? 0));
-    this.send(data, ...rest);
-  }
-
   /** Messages written but still queued in the socket. */
   queuedMessages(): number {
     const flushed = this.written - this.socket.bufferedAmount;

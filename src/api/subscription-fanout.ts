@@ -3,147 +3,191 @@ import type { RequestContext } from '../graphql/context';
 import { RUN_SCOPE } from '../auth/access';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { buildNow } from '../events/cancellable';
-import { ledgerFeedOf } from '../events/ledger-stream';
+import { LedgerFeed } from '../events/ledger-stream';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
-import { joinLedgerGroup, type SubscriptionSink } from './ledger-groups';
+import type { GroupExecution } from './ledger-group';
+import { LedgerGroups } from './ledger-groups';
+import type { SubscriptionSink } from './ledger-member';
 
 /**
  * Subscription fan-out by group. Subscriptions of one org and role (one key, for a role that
- * reads only some runs) running the same
- * operation with the same arguments (the resume position aside) are a group: each event
- * is executed once for the group and serialized once, and every member sends the same
- * JSON text. Each member keeps its own source stream (its replay, its pace, its access
- * checks); only the per-event work is shared.
+ * reads only some runs) running the same operation with the same arguments (the resume
+ * position aside) are a group: each event is executed once for the group and serialized
+ * once, and every member sends the same JSON text. Each member keeps its own source stream
+ * (its replay, its pace, its access checks); only the per-event work is shared.
  *
  * An event is recognised across members by its ledger `sequence` or, for token deltas,
  * by offset and length within one generation of the run's text (a retraction replaces text
  * at offsets already sent). Each execution gets a fresh context (fresh DataLoaders), so a
  * long-lived subscription never sends data cached from an earlier event.
  *
- * Ledger subscriptions over a websocket go further: the group follows the ledger once and
- * writes the shared text to every member's socket itself (src/api/ledger-groups.ts). Other
- * subscriptions (token deltas) keep a source each and send the shared text through
- * graphql-ws (`sharedPayload`).
+ * Ledger subscriptions over a websocket go further: graphql-ws's `onOperation` hook hands
+ * the subscription to its group (`deliver`), which follows the ledger once and writes the
+ * shared text to every member's socket itself (src/api/ledger-groups.ts). Other
+ * subscriptions (token deltas) keep a source each, and graphql-ws's `onNext` hook sends
+ * the shared text (`sharedJson`).
+ *
+ * One fan-out per composed app (src/compose.ts): its groups, shared results and counts.
  */
 const RESUME_ARGUMENTS = new Set(['afterSequence', 'afterOffset']);
-const SHARED_MARK = '__toolgateShared';
 const MAX_SHARED = 5000;
 
-/** Group and event → its result (a promise while it executes). */
-const executions = new Map<string, Promise<ExecutionResult> | ExecutionResult>();
-/** Group key → a short id (bounded; ids are never reused). */
-const groupIds = new Map<string, string>();
-let nextGroup = 0;
-/** Token → a shared result's JSON, for the marker graphql-ws sends (`expandShared`). */
-const serialized = new Map<string, string>();
-/** A shared result without errors → its JSON. */
-const jsonOf = new WeakMap<object, string>();
-/** A shared result → its token: one per result, whichever member sends it, and however many. */
-const tokenOf = new WeakMap<object, string>();
-let nextToken = 0;
-/** Where each websocket subscription's frames go, by its context (set by the websocket server). */
-const sinks = new WeakMap<object, SubscriptionSink>();
+type FreshContext = (ctx: RequestContext) => RequestContext;
 
-export function setSubscriptionSink(contextValue: object, sink: SubscriptionSink): void {
-  sinks.set(contextValue, sink);
-}
-/** Per-process counts, for tests and metrics: executions and serializations of shared events, results sent shared. */
-const counters = { executions: 0, serializations: 0, sharedSends: 0 };
-
-export function fanoutCounters(): Readonly<typeof counters> {
-  return { ...counters };
+/** Executions and serializations of shared events, results sent shared. */
+export interface FanoutCounts {
+  executions: number;
+  serializations: number;
+  sharedSends: number;
 }
 
-export function createGroupedSubscribe(
-  freshContext: (ctx: RequestContext) => RequestContext,
-  format: ClientErrorFormatter,
-  metrics?: ToolgateMetrics,
-) {
-  return async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
-    const source = await createSourceEventStream(args);
-    if (!isAsyncIterable(source)) return source;
-    const closed = metrics?.subscriptionOpened(rootField(args));
-    // Interned: the per-event key of every member is then short to build and to hash.
-    const described = groupKey(args);
-    let group = groupIds.get(described);
-    if (group === undefined) {
-      group = `g${nextGroup++}`; // never reused: an evicted key only costs sharing, never mixes groups
-      remember(groupIds, described, group);
-    }
-    const sink = sinks.get(args.contextValue as object);
-    const feed = sink ? ledgerFeedOf(builtOrNull(source)) : undefined;
-    if (sink && feed) {
-      return joinLedgerGroup({
+export class SubscriptionFanout {
+  /** Group and event → its result (a promise while it executes). */
+  private readonly executions = new Map<string, Promise<ExecutionResult> | ExecutionResult>();
+  /** Group key → a short id (bounded; ids are never reused). */
+  private readonly groupIds = new Map<string, string>();
+  private nextGroup = 0;
+  /** A shared result → its JSON. */
+  private readonly jsonOf = new WeakMap<object, string>();
+  private readonly counters: FanoutCounts = { executions: 0, serializations: 0, sharedSends: 0 };
+  private readonly ledgerGroups = new LedgerGroups();
+
+  /** For tests and metrics. */
+  counts(): Readonly<FanoutCounts> {
+    return { ...this.counters };
+  }
+
+  /** Ledger subscriptions of this app that receive live events (for tests). */
+  liveLedgerMembers(): number {
+    return this.ledgerGroups.liveMembers();
+  }
+
+  /**
+   * graphql-ws's `subscribe`: a token subscription's stream of shared results, or a ledger
+   * subscription waiting for its socket (`deliver`).
+   */
+  subscriber(freshContext: FreshContext, format: ClientErrorFormatter, metrics?: ToolgateMetrics) {
+    return async (args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> => {
+      const source = await createSourceEventStream(args);
+      if (!isAsyncIterable(source)) return source;
+      const closed = metrics?.subscriptionOpened(rootField(args));
+      // Interned: the per-event key of every member is then short to build and to hash.
+      const described = groupKey(args);
+      let group = this.groupIds.get(described);
+      if (group === undefined) {
+        group = `g${this.nextGroup++}`; // never reused: an evicted key only costs sharing, never mixes groups
+        remember(this.groupIds, described, group);
+      }
+      const shared = this.sharedExecution(group, args, freshContext);
+      const stream = mapStream(source, closed, (payload) => {
+        const identity = eventIdentity(payload);
+        if (identity === null) return shared(null, payload);
+        const result = shared(identity, payload);
+        return result instanceof Promise ? result.then((r) => this.shareResult(r)) : this.shareResult(result);
+      });
+      const built = builtOrNull(source);
+      if (!(built instanceof LedgerFeed)) return stream;
+      return new PendingLedgerSubscription(stream, {
         key: described,
-        feed,
-        sink,
-        counter: counters,
+        feed: built,
         closed,
         // Called only for the group's first member: the group holds it, not every member.
-        execution: () => groupExecution(group, args, freshContext, format),
+        execution: () => this.groupExecution(group, args, freshContext, format),
       });
+    };
+  }
+
+  /**
+   * graphql-ws's `onOperation`: a ledger subscription joins its group, which writes its
+   * frames to `sink`; the member replaces the operation's stream (undefined: unchanged).
+   */
+  deliver(result: unknown, sink: SubscriptionSink): AsyncIterableIterator<never> | undefined {
+    if (!(result instanceof PendingLedgerSubscription)) return undefined;
+    return this.ledgerGroups.join({ ...result.join, sink, counter: this.counters });
+  }
+
+  /** For graphql-ws's `onNext`: the JSON of a result shared by a group, to send instead of serializing it again. */
+  sharedJson(result: ExecutionResult): string | undefined {
+    if (result.errors) return undefined;
+    const json = this.jsonOf.get(result);
+    if (json !== undefined) this.counters.sharedSends++;
+    return json;
+  }
+
+  /** The JSON text of a shared result without errors, made once. */
+  shareResult(result: ExecutionResult): ExecutionResult {
+    if (!result.errors && !this.jsonOf.has(result)) {
+      this.counters.serializations++;
+      this.jsonOf.set(result, JSON.stringify(result));
     }
-    const shared = sharedExecution(group, args, freshContext);
-    return mapStream(source, closed, (payload) => {
-      const identity = eventIdentity(payload);
-      if (identity === null) return shared(null, payload);
-      const result = shared(identity, payload);
-      return result instanceof Promise ? result.then(shareResult) : shareResult(result);
-    });
-  };
+    return result;
+  }
+
+  /**
+   * A group's execution of an event, once per group and event (a promise while it executes):
+   * `identity` names the event; null executes it for this member alone.
+   */
+  private sharedExecution(group: string, args: ExecutionArgs, freshContext: FreshContext) {
+    const { executions, counters } = this;
+    const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
+    return (identity: string | null, payload: unknown): Promise<ExecutionResult> | ExecutionResult => {
+      if (identity === null) return run(payload);
+      const key = `${group}#${identity}`;
+      const known = executions.get(key);
+      // Settled for the group already (every member but the first): no await at all.
+      if (known) return known;
+      counters.executions++;
+      const pending = Promise.resolve(run(payload)).then((result) => {
+        remember(executions, key, result);
+        return result;
+      });
+      remember(executions, key, pending);
+      pending.catch(() => executions.delete(key));
+      return pending;
+    };
+  }
+
+  /** A ledger group's JSON text of an event's result (see ledger-groups.ts). */
+  private groupExecution(group: string, args: ExecutionArgs, freshContext: FreshContext, format: ClientErrorFormatter): GroupExecution {
+    const shared = this.sharedExecution(group, args, freshContext);
+    const textOf = (result: ExecutionResult) => this.socketText(result, format);
+    return (sequence: bigint, payload: unknown): string | Promise<string> => {
+      const result = shared(`s${sequence}`, payload);
+      return result instanceof Promise ? result.then(textOf) : textOf(result);
+    };
+  }
+
+  /** A result as graphql-ws sends it (errors as the client sees them), serialized once per result. */
+  private socketText(result: ExecutionResult, format: ClientErrorFormatter): string {
+    let json = this.jsonOf.get(result);
+    if (json === undefined) {
+      this.counters.serializations++;
+      json = JSON.stringify(result.errors ? socketResult(result, format) : result);
+      this.jsonOf.set(result, json);
+    }
+    return json;
+  }
 }
 
 /**
- * A group's execution of an event, once per group and event (a promise while it executes):
- * `identity` names the event; null executes it for this member alone.
+ * A ledger subscription between graphql-ws's `subscribe` and `onOperation` hooks: what its
+ * group needs to deliver it. Iterated as it is (no `onOperation` took it), it is the feed
+ * followed for this one subscriber, each result shared like a token subscription's.
  */
-function sharedExecution(group: string, args: ExecutionArgs, freshContext: (ctx: RequestContext) => RequestContext) {
-  const run = (payload: unknown) => execute({ ...args, rootValue: payload, contextValue: freshContext(args.contextValue as RequestContext) });
-  return (identity: string | null, payload: unknown): Promise<ExecutionResult> | ExecutionResult => {
-    if (identity === null) return run(payload);
-    const key = `${group}#${identity}`;
-    const known = executions.get(key);
-    // Settled for the group already (every member but the first): no await at all.
-    if (known) return known;
-    counters.executions++;
-    const pending = Promise.resolve(run(payload)).then((result) => {
-      remember(executions, key, result);
-      return result;
-    });
-    remember(executions, key, pending);
-    pending.catch(() => executions.delete(key));
-    return pending;
-  };
-}
+class PendingLedgerSubscription implements AsyncIterable<ExecutionResult> {
+  constructor(
+    private readonly stream: AsyncIterableIterator<ExecutionResult>,
+    readonly join: {
+      key: string;
+      feed: LedgerFeed;
+      closed?: () => void;
+      execution: () => (sequence: bigint, payload: unknown) => string | Promise<string>;
+    },
+  ) {}
 
-/** A ledger group's JSON text of an event's result (see ledger-groups.ts). */
-function groupExecution(group: string, args: ExecutionArgs, freshContext: (ctx: RequestContext) => RequestContext, format: ClientErrorFormatter) {
-  const shared = sharedExecution(group, args, freshContext);
-  const textOf = (result: ExecutionResult) => socketText(result, format);
-  return (sequence: bigint, payload: unknown): string | Promise<string> => {
-    const result = shared(`s${sequence}`, payload);
-    return result instanceof Promise ? result.then(textOf) : textOf(result);
-  };
-}
-
-/** The JSON text of a shared result without errors, made once. */
-export function shareResult(result: ExecutionResult): ExecutionResult {
-  if (!result.errors && !jsonOf.has(result)) {
-    counters.serializations++;
-    jsonOf.set(result, JSON.stringify(result));
+  [Symbol.asyncIterator](): AsyncIterableIterator<ExecutionResult> {
+    return this.stream;
   }
-  return result;
-}
-
-/** A result as graphql-ws sends it (errors as the client sees them), serialized once per result. */
-function socketText(result: ExecutionResult, format: ClientErrorFormatter): string {
-  let json = jsonOf.get(result);
-  if (json === undefined) {
-    counters.serializations++;
-    json = JSON.stringify(result.errors ? socketResult(result, format) : result);
-    jsonOf.set(result, json);
-  }
-  return json;
 }
 
 /** A result with its errors formatted for the websocket transport. */
@@ -161,39 +205,6 @@ function builtOrNull(source: AsyncIterable<unknown>): unknown {
   } catch {
     return null; // iterated instead, its next() fails with the same error, as without the fan-out
   }
-}
-
-/**
- * For graphql-ws's onNext: a result shared by a group is sent as a marker that the socket
- * replaces with the group's JSON (`expandShared`), instead of being serialized again.
- */
-export function sharedPayload(result: ExecutionResult): Record<string, string> | undefined {
-  if (result.errors) return undefined;
-  const json = jsonOf.get(result);
-  if (json === undefined) return undefined;
-  let token = tokenOf.get(result);
-  if (token === undefined || !serialized.has(token)) {
-    token = String(nextToken++);
-    tokenOf.set(result, token);
-    remember(serialized, token, json);
-  }
-  counters.sharedSends++;
-  return { [SHARED_MARK]: token };
-}
-
-const MARKER = `"payload":{"${SHARED_MARK}":"`;
-
-/** Replaces a shared-payload marker in an outgoing graphql-ws message with the JSON it stands for. */
-export function expandShared(message: string): string {
-  const at = message.indexOf(MARKER);
-  if (at < 0) return message;
-  const tokenStart = at + MARKER.length;
-  const tokenEnd = message.indexOf('"', tokenStart);
-  // Kept for every member that sends it; only newer results evict it (MAX_SHARED of them).
-  const json = serialized.get(message.slice(tokenStart, tokenEnd));
-  if (json === undefined) throw new Error('a shared subscription payload was evicted before it was sent');
-  // The marker object is `{"__toolgateShared":"<token>"}`: skip its closing `"}`.
-  return `${message.slice(0, at)}"payload":${json}${message.slice(tokenEnd + 2)}`;
 }
 
 function groupKey(args: ExecutionArgs): string {

@@ -1,7 +1,6 @@
 import type http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer } from 'ws';
-import { useServer } from 'graphql-ws/use/ws';
 import type { SubscribePayload } from 'graphql-ws';
 import {
   GraphQLError,
@@ -26,12 +25,12 @@ import type { ApiConfig } from '../config';
 import { formatForSocket, type ClientErrorFormatter } from './client-errors';
 import { UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from '../db/unavailable';
 import type { OperationGuard } from './operation-guard';
-import { createGroupedSubscribe, expandShared, setSubscriptionSink, sharedPayload, socketResult } from './subscription-fanout';
+import { socketResult, type SubscriptionFanout } from './subscription-fanout';
+import { serveGraphQLWs } from './graphql-ws-server';
 import { MAX_VALIDATION_ERRORS } from './limits';
 import { isRateLimited } from './rate-limits';
 import { CLOSE_REASONS, OpenSockets } from './socket-access';
 import { SubscriptionCaps } from './subscription-caps';
-import { SocketWriter } from './socket-writer';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceSocketOperation } from '../telemetry/trace-graphql';
 
@@ -43,6 +42,8 @@ export interface GraphQLWebSocketOptions {
   api: ApiConfig;
   format: ClientErrorFormatter;
   contextFor(caller: Caller, correlationId: string): RequestContext;
+  /** The app's subscription fan-out (its groups and shared results). */
+  fanout: SubscriptionFanout;
   metrics?: ToolgateMetrics;
 }
 
@@ -62,6 +63,11 @@ type Extra = { caller?: Caller };
  * and an array payload closes it with 4400. While the database is unreachable, the key
  * lookup closes the socket with 1013 (Try Again Later) and an operation fails with
  * `SERVICE_UNAVAILABLE` (the shared formatter).
+ *
+ * Subscriptions go through the app's fan-out (`SubscriptionFanout`) by graphql-ws's own
+ * hooks: `subscribe` (a group's shared results), `onOperation` (a ledger subscription joins
+ * its group) and `onNext` (a shared result is sent as the group's JSON); the transport is
+ * ours by graphql-ws's design (src/api/graphql-ws-server.ts).
  */
 export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const { schema, keys, guard, api, format } = options;
@@ -72,26 +78,10 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
   const rules = api.introspection ? specifiedRules : [...specifiedRules, NoSchemaIntrospectionCustomRule];
   const hideSuggestions = !api.fieldSuggestions;
   const validDocuments = new Map<string, { document: DocumentNode; query: string }>();
-  const groupedSubscribe = createGroupedSubscribe((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), format, options.metrics);
+  const { fanout } = options;
+  const subscribe = fanout.subscriber((ctx) => options.contextFor(ctx.caller!, ctx.correlationId), format, options.metrics);
   /** A subscribe message's `extensions` (a `traceparent` there is continued), by its operation's context. */
   const extensionsOf = new WeakMap<object, Record<string, unknown>>();
-  // Registered before graphql-ws's own handler: every message goes through the socket's
-  // writer (which counts what is queued), and results shared by a subscription group are
-  // sent as the group's JSON text (see subscription-fanout.ts).
-  const writers = new WeakMap<object, SocketWriter>();
-  wsServer.on('connection', (socket) => {
-    const writer = new SocketWriter(socket);
-    writers.set(socket, writer);
-    socket.send = ((data: unknown, ...rest: unknown[]) =>
-      writer.sendCounted(typeof data === 'string' ? expandShared(data) : data, rest)) as typeof socket.send;
-    // graphql-ws's message listener awaits a whole subscription with the message it was
-    // given: hand it the text (which it would make anyway), not the received Buffer (≈ 0.5 KB).
-    const emit = socket.emit.bind(socket);
-    socket.emit = ((event: string | symbol, ...args: unknown[]) =>
-      event === 'message' && args[1] === false && Buffer.isBuffer(args[0])
-        ? emit(event, args[0].toString(), false)
-        : emit(event, ...args)) as typeof socket.emit;
-  });
 
   /** The operation's execution arguments, or the errors that refuse it. */
   const prepare = async (caller: Caller, payload: SubscribePayload): Promise<ExecutionArgs | readonly GraphQLError[]> => {
@@ -144,7 +134,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
     }
   };
 
-  const server = useServer<Record<string, unknown> | undefined, Extra>(
+  const server = serveGraphQLWs<Record<string, unknown> | undefined, Extra>(
     {
       schema,
       onConnect: async (ctx) => {
@@ -218,17 +208,20 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
       },
       onComplete: (ctx, id) => subscriptions.release(ctx, id),
       onClose: (ctx) => subscriptions.releaseAll(ctx),
-      context: (ctx, id, payload) => {
+      context: (ctx, _id, payload) => {
         const contextValue = options.contextFor(ctx.extra.caller!, flatUuid());
         if (payload.extensions) extensionsOf.set(contextValue, payload.extensions);
-        // A ledger subscription's group writes its frames to this socket under this id.
-        const writer = writers.get(ctx.extra.socket);
-        if (writer) setSubscriptionSink(contextValue, { writer, id });
         return contextValue;
       },
       execute: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => execute(args)),
-      subscribe: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => groupedSubscribe(args)),
-      onNext: (_ctx, _id, _payload, _args, result) => sharedPayload(result) ?? socketResult(result, format),
+      subscribe: (args) => traceSocketOperation(args, extensionsOf.get(args.contextValue as object), () => subscribe(args)),
+      // A ledger subscription is delivered by its group, which writes to this socket under this id.
+      onOperation: (ctx, id, _payload, _args, result) => fanout.deliver(result, { writer: ctx.extra.connection.writer, id }),
+      // A result shared by a group is sent as the group's JSON text, not serialized again.
+      onNext: (ctx, _id, _payload, _args, result) => {
+        const json = fanout.sharedJson(result);
+        return json === undefined ? socketResult(result, format) : ctx.extra.connection.sharedPayload(json);
+      },
       onError: (_ctx, _id, _payload, errors) => errors.map((e) => formatForSocket(format, e)),
     },
     wsServer,

@@ -29,14 +29,16 @@ const BUILD = Symbol('build deferred source');
  * (role, arguments) then end the subscription with an `error` message carrying their
  * code, the same as failures while it runs.
  */
-export function deferred<T>(create: () => AsyncIterableIterator<T>): AsyncIterableIterator<T> {
-  let inner: AsyncIterableIterator<T> | null = null;
+export function deferred<T>(create: () => AsyncIterable<T>): AsyncIterableIterator<T> {
+  let built: AsyncIterable<T> | null = null;
+  let inner: AsyncIterator<T> | null = null;
   let ended = false;
+  const build = () => (built ??= create());
   const source = {
-    [BUILD]: () => (inner ??= create()),
+    [BUILD]: build,
     next: async () => {
       if (ended) return { value: undefined as T, done: true };
-      inner ??= create();
+      inner ??= build()[Symbol.asyncIterator]();
       return inner.next();
     },
     return: async (value?: unknown) => {

@@ -11,6 +11,7 @@ import { TokenRelay } from './token-relay';
 import { publishLedgerCommits } from './ledger-notifier';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { ApprovalPresence } from '../approvals/approval-presence';
+import { SharedResolutions } from './shared-resolutions';
 
 export interface Realtime {
   bus: EventBus;
@@ -18,6 +19,8 @@ export interface Realtime {
   tokens: TokenRelay;
   /** Who has which approval open, on this node (approvalPresence). */
   presence: ApprovalPresence;
+  /** Key checks and event rows shared by this app's subscriptions. */
+  resolutions: SharedResolutions;
   stop(): Promise<void>;
 }
 
@@ -48,6 +51,7 @@ export async function startRealtime(
     ledger: new LedgerTail(orm, bus, log, metrics),
     tokens,
     presence: new ApprovalPresence(),
+    resolutions: new SharedResolutions(),
     stop: async () => {
       tokens.stop();
       await bus.close();

@@ -1,3 +1,4 @@
+import type { Refusal } from './shared-resolutions';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { mayUse, type Operation } from '../auth/access';
@@ -30,47 +31,31 @@ export function recheckAccess(ctx: RequestContext, slot?: string): void | Promis
   if (!caller.keyId) return;
   const keyId = caller.keyId;
   const key = `key:${keyId}:${slot ?? `t${Math.floor(Date.now() / 1000)}`}`;
+  const shared = ctx.services.realtime.resolutions;
   // Known already (the common case: another subscriber of the key checked this event): no await.
-  const known = settled.get(key);
+  const known = shared.settledCheck(key);
   if (known !== undefined) return assertValid(known);
-  return resolveOnce(key, async () => {
-    let refusal: Refusal = null;
-    try {
-      await ctx.services.keys.check(keyId, { use: false });
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      refusal = error.code === 'ORG_SUSPENDED' ? 'ORG_SUSPENDED' : 'UNAUTHENTICATED';
-    }
-    remember(settled, key, refusal);
-    return refusal;
-  }).then(assertValid);
+  return shared
+    .once(key, async () => {
+      let refusal: Refusal = null;
+      try {
+        await ctx.services.keys.check(keyId, { use: false });
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        refusal = error.code === 'ORG_SUSPENDED' ? 'ORG_SUSPENDED' : 'UNAUTHENTICATED';
+      }
+      shared.settle(key, refusal);
+      return refusal;
+    })
+    .then(assertValid);
 }
-
-/** Why the key may no longer receive events (null: it may). */
-type Refusal = 'UNAUTHENTICATED' | 'ORG_SUSPENDED' | null;
 
 function assertValid(refusal: Refusal): void {
   if (refusal === 'ORG_SUSPENDED') throw new AppError('ORG_SUSPENDED', 'The organization is suspended');
   if (refusal) throw new AppError('UNAUTHENTICATED', 'The API key is no longer valid');
 }
 
-const settled = new Map<string, Refusal>();
-
-/** One resolution per key (an event, a key check), shared by every subscriber on this node that needs it. */
-const resolutions = new Map<string, Promise<unknown>>();
-const MAX_RESOLUTIONS = 5000;
-
-export function resolveOnce<T>(key: string, resolve: () => Promise<T>): Promise<T> {
-  let promise = resolutions.get(key) as Promise<T> | undefined;
-  if (!promise) {
-    promise = resolve();
-    remember(resolutions, key, promise);
-    promise.catch(() => resolutions.delete(key));
-  }
-  return promise;
-}
-
-function remember<V>(map: Map<string, V>, key: string, value: V): void {
-  map.set(key, value);
-  if (map.size > MAX_RESOLUTIONS) map.delete(map.keys().next().value as string);
+/** One resolution per key (an event's row, say), shared by every subscriber of the app that needs it. */
+export function resolveOnce<T>(ctx: RequestContext, key: string, resolve: () => Promise<T>): Promise<T> {
+  return ctx.services.realtime.resolutions.once(key, resolve);
 }

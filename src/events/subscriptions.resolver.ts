@@ -178,7 +178,7 @@ export class SubscriptionResolver {
     @Arg('afterSequence', () => String, { nullable: true }) _after: string | null,
     @Ctx() ctx: RequestContext,
   ): Promise<ToolCallStatusChangeType> {
-    const call = await resolveOnce(`call:${change.orgId}:${change.sequence}`, () =>
+    const call = await resolveOnce(ctx, `call:${change.orgId}:${change.sequence}`, () =>
       ctx.services.orm.em.fork().findOneOrFail(ToolCall, { id: change.toolCallId, orgId: change.orgId }),
     );
     return { sequence: change.sequence, status: change.status, toolCall: toToolCallType(call) };
@@ -219,7 +219,7 @@ export class SubscriptionResolver {
   ): Promise<ApprovalRequestEventType> {
     const [approval, call] = await Promise.all([
       approvalOf(ctx, change.orgId, change.toolCallId, change.sequence),
-      resolveOnce(`call:${change.orgId}:${change.sequence}`, () =>
+      resolveOnce(ctx, `call:${change.orgId}:${change.sequence}`, () =>
         ctx.services.orm.em.fork().findOneOrFail(ToolCall, { id: change.toolCallId, orgId: change.orgId }),
       ),
     ]);
@@ -249,9 +249,9 @@ function reviewChangeOf(event: LedgerEvent): 'review_required' | 'review_acknowl
   return needsReview(event) ? 'review_required' : null;
 }
 
-/** The approval request as of a ledger event, fetched once per event on this node. */
+/** The approval request as of a ledger event, fetched once per event in this app. */
 function approvalOf(ctx: RequestContext, orgId: string, toolCallId: string, sequence: string): Promise<ApprovalRequest | null> {
-  return resolveOnce(`approval:${orgId}:${sequence}`, () => ctx.services.orm.em.fork().findOne(ApprovalRequest, { toolCallId, orgId }));
+  return resolveOnce(ctx, `approval:${orgId}:${sequence}`, () => ctx.services.orm.em.fork().findOne(ApprovalRequest, { toolCallId, orgId }));
 }
 
 /** One payload per event (and metadata visibility), shared by every subscription that sends it. */

@@ -1,6 +1,4 @@
 import { useDemoApp } from '../support/demo-fixture';
-import { fanoutCounters } from '../../src/api/subscription-fanout';
-import { liveLedgerMembers } from '../../src/api/ledger-groups';
 import { bounded, closeSockets, connect, ledgerHead, toolCalls, type Feed, type ToolCallChange } from './realtime-helpers';
 
 /**
@@ -31,16 +29,16 @@ test('each event is executed and serialized once per group of identical subscrip
   // and the org's ledger followed once per group, not once per subscription.
   await bounded(
     (async () => {
-      while (liveLedgerMembers() < 40) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (demo.app.fanout.liveLedgerMembers() < 40) await new Promise((resolve) => setTimeout(resolve, 10));
     })(),
     'the 40 live subscriptions',
   );
   expect(demo.app.services.realtime!.ledger.listenerCount(demo.seed.orgId)).toBe(2);
-  const before = fanoutCounters();
+  const before = demo.app.fanout.counts();
   const call = await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
   expect(call.status).toBe('succeeded');
   await Promise.all([...experts, ...admins].map((feed, i) => feed.count(2, `both transitions at subscriber ${i}`)));
-  const after = fanoutCounters();
+  const after = demo.app.fanout.counts();
 
   for (const feed of [...experts, ...admins]) {
     expect(feed.items.map((c) => [c.status, c.toolCall.id])).toEqual([

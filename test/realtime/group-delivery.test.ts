@@ -3,8 +3,8 @@ import type { ExecutionResult } from 'graphql';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
 import type { AgentRun } from '../../src/runs/agent-run.entity';
-import { expandShared, fanoutCounters, shareResult, sharedPayload } from '../../src/api/subscription-fanout';
-import { liveLedgerMembers } from '../../src/api/ledger-groups';
+import { SubscriptionFanout } from '../../src/api/subscription-fanout';
+import { GraphQLWsConnection } from '../../src/api/graphql-ws-server';
 import { RUN_EVENTS, bounded, commitRunEvents, ledgerHead } from './realtime-helpers';
 import { print } from 'graphql';
 
@@ -87,7 +87,7 @@ class RawSocket {
 async function untilLive(count: number): Promise<void> {
   await bounded(
     (async () => {
-      while (liveLedgerMembers() < count) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (app.fanout.liveLedgerMembers() < count) await new Promise((resolve) => setTimeout(resolve, 10));
     })(),
     `${count} live subscriptions`,
   );
@@ -105,12 +105,12 @@ test('one group writes graphql-ws frames that differ only by id; a completed mem
   await untilLive(3);
   expect(app.services.realtime!.ledger.listenerCount(org.org.id)).toBe(1);
 
-  const before = fanoutCounters();
+  const before = app.fanout.counts();
   const first = await commit(run, 2);
   await one.until(() => one.sequences('a').length === 2 && one.sequences(odd).length === 2, 'both events on socket one');
   await two.until(() => two.sequences('c').length === 2, 'both events on socket two');
-  expect(fanoutCounters().executions - before.executions).toBe(2);
-  expect(fanoutCounters().sharedSends - before.sharedSends).toBe(6);
+  expect(app.fanout.counts().executions - before.executions).toBe(2);
+  expect(app.fanout.counts().sharedSends - before.sharedSends).toBe(6);
 
   // Byte for byte graphql-ws's frame ({"id","type","payload"}), the payload shared.
   const nexts = [...one.frames, ...two.frames].map((f) => [f, JSON.parse(f)] as const).filter(([, m]) => m.type === 'next');
@@ -149,20 +149,28 @@ test('one group writes graphql-ws frames that differ only by id; a completed mem
   );
 });
 
-test('a token result shared by more members than the fan-out keeps results for reaches every one of them (graphql-ws runs all their onNext before the sends)', () => {
+test('a token result shared by more members than any bound reaches every one of them (graphql-ws runs all their onNext before the sends), each marker once', async () => {
+  const fanout = new SubscriptionFanout();
   const result: ExecutionResult = { data: { runTokens: { runId: 'r', offset: '0', text: 'hi ✓' } } };
-  shareResult(result);
-  // 10,001 members' onNext first (more than MAX_SHARED = 5,000), then their sends.
-  const frames = Array.from({ length: 10_001 }, (_, i) => JSON.stringify({ id: String(i), type: 'next', payload: sharedPayload(result) }));
-  const expected = (i: number) => JSON.stringify({ id: String(i), type: 'next', payload: result });
-  frames.forEach((frame, i) => {
-    expect(expandShared(frame)).toBe(expected(i));
-  });
-  // Newer results then evict it: a member that has not sent by then fails loudly, never sends another's text.
-  for (let n = 0; n < 5_001; n++) {
-    const newer: ExecutionResult = { data: { n } };
-    shareResult(newer);
-    sharedPayload(newer);
-  }
-  expect(() => expandShared(frames[0])).toThrow(/evicted/);
+  fanout.shareResult(result);
+  const sent: string[] = [];
+  const socket = {
+    protocol: 'graphql-transport-ws',
+    readyState: 1,
+    bufferedAmount: 0,
+    send: (text: string, done?: () => void) => {
+      sent.push(text);
+      done?.();
+    },
+  };
+  const connection = new GraphQLWsConnection(socket as unknown as WebSocket);
+  // 10,001 members' onNext first, then their sends.
+  const frames = Array.from({ length: 10_001 }, (_, i) =>
+    JSON.stringify({ id: String(i), type: 'next', payload: connection.sharedPayload(fanout.sharedJson(result)!) }),
+  );
+  for (const frame of frames) await connection.send(frame);
+  expect(sent).toEqual(frames.map((_, i) => JSON.stringify({ id: String(i), type: 'next', payload: result })));
+  expect(fanout.counts().sharedSends).toBe(10_001);
+  // A marker stands for one send: sent again, it fails loudly and never sends another's text.
+  expect(() => connection.send(frames[0])).toThrow(/twice/);
 });

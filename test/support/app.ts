@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger';
 import { initOrm } from '../../src/db/orm';
 import { ENTITIES } from '../../src/app-entities';
 import type { AppServices } from '../../src/app-services';
+import type { SubscriptionFanout } from '../../src/api/subscription-fanout';
 import { composeToolgate, type ComposedToolgate } from '../../src/compose';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import type { Clock } from '../../src/clock';
@@ -51,6 +52,8 @@ export interface TestApp {
   /** The master keyring (MASTER_ENCRYPTION_KEY of the test config). */
   masterKey: MasterKeyring;
   services: AppServices;
+  /** The app's subscription fan-out (its groups and counts). */
+  fanout: SubscriptionFanout;
   /** The vendor sandboxes, when started with `sandboxes: true`. */
   sandbox: SandboxServer | null;
   /** The offline model, when started with `offlineModel: true`. */
@@ -179,6 +182,7 @@ export async function startTestApp(
     config,
     masterKey: services.keyring,
     services,
+    fanout: composed.fanout,
     sandbox: composed.sandboxes,
     model: composed.offlineModel,
     liveness,
