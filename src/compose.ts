@@ -47,6 +47,8 @@ export interface ComposeOverrides {
   accessClock?: Clock;
   /** Time for the model stream's idle timeout and turn retries (default: the system clock). */
   modelClock?: Clock;
+  /** Time for the presence heartbeat and the expiry of other nodes' viewers (default: the system clock). */
+  presenceClock?: Clock;
   /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
   vendors?: readonly VendorRegistration[];
   /** How tenant URLs' hosts resolve for the egress policy (default: the system resolver). */
