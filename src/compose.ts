@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from './config';
-import type { Clock } from './clock';
+import { systemClock, type Clock } from './clock';
 import type { Logger } from './logger';
 import type { MasterKeyring } from './credentials/keyring';
 import type { ToolExecutor } from './executor/executor.types';
@@ -117,6 +117,7 @@ export async function composeToolgate(
       runEvents,
       logger,
       metrics,
+      { clock: overrides.presenceClock ?? systemClock, heartbeatMs: config.presenceHeartbeatMs },
     );
     started.push(realtime);
     logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');

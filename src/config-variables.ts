@@ -95,6 +95,11 @@ export const CONFIG_GROUPS: Group[] = [
       },
       { name: 'EVENT_BUS', default: 'redis when REDIS_URL is set, else postgres', description: 'postgres, redis or in-process' },
       { name: 'REDIS_URL', default: none, description: 'Redis for the event bus and the rate-limit counters', secret: true },
+      {
+        name: 'PRESENCE_HEARTBEAT_MS',
+        default: '5000',
+        description: 'how often a node heartbeats its approval viewers on the event bus; a node silent for two has its viewers dropped',
+      },
       { name: 'SUBSCRIPTION_BUFFER_EVENTS', default: '1000', description: 'events one subscription group may have queued' },
       {
         name: 'SUBSCRIPTION_MAX_LAG_EVENTS',

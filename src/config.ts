@@ -74,6 +74,8 @@ export interface Config {
   /** Cross-node events: unset picks redis when REDIS_URL is set, else postgres. */
   eventBus: 'in-process' | 'postgres' | 'redis' | undefined;
   redisUrl: string | undefined;
+  /** How often a node tells the others its approval viewers are still there (PRESENCE_HEARTBEAT_MS); silent for two, they are dropped. */
+  presenceHeartbeatMs: number;
   subscriptions: {
     /** Events one live subscription may have queued before it re-reads from the ledger instead. */
     bufferEvents: number;
@@ -264,6 +266,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     failpoints: failpoints(env),
     eventBus: nonEmpty(env.EVENT_BUS) ? oneOf(env, 'EVENT_BUS', ['in-process', 'postgres', 'redis'] as const, 'postgres') : undefined,
     redisUrl: nonEmpty(env.REDIS_URL),
+    presenceHeartbeatMs: integer(env, 'PRESENCE_HEARTBEAT_MS', 5000, 50, 600_000),
     subscriptions: {
       bufferEvents: integer(env, 'SUBSCRIPTION_BUFFER_EVENTS', 1000, 1, 1_000_000),
       maxLagEvents: integer(env, 'SUBSCRIPTION_MAX_LAG_EVENTS', 10_000, 1, 100_000_000),

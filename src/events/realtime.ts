@@ -11,12 +11,14 @@ import { TokenRelay } from './token-relay';
 import { publishLedgerCommits } from './ledger-notifier';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { ApprovalPresence } from '../approvals/approval-presence';
+import { ApprovalPresenceRelay } from '../approvals/approval-presence-relay';
+import type { Clock } from '../clock';
 
 export interface Realtime {
   bus: EventBus;
   ledger: LedgerTail;
   tokens: TokenRelay;
-  /** Who has which approval open, on this node (approvalPresence). */
+  /** Who has which approval open, on every node (approvalPresence; shared on the bus's `presence` channel). */
   presence: ApprovalPresence;
   stop(): Promise<void>;
 }
@@ -37,19 +39,24 @@ export async function startRealtime(
   bus: EventBus,
   runEvents: RunEvents,
   logger: Logger,
-  metrics?: ToolgateMetrics,
+  metrics: ToolgateMetrics | undefined,
+  presenceTime: { clock: Clock; heartbeatMs: number },
 ): Promise<Realtime> {
   const log = logger.child({ component: 'realtime' });
   publishLedgerCommits(orm, bus, log);
   const tokens = new TokenRelay(bus, runEvents, log);
   await tokens.start();
+  const presence = new ApprovalPresence();
+  const relay = new ApprovalPresenceRelay(presence, bus, presenceTime.clock, presenceTime.heartbeatMs, log);
+  await relay.start();
   return {
     bus,
     ledger: new LedgerTail(orm, bus, log, metrics),
     tokens,
-    presence: new ApprovalPresence(),
+    presence,
     stop: async () => {
       tokens.stop();
+      await relay.stop();
       await bus.close();
     },
   };
