@@ -68,7 +68,8 @@ export class ApprovalPresenceRelay {
     this.cancelBeat?.();
     this.cancelBeat = null;
     for (const undo of this.undo.splice(0).reverse()) await undo();
-    if (this.presence.localViews().length > 0) await this.publish({ k: 'bye', n: this.nodeId });
+    // Even with no view left: a leave lost on the way would otherwise linger for two heartbeats.
+    await this.publish({ k: 'bye', n: this.nodeId });
   }
 
   private scheduleBeat(): void {
