@@ -2,7 +2,7 @@ import os from 'node:os';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { GraphQLSchema } from 'graphql';
 import type { Config } from './config';
-import type { Clock } from './clock';
+import { systemClock, type Clock } from './clock';
 import type { Logger } from './logger';
 import type { MasterKeyring } from './credentials/keyring';
 import type { ToolExecutor } from './executor/executor.types';
@@ -48,6 +48,8 @@ export interface ComposeOverrides {
   accessClock?: Clock;
   /** Time for the model stream's idle timeout and turn retries (default: the system clock). */
   modelClock?: Clock;
+  /** Time for the presence heartbeat and the expiry of other nodes' viewers (default: the system clock). */
+  presenceClock?: Clock;
   /** The vendors (default: VENDORS): handlers, their catalog entries and sandboxes. */
   vendors?: readonly VendorRegistration[];
   /** How tenant URLs' hosts resolve for the egress policy (default: the system resolver). */
@@ -118,6 +120,7 @@ export async function composeToolgate(
       runEvents,
       logger,
       metrics,
+      { clock: overrides.presenceClock ?? systemClock, heartbeatMs: config.presenceHeartbeatMs },
     );
     started.push(realtime);
     logger.info({ bus: realtime.bus.kind }, 'realtime event bus connected');

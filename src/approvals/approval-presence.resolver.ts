@@ -48,7 +48,7 @@ type Data = SubscribeResolverData<unknown, Record<string, unknown>, RequestConte
 export class ApprovalPresenceResolver {
   @Subscription(() => ApprovalPresenceType, {
     description:
-      'Who has the approval open: the subscription itself is the view (it counts while open). Sent at once and after each change. Per node: viewers served by another node are not counted',
+      'Who has the approval open: the subscription itself is the view (it counts while open). Sent at once and after each change. Viewers on every node are counted; those of a node that died are dropped after about two presence heartbeats',
     subscribe: ({ context, args }: Data) =>
       deferred(() => {
         const caller = authorize(context, 'Subscription.approvalPresence');

@@ -16,36 +16,66 @@ export interface PresenceSnapshot {
   viewers: { name: string; role: Role; you: boolean }[];
 }
 
+/** A view as nodes tell each other of it (approval-presence-relay.ts): ids, a name and a role, never a key's id or secret. */
+export interface PresenceView extends PresenceViewer {
+  orgId: string;
+  approvalId: string;
+}
+
 /**
- * Who has an approval open, on this node. A view is an open `approvalPresence`
+ * Who has an approval open, across the nodes. A view is an open `approvalPresence`
  * subscription: it joins when the subscription starts and leaves when it ends (the client
- * closed it, or its socket went away). Rooms are keyed by org and approval, so another
- * org's key can never join or see a room. Kept per node, not shared through the event bus:
- * reviewers served by different nodes do not see each other (README, "Console").
+ * closed it, or its socket went away). This node's views are told to the relay
+ * (`onLocalChange`), which announces them on the event bus; the views other nodes announce
+ * are added here by the relay (`addRemote`, `removeRemote`), and dropped by it when their node
+ * stops heartbeating. Rooms are keyed by org and approval, so another org's key can never
+ * join or see a room.
  */
 export class ApprovalPresence {
   private readonly rooms = new Map<string, Map<string, PresenceViewer>>();
   private readonly watchers = new Map<string, Set<() => void>>();
+  private readonly local = new Map<string, PresenceView>();
+  private readonly localListeners = new Set<(change: 'join' | 'leave', view: PresenceView) => void>();
 
   /** Counts a view of the approval until the answered function is called. */
   join(orgId: string, approvalId: string, viewer: Omit<PresenceViewer, 'id'>): { id: string; leave: () => void } {
-    const room = roomOf(orgId, approvalId);
-    const id = randomUUID();
-    const viewers = this.rooms.get(room) ?? new Map<string, PresenceViewer>();
-    this.rooms.set(room, viewers.set(id, { ...viewer, id }));
-    this.changed(room);
+    const view: PresenceView = { ...viewer, id: randomUUID(), orgId, approvalId };
+    this.local.set(view.id, view);
+    this.add(view);
+    for (const listener of this.localListeners) listener('join', view);
     return {
-      id,
+      id: view.id,
       leave: () => {
-        if (!viewers.delete(id)) return;
-        if (viewers.size === 0) this.rooms.delete(room);
-        this.changed(room);
+        if (!this.local.delete(view.id)) return;
+        this.remove(view);
+        for (const listener of this.localListeners) listener('leave', view);
       },
     };
   }
 
   viewers(orgId: string, approvalId: string): PresenceViewer[] {
     return [...(this.rooms.get(roomOf(orgId, approvalId))?.values() ?? [])];
+  }
+
+  /** This node's own open views (what it announces to the others). */
+  localViews(): PresenceView[] {
+    return [...this.local.values()];
+  }
+
+  /** Calls `listener` after each join or leave of a view on this node; answers the unregistration. */
+  onLocalChange(listener: (change: 'join' | 'leave', view: PresenceView) => void): () => void {
+    this.localListeners.add(listener);
+    return () => this.localListeners.delete(listener);
+  }
+
+  /** A view open on another node (idempotent). */
+  addRemote(view: PresenceView): void {
+    if (!this.local.has(view.id)) this.add(view);
+  }
+
+  /** A view of another node that closed, or whose node went silent (idempotent). */
+  removeRemote(view: PresenceView): void {
+    if (!this.local.has(view.id)) this.remove(view);
   }
 
   /** Calls `listener` after each join or leave of the approval's room; answers the unwatch. */
@@ -57,6 +87,22 @@ export class ApprovalPresence {
       set.delete(listener);
       if (set.size === 0) this.watchers.delete(room);
     };
+  }
+
+  private add(view: PresenceView): void {
+    const room = roomOf(view.orgId, view.approvalId);
+    const viewers = this.rooms.get(room) ?? new Map<string, PresenceViewer>();
+    const known = viewers.has(view.id);
+    this.rooms.set(room, viewers.set(view.id, { id: view.id, name: view.name, role: view.role }));
+    if (!known) this.changed(room);
+  }
+
+  private remove(view: PresenceView): void {
+    const room = roomOf(view.orgId, view.approvalId);
+    const viewers = this.rooms.get(room);
+    if (!viewers?.delete(view.id)) return;
+    if (viewers.size === 0) this.rooms.delete(room);
+    this.changed(room);
   }
 
   private changed(room: string): void {

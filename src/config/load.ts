@@ -47,6 +47,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
     failpoints: read('TOOLGATE_FAILPOINTS'),
     eventBus: read('EVENT_BUS'),
     redisUrl: read('REDIS_URL'),
+    presenceHeartbeatMs: read('PRESENCE_HEARTBEAT_MS'),
     subscriptions: {
       bufferEvents: read('SUBSCRIPTION_BUFFER_EVENTS'),
       maxLagEvents: read('SUBSCRIPTION_MAX_LAG_EVENTS'),

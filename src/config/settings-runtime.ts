@@ -156,6 +156,14 @@ export const NODES = group('Nodes, jobs and events', {
     readme: 'how nodes share subscription events: `postgres` (LISTEN/NOTIFY), `redis`, or `in-process` (one node)',
   }),
   REDIS_URL: text({ description: 'Redis for the event bus and the rate-limit counters', secret: urlAt('redisUrl') }),
+  PRESENCE_HEARTBEAT_MS: integer({
+    default: 5000,
+    min: 50,
+    max: 600_000,
+    description: 'how often a node heartbeats its approval viewers on the event bus; a node silent for two has its viewers dropped',
+    readme:
+      'how often a node tells the others, on the event bus, that its reviewers still have their approvals open; a node silent for two heartbeats (it died) has its reviewers dropped from "Also looking"',
+  }),
   SUBSCRIPTION_BUFFER_EVENTS: integer({
     default: 1000,
     min: 1,

@@ -69,6 +69,8 @@ export interface Config {
   /** Cross-node events: unset picks redis when REDIS_URL is set, else postgres. */
   eventBus: 'in-process' | 'postgres' | 'redis' | undefined;
   redisUrl: string | undefined;
+  /** How often a node tells the others its approval viewers are still there (PRESENCE_HEARTBEAT_MS); silent for two, they are dropped. */
+  presenceHeartbeatMs: number;
   subscriptions: {
     /** Events one live subscription may have queued before it re-reads from the ledger instead. */
     bufferEvents: number;

@@ -8,8 +8,11 @@
  * - `tokens`: JSON `{ orgId, runId, offset, text }` — coalesced model text deltas.
  * - `access`: `key:<keyId>` or `org:<orgId>` — a key was revoked or an org suspended
  *   (published after the commit): nodes close the websockets of that key or org.
+ * - `presence`: JSON — who has which approval open on which node: views opening and closing,
+ *   heartbeats, sync requests (src/approvals/approval-presence-relay.ts). Names and roles,
+ *   never a key's id or secret.
  */
-export type BusChannel = 'ledger' | 'tokens' | 'access';
+export type BusChannel = 'ledger' | 'tokens' | 'access' | 'presence';
 
 export interface EventBus {
   readonly kind: 'in-process' | 'postgres' | 'redis';

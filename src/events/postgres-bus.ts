@@ -58,6 +58,7 @@ export class PostgresBus implements EventBus {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     this.reconnected.clear();
     const listener = this.listener;

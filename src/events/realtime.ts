@@ -12,12 +12,14 @@ import { publishLedgerCommits } from './ledger-notifier';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { ApprovalPresence } from '../approvals/approval-presence';
 import { SharedResolutions } from './shared-resolutions';
+import { ApprovalPresenceRelay } from '../approvals/approval-presence-relay';
+import type { Clock } from '../clock';
 
 export interface Realtime {
   bus: EventBus;
   ledger: LedgerTail;
   tokens: TokenRelay;
-  /** Who has which approval open, on this node (approvalPresence). */
+  /** Who has which approval open, on every node (approvalPresence; shared on the bus's `presence` channel). */
   presence: ApprovalPresence;
   /** Key checks and event rows shared by this app's subscriptions. */
   resolutions: SharedResolutions;
@@ -40,20 +42,25 @@ export async function startRealtime(
   bus: EventBus,
   runEvents: RunEvents,
   logger: Logger,
-  metrics?: ToolgateMetrics,
+  metrics: ToolgateMetrics | undefined,
+  presenceTime: { clock: Clock; heartbeatMs: number },
 ): Promise<Realtime> {
   const log = logger.child({ component: 'realtime' });
   publishLedgerCommits(orm, bus, log);
   const tokens = new TokenRelay(bus, runEvents, log);
   await tokens.start();
+  const presence = new ApprovalPresence();
+  const relay = new ApprovalPresenceRelay(presence, bus, presenceTime.clock, presenceTime.heartbeatMs, log);
+  await relay.start();
   return {
     bus,
     ledger: new LedgerTail(orm, bus, log, metrics),
     tokens,
-    presence: new ApprovalPresence(),
+    presence,
     resolutions: new SharedResolutions(),
     stop: async () => {
       tokens.stop();
+      await relay.stop();
       await bus.close();
     },
   };

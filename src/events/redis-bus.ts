@@ -16,6 +16,7 @@ export class RedisBus implements EventBus {
   readonly kind = 'redis' as const;
   private down: { since: number; dropped: number } | null = null;
   private readonly reconnected = new Set<() => void>();
+  private closed = false;
 
   private constructor(
     private readonly publisher: ReturnType<typeof createClient>,
@@ -57,11 +58,15 @@ export class RedisBus implements EventBus {
   async subscribe(channel: BusChannel, handler: (message: string) => void): Promise<() => Promise<void>> {
     await this.subscriber.subscribe(PREFIX + channel, handler);
     return async () => {
+      // Once closed there is nothing to leave (and node-redis would queue the command forever).
+      if (this.closed) return;
       await this.subscriber.unsubscribe(PREFIX + channel, handler);
     };
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
     this.reconnected.clear();
     await Promise.allSettled([this.publisher.quit(), this.subscriber.quit()]);
   }

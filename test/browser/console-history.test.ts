@@ -9,7 +9,7 @@ import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from
  * the conversation labelled by role with the tool calls (an external run's calls as its
  * conversation), an edit of the visible fields while a hidden value stays sealed, the edit
  * as a diff with its editor and reason on the run page, an approval's history, and review
- * items in a tab of their own, live, acknowledged with a note.
+ * items in a tab of their own, live, acknowledged with a note, paged by 50 ("Show more").
  */
 const ENV = { ANTHROPIC_MODEL: 'claude-offline-1', ANTHROPIC_MAX_RETRIES: '0' };
 const INVOICE_REQUEST = 'Please send an invoice for $120.50 to customer 1';
@@ -222,6 +222,61 @@ describeInBrowser('console: conversation, edits, history and review items', () =
     expect(event).toMatchObject({ actor_role: 'expert', metadata: { note: 'Small invoice, fine.' } });
     expect(expert.consoleErrors).toEqual([]);
     expect(admin.consoleErrors).toEqual([]);
+    await demo.app.gql('mutation($id: ID!) { deletePolicyRule(id: $id) }', {
+      key: demo.seed.keys.admin,
+      variables: { id: rule.body.data!.upsertPolicyRule.id },
+    });
+  });
+
+  test('more than 50 review items: the tab shows the first 50, newest first, and "Show more" brings the rest', async () => {
+    const rule = await demo.app.gql(UPSERT_POLICY_RULE, {
+      key: demo.seed.keys.admin,
+      variables: {
+        input: {
+          name: 'Tiny invoices are observed (paging)',
+          position: 1,
+          toolPattern: 'invoice',
+          actionPattern: 'send',
+          conditions: [{ path: 'amount', op: 'lt', value: 50 }],
+          risk: 'low',
+          decision: 'observe',
+        },
+      },
+    });
+    expect(rule.body.errors).toBeUndefined();
+    const run = await demo.gw.startRun();
+    const made: string[] = [];
+    for (let i = 0; i < 55; i++) {
+      const call = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 10 + i / 100 });
+      expect(call.status).toBe('succeeded');
+      made.push(call.toolCallId!);
+    }
+    const [{ count }] = await demo.app
+      .em()
+      .execute<{ count: string }[]>('select count(*) from tool_calls where org_id = ? and review_required and review_acknowledged_at is null', [
+        demo.seed.orgId,
+      ]);
+    const total = Number(count);
+    expect(total).toBeGreaterThanOrEqual(55);
+    expect(total).toBeLessThanOrEqual(100);
+
+    const { page, consoleErrors } = await signedIn(demo.seed.keys.expert);
+    await page.getByRole('link', { name: 'For review' }).click();
+    await page.getByRole('heading', { name: `For review (${total})` }).waitFor();
+    const cards = page.getByRole('list', { name: 'Calls for review' }).locator(':scope > li');
+    await page.getByRole('heading', { name: `Calls for review (50 shown of ${total})` }).waitFor();
+    await expect(cards.count()).resolves.toBe(50);
+    // Newest first: the last call made leads; the first ones made are not on the first page.
+    await expect(cards.first().getAttribute('data-review-id')).resolves.toBe(made.at(-1));
+    await expect(page.locator(`li[data-review-id="${made[0]}"]`).count()).resolves.toBe(0);
+
+    await page.getByRole('button', { name: `Show ${total - 50} more` }).click();
+    await page.getByRole('heading', { name: `Calls for review (${total} shown of ${total})` }).waitFor();
+    await expect(cards.count()).resolves.toBe(total);
+    for (const id of made) await expect(page.locator(`li[data-review-id="${id}"]`).count()).resolves.toBe(1);
+    // The last page read: nothing more to show.
+    await expect(page.getByRole('button', { name: /^Show \d+ more$/ }).count()).resolves.toBe(0);
+    expect(consoleErrors).toEqual([]);
     await demo.app.gql('mutation($id: ID!) { deletePolicyRule(id: $id) }', {
       key: demo.seed.keys.admin,
       variables: { id: rule.body.data!.upsertPolicyRule.id },

@@ -88,6 +88,8 @@ export async function startTestApp(
     accessClock?: Clock;
     /** Time for the model stream's idle timeout and turn retries (a ManualClock). */
     modelClock?: Clock;
+    /** Time for the presence heartbeat and the expiry of other nodes' viewers (a ManualClock). */
+    presenceClock?: Clock;
     sandboxes?: boolean;
     /** Serve the offline model and point the runtime at it. */
     offlineModel?: boolean;
@@ -154,6 +156,7 @@ export async function startTestApp(
         clock: options.clock,
         accessClock: options.accessClock,
         modelClock: options.modelClock,
+        presenceClock: options.presenceClock,
         vendors: options.vendors,
         resolver: options.resolver,
         bus,

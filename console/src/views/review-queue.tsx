@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   ConsoleAcknowledgeReviewDocument,
   ConsoleReviewEventsDocument,
@@ -26,6 +26,7 @@ function whyOf(item: ConsoleReviewItemFragment): string {
  * items arrive (review_required) and leave when anyone acknowledges them
  * (review_acknowledged); after a drop the subscription resumes after the last event seen
  * and the list is read again. Each is acknowledged with an optional note (in the ledger).
+ * Read 50 at a time, newest first; "Show more" reads the next page after the last one read.
  */
 export function ReviewQueue({ session }: { session: Session }) {
   const { api } = session;
@@ -33,11 +34,18 @@ export function ReviewQueue({ session }: { session: Session }) {
   const [total, setTotal] = useState(0);
   const [error, setError] = useState<unknown>(null);
   const [announcement, setAnnouncement] = useState('');
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [moreBusy, setMoreBusy] = useState(false);
+  /** Acknowledged anywhere (events): a page read later must not bring them back. */
+  const acknowledgedRef = useRef(new Set<string>());
+  /** Ids on screen, so the total counts each item once whichever way it arrived. */
+  const shownRef = useRef(new Set<string>());
 
   useEffect(() => {
     const acknowledged = new Set<string>();
-    /** Ids on screen, so the total counts each item once whichever way it arrived. */
     const shown = new Set<string>();
+    acknowledgedRef.current = acknowledged;
+    shownRef.current = shown;
     let lastSequence: string | null = null;
     let closed = false;
     const onEvent = ({ approvalRequests: event }: ConsoleReviewEventsSubscription) => {
@@ -64,6 +72,9 @@ export function ReviewQueue({ session }: { session: Session }) {
           for (const c of listed) shown.add(c.id);
           setItems((live) => [...live.filter((c) => !listed.some((l) => l.id === c.id)), ...listed]);
           setTotal(data.toolCalls.totalCount);
+          const { hasNextPage, endCursor } = data.toolCalls.pageInfo;
+          // After a reconnect the list is read again: the pages already shown stay, and so does the cursor past them.
+          setCursor((known) => known ?? (hasNextPage ? (endCursor ?? null) : null));
           setError(null);
         })
         .catch(setError);
@@ -80,8 +91,27 @@ export function ReviewQueue({ session }: { session: Session }) {
       closed = true;
       unwatch();
       stop();
+      setCursor(null);
     };
   }, [api]);
+
+  /** The next page after the last one read (the cursor is the last row's sort key: acknowledgements shift nothing). */
+  const loadMore = async () => {
+    if (!cursor) return;
+    setMoreBusy(true);
+    try {
+      const data = await api.request(ConsoleReviewsDocument, { first: PAGE, after: cursor });
+      const listed = data.toolCalls.edges.map((e) => e.node).filter((c) => !acknowledgedRef.current.has(c.id));
+      for (const c of listed) shownRef.current.add(c.id);
+      setItems((list) => [...list, ...listed.filter((c) => !list.some((l) => l.id === c.id))]);
+      setTotal(data.toolCalls.totalCount);
+      setCursor(data.toolCalls.pageInfo.hasNextPage ? (data.toolCalls.pageInfo.endCursor ?? null) : null);
+    } catch (e) {
+      setError(e);
+    } finally {
+      setMoreBusy(false);
+    }
+  };
 
   // The total follows the review_acknowledged event this acknowledgement sends.
   const done = (call: ConsoleReviewItemFragment) => {
@@ -107,6 +137,11 @@ export function ReviewQueue({ session }: { session: Session }) {
           </ul>
         )}
       </Section>
+      {cursor && (
+        <button type="button" class="more" disabled={moreBusy} onClick={loadMore}>
+          {moreBusy ? 'Loading…' : `Show ${Math.max(1, Math.min(PAGE, total - items.length))} more`}
+        </button>
+      )}
     </>
   );
 }
