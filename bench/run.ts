@@ -6,7 +6,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import type { Notifier } from './lib/raw-tool-call';
-import { projectRoot } from '../src/paths';
+import { projectRoot } from '../src/support/paths';
 import { createBenchDatabase, serverFacts, type BenchDatabase } from './lib/database';
 import { demoOrg, newOrg, POOL_MAX, rawPool, startBenchServer, type BenchOrg, type BenchServer } from './lib/app';
 import type { BenchContext, BenchSettings, Figure } from './lib/measure';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { initOrm, migrateUp } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { startThrowawayPostgres } from '../../src/db/throwaway-postgres';
 import { withClient } from '../../src/db/throwaway-postgres';

@@ -1,15 +1,15 @@
 import 'reflect-metadata';
-import { buildProgram } from '../../src/cli-program';
+import { buildProgram } from '../../src/cli/program';
 
 /**
  * `toolgate ledger verify --org <id> --json` in a process of its own (forked by the growth
- * scenario), so its memory is the command's alone: the CLI's own program (src/cli-program.ts),
- * as src/cli.ts runs it, with DATABASE_URL and the rest from the environment. Reports to the
+ * scenario), so its memory is the command's alone: the CLI's own program (src/cli/program.ts),
+ * as src/cli/main.ts runs it, with DATABASE_URL and the rest from the environment. Reports to the
  * parent the command's exit code, its JSON line, its time and the process's peak RSS.
  */
 export interface VerifyChildReport {
   exitCode: number;
-  /** The command's stdout: one JSON line (src/cli-ledger.ts). */
+  /** The command's stdout: one JSON line (src/cli/ledger.ts). */
   output: string;
   /** From parsing the command to its end (connecting to the database included, Node's start not). */
   ms: number;

@@ -4,7 +4,7 @@ import { execute, parse, validate, type DocumentNode } from 'graphql';
 import { newOrg, newRun, TOOLS, type BenchOrg, type BenchServer } from '../lib/app';
 import { GraphQLClient } from '../lib/http-client';
 import { figure, measure, type BenchContext, type Figure, type Variant } from '../lib/measure';
-import { createLoaders } from '../../src/app-loaders';
+import { createLoaders } from '../../src/app/loaders';
 import { rawStatements } from '../../src/db/raw-transaction';
 import type { RequestContext } from '../../src/graphql/context';
 import { nextCallIds } from './gateway';

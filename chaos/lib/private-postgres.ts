@@ -4,7 +4,7 @@ import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { freePort, withClient } from '../../src/db/throwaway-postgres';
-import { projectRoot } from '../../src/paths';
+import { projectRoot } from '../../src/support/paths';
 
 /**
  * A PostgreSQL server the harness (and the outage tests) own and may crash: started with

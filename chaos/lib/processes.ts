@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { projectRoot } from '../../src/paths';
+import { projectRoot } from '../../src/support/paths';
 
 /**
- * The compiled `toolgate` command as real child processes (`node dist/src/cli.js …`), each
+ * The compiled `toolgate` command as real child processes (`node dist/src/cli/main.js …`), each
  * with its stdout and stderr appended to a log file of its own. Every child is tracked
  * until it closes, so `killAll` can leave nothing behind — after a failed scenario, an
  * exception, or Ctrl-C. CHAOS_CLI runs another build's cli.js instead.

@@ -5,7 +5,7 @@ import { createClient, type Client } from 'graphql-ws';
  * The console speaks to /graphql of its own origin, and only with the operations of
  * operations/console.graphql (and the shared Viewer), sent by persisted-document id:
  * over HTTP as `{documentId, variables}`, over graphql-ws as the same fields with an empty
- * query (the websocket resolves ids like HTTP does, src/api/websocket.ts).
+ * query (the websocket resolves ids like HTTP does, src/realtime/websocket.ts).
  */
 
 /** An error the API answered: its stable code, message and the first error's extensions. */

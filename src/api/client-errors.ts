@@ -1,6 +1,6 @@
 import type { GraphQLError, GraphQLFormattedError } from 'graphql';
 import type { Config } from '../config';
-import { createErrorFormatter } from '../errors/format-error';
+import { createErrorFormatter } from '../graphql/format-error';
 
 export type ClientErrorFormatter = (formatted: GraphQLFormattedError, error: unknown) => GraphQLFormattedError;
 

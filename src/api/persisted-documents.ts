@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { GraphQLError, getOperationAST, parse, validate, type GraphQLSchema, type OperationTypeNode } from 'graphql';
-import { projectRoot } from '../paths';
+import { projectRoot } from '../support/paths';
 import type { Role } from '../auth/roles';
 import { AppError } from '../errors/app-error';
 

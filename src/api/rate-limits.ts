@@ -2,7 +2,7 @@ import type { Knex } from '@mikro-orm/postgresql';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { createClient } from 'redis';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { Caller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
 

@@ -1,10 +1,10 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Caller } from '../auth/caller';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { RequestContext, RequestLoaders, RequestServices } from '../graphql/context';
 import { rawStatements, type SqlRunner } from '../db/raw-transaction';
 
-/** Makes one request's loaders (the app's: src/app-loaders.ts). */
+/** Makes one request's loaders (the app's: src/app/loaders.ts). */
 export type LoadersFactory = (em: EntityManager, sql: SqlRunner, orgId: string | null) => RequestLoaders;
 
 /**

@@ -17,7 +17,7 @@ import { LedgerEventResolver } from '../ledger/ledger-event.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
 import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
-import { SubscriptionResolver } from '../events/subscriptions.resolver';
+import { SubscriptionResolver } from '../realtime/subscriptions.resolver';
 import { UpstreamResolver } from '../upstream/upstream.resolver';
 import { ApiKeyResolver } from '../auth/api-key.resolver';
 import { WebhookResolver } from '../webhooks/webhook.resolver';

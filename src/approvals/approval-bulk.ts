@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../auth/caller';
 import { AppError, badInput } from '../errors/app-error';
 import type { ErrorCode } from '../errors/error-codes';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { LocalStepStarter } from '../runs/step-batches';
 import type { ApprovalRequest } from './approval-request.entity';
 import { resolveApproval, type ApprovalDecision } from './approval.service';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isRole } from '../auth/roles';
-import type { Clock } from '../clock';
-import type { EventBus } from '../events/event-bus';
-import type { Logger } from '../logger';
+import type { Clock } from '../support/clock';
+import type { EventBus } from '../realtime/event-bus';
+import type { Logger } from '../support/logger';
 import type { ApprovalPresence, PresenceView } from './approval-presence';
 
 /**

@@ -7,12 +7,12 @@ import type { Role } from '../auth/roles';
 import { isUuid } from '../db/ids';
 import { notFound } from '../errors/app-error';
 import { readableRunCheck } from '../runs/run-visibility';
-import { authorize, recheckAccess } from '../events/subscription-access';
-import { deferred } from '../events/cancellable';
+import { authorize, recheckAccess } from '../realtime/subscription-access';
+import { deferred } from '../realtime/cancellable';
 import { ApprovalRequest } from './approval-request.entity';
 import { presenceStream, type PresenceSnapshot } from './approval-presence';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Realtime } from '../events/realtime';
+import type { Realtime } from '../realtime/realtime';
 
 declare module '../graphql/context' {
   interface RequestServices {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Role } from '../auth/roles';
-import { cancellable } from '../events/cancellable';
+import { cancellable } from '../realtime/cancellable';
 
 /** One open view of an approval: a key's name and role, never its secret or id. */
 export interface PresenceViewer {

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
-import type { EventBus } from '../events/event-bus';
+import type { Clock } from '../support/clock';
+import type { Logger } from '../support/logger';
+import type { EventBus } from '../realtime/event-bus';
 import { rawStatements } from '../db/raw-transaction';
 import { isUuid } from '../db/ids';
 import { authenticate, checkKey, type ValidKey } from './api-key.service';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Clock } from '../clock';
-import type { Logger } from '../logger';
+import type { Clock } from '../support/clock';
+import type { Logger } from '../support/logger';
 
 /** How often a node writes the keys it saw used: `lastUsedAt` is at most this late. */
 export const KEY_USAGE_FLUSH_MS = 60_000;

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import { MasterKeyring } from './keyring';
 
 /**

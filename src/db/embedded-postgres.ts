@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import { freePort } from './throwaway-postgres';
 import { ConfigError } from '../config';
 

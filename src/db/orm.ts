@@ -2,12 +2,12 @@ import { MikroORM, defineConfig, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import path from 'node:path';
 import { Client } from 'pg';
-import { projectRoot } from '../paths';
+import { projectRoot } from '../support/paths';
 import { MIGRATIONS } from '../../migrations';
 
 export interface OrmOptions {
   clientUrl: string;
-  /** The entities to register: the app's list (src/app-entities.ts); the db layer names no feature. */
+  /** The entities to register: the app's list (src/app/entities.ts); the db layer names no feature. */
   entities: NonNullable<Options['entities']>;
   poolMax?: number;
   /** Receives every SQL statement; used by tests to count queries. */

@@ -3,7 +3,7 @@ import type { ErrorCode } from './error-codes';
 /**
  * The one error type services throw: a stable `code` and the `details` a client may see
  * next to the message. It knows no transport: the GraphQL edge turns it into a
- * GraphQLError (src/errors/format-error.ts), MCP into a JSON-RPC error (src/mcp/).
+ * GraphQLError (src/graphql/format-error.ts), MCP into a JSON-RPC error (src/mcp/).
  */
 export class AppError extends Error {
   readonly code: ErrorCode;

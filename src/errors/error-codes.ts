@@ -83,7 +83,7 @@ export const ERROR_CODES = [
   // attempt whose outcome was uncertain (a timeout, a reset after sending, a 5xx), settled by asking the vendor
   'VENDOR_NOT_PERFORMED',
   'VENDOR_OUTCOME_UNKNOWN',
-  // The `toolgate` command's operational failures (exit 1; src/cli-failure.ts)
+  // The `toolgate` command's operational failures (exit 1; src/cli/failure.ts)
   'DATABASE_UNREACHABLE',
   'PORT_IN_USE',
   'CHECKPOINT_INVALID',

@@ -1,6 +1,6 @@
 // The executor's waits: between retries (Retry-After or jittered backoff) and before a breaker probes again.
 import type { IBackoff, IBackoffFactory, IHalfOpenAfterBackoffContext, IRetryBackoffContext } from 'cockatiel';
-import type { Clock } from '../clock';
+import type { Clock } from '../support/clock';
 
 /** The wait before retry `attempt` (1, 2, …): the vendor's Retry-After, or exponential backoff with full jitter. */
 export function retryDelayMs(retryAfterMs: number | null, attempt: number, baseMs: number, maxMs: number): number {

@@ -3,7 +3,7 @@ import { AppError } from '../errors/app-error';
 import { ERROR_CATALOG } from '../errors/error-codes';
 import { VendorHttpError, VendorPartialError, VendorProtocolError, VendorRejectedError } from '../vendors/vendor-handler';
 import { VendorNetworkError } from '../vendors/http';
-import { UpstreamResultTooLargeError } from '../vendors/mcp/mcp-client';
+import { UpstreamResultTooLargeError } from '../upstream/mcp-client';
 import type { ExecutorErrorCode } from './executor.types';
 
 /** Thrown inside an attempt when the executor's own timer aborted it. */

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, retry, type CircuitBreakerPolicy } from 'cockatiel';
 import { readCredential } from '../credentials/credential.service';
 import { AppError } from '../errors/app-error';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { Config } from '../config';
 import type { MasterKeyring } from '../credentials/keyring';
 import type { VendorAction, VendorContext, VendorHandler } from '../vendors/vendor-handler';
@@ -14,7 +14,7 @@ import { LANDING_GRACE_MS, effectKeyOf, outcomeAfterLookup, uncertaintyOf, type 
 import { VendorPartialError } from '../vendors/vendor-handler';
 import { ClockHalfOpen, NO_WAIT, retryDelayMs } from './backoff';
 import { toolKey } from '../catalog/tool-key';
-import { systemClock, type Clock } from '../clock';
+import { systemClock, type Clock } from '../support/clock';
 import type { BreakerState, ToolgateMetrics } from '../telemetry/metrics';
 
 export interface VendorExecutorDeps {

@@ -12,7 +12,7 @@ import { ApprovalRequest } from '../approvals/approval-request.entity';
 import type { ExecutionOutcome, ToolExecutor } from '../executor/executor.types';
 import type { Caller } from '../auth/caller';
 import type { MasterKeyring } from '../credentials/keyring';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import { ToolCall } from './tool-call.entity';
 import { ToolUseRecorded } from '../ledger/ledger.service';
 import { callFingerprint } from './call-fingerprint';
@@ -30,7 +30,7 @@ import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
 import { rawTransaction, type SqlTransaction } from '../db/raw-transaction';
-import type { Clock } from '../clock';
+import type { Clock } from '../support/clock';
 import { UNKNOWN_TOOL, type ToolgateMetrics } from '../telemetry/metrics';
 import { describeDecided, describeExecution, describeRecorded, traceDecision, traceStage } from '../telemetry/trace-gateway';
 

@@ -6,7 +6,7 @@ import type { SqlRunner } from '../db/raw-transaction';
 
 /**
  * The building blocks of the per-request batch loaders (RequestLoaders in ./context.ts):
- * each feature writes its own loaders from them, and src/app-loaders.ts assembles one set
+ * each feature writes its own loaders from them, and src/app/loaders.ts assembles one set
  * per request. They batch relations, so a list of N runs with their tool calls, decisions
  * and approvals costs a fixed number of statements; every statement is scoped to the
  * caller's org, even though the keys came from org-scoped rows. They answer plain rows

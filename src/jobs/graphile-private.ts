@@ -12,7 +12,7 @@ import type { SqlRunner } from '../db/raw-transaction';
  * - complete or fail a job while it is locked: the admin functions skip locked jobs
  *   (those locked under 4 hours), and graphile's own completion is internal to its worker;
  * - release one job's lock: force_unlock_workers releases every lock of an owner.
- * Local steps (src/runs/local-steps.ts) need the first two on every startAgentRun,
+ * Local steps (src/runtime/local-steps.ts) need the first two on every startAgentRun,
  * postMessage and resolveApproval; node liveness the third for a completion lost in an
  * outage. Each function writes the same columns and values as the graphile-worker code it
  * mirrors (named per function), job and queue in one statement, so the worker finds

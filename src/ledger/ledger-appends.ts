@@ -2,7 +2,7 @@ import type { SqlTransaction } from '../db/raw-transaction';
 
 /**
  * The newest sequence each org's ledger reached in a transaction not yet committed. The
- * ledger only records it here; whoever announces appends (src/events/ledger-notifier.ts)
+ * ledger only records it here; whoever announces appends (src/realtime/ledger-notifier.ts)
  * takes it when the transaction commits, so the ledger knows nothing of who listens.
  */
 const appended = new WeakMap<object, Map<string, bigint>>();

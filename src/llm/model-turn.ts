@@ -1,5 +1,5 @@
 import { APIError, type Anthropic } from '@anthropic-ai/sdk';
-import type { Clock } from '../clock';
+import type { Clock } from '../support/clock';
 import { cachedMessages, cachedSystem, cachedTools, type RequestMessage } from './prompt-cache';
 import { isThinkingBlock, thinkingRequest } from './thinking';
 import type { ModelTool } from './tool-definitions';

@@ -7,7 +7,7 @@ import type { ToolGateway } from '../gateway/gateway.service';
 import type { ToolCallOutcome } from '../gateway/gateway.types';
 import { AppError } from '../errors/app-error';
 import { errorFor } from '../gateway/call-outcome';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { McpBinding } from './mcp-binding';
 import { type ApprovalRef, type ClientApprovalChannel, callOutcome, findApproval } from './mcp-approval';
 import { META, toolResult } from './mcp-result';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import type { AppServices } from '../app-services';
+import type { KeyAccess } from '../auth/key-access';
 import { parseAuthorization } from '../auth/api-key.service';
 import type { Caller } from '../auth/caller';
 import { AppError } from '../errors/app-error';
@@ -29,8 +29,11 @@ export interface McpRoute {
  * external run; 2026-07-28 requests are stateless and each is bound to its run. Either way
  * the tools are the run's manifest and every call goes through the gateway.
  */
+/** What the route uses of the app's services. */
+export type McpRouteServices = McpServerDeps & { keys: KeyAccess };
+
 export function mcpRoute(
-  services: AppServices,
+  services: McpRouteServices,
   options: { maxBodyBytes: number; allowedOrigins: readonly string[]; limits: RateLimits; caps: FairUseCaps },
 ): McpRoute {
   const deps: McpServerDeps = {
@@ -138,7 +141,7 @@ function checkOrigin(allowed: readonly string[]) {
 }
 
 /** The request's key; MCP is then for agent keys only (the role that drives external runs, as executeToolCall). */
-async function authenticateKey(services: AppServices, header: string | undefined): Promise<Caller> {
+async function authenticateKey(services: McpRouteServices, header: string | undefined): Promise<Caller> {
   const secret = parseAuthorization(header);
   if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <agent key>');
   return (await services.keys.authenticate(secret)).caller;

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Config } from '../config';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { InFlightCalls } from './in-flight';
 import type { Reconciler } from './reconciler';
 import type { HeldJobs } from '../jobs/held-jobs';

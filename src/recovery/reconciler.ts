@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { MasterKeyring } from '../credentials/keyring';
 import { openJson } from '../credentials/sealed-json';
 import { sealedParamsAad } from '../approvals/approval-binding';

@@ -12,7 +12,7 @@ export interface EnqueuedStep {
 
 /**
  * What a committing transaction offers the steps it enqueues: a claim that may start one
- * on this node after the commit (src/runs/local-steps.ts implements it). Declared here, so
+ * on this node after the commit (src/runtime/local-steps.ts implements it). Declared here, so
  * that the run's state owner enqueues steps without knowing the step runner.
  */
 export interface StepClaims {
@@ -24,7 +24,7 @@ export interface StepClaims {
  * exactly when the change that needs it commits. One queue per run keeps its steps
  * serial on every node; the job key folds duplicate requests into one pending job.
  * With `local`, the committing node claims the step to start it itself after the commit
- * (src/runs/local-steps.ts); the job stays the fallback.
+ * (src/runtime/local-steps.ts); the job stays the fallback.
  */
 export async function enqueueRunStep(em: EntityManager, runId: string, local?: StepClaims | null): Promise<void> {
   // Traced, the payload also carries the run's trace context (src/telemetry/trace-runs.ts).

@@ -17,7 +17,7 @@ export interface KnownRun {
  * The steps one committing transaction enqueued, as the requests that commit them see it:
  * each is claimed for this node where it can be (StepClaims); after the commit `start`
  * runs them here, and `abandon` frees the claims of a transaction that did not commit.
- * The step runner (src/runs/local-steps.ts) implements it; the services that commit steps
+ * The step runner (src/runtime/local-steps.ts) implements it; the services that commit steps
  * (run lifecycle, approvals) know only this.
  */
 export interface StepBatch extends StepClaims {

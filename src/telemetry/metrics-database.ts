@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Gauge } from 'prom-client';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import { describeUnavailable, isDatabaseUnavailable } from '../db/unavailable';
 import type { ToolgateMetrics } from './metrics';
 import { EXPIRE_APPROVALS_TASK } from '../jobs/worker';

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { MetricsConfig } from '../config';
-import type { Logger } from '../logger';
-import { LoopbackServer } from '../loopback-server';
+import type { Logger } from '../support/logger';
+import { LoopbackServer } from '../support/loopback-server';
 import type { ToolgateMetrics } from './metrics';
 
 export const METRICS_PATH = '/metrics';

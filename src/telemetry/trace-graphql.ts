@@ -4,7 +4,7 @@ import type { RequestHandler } from 'express';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
 import { getOperationAST, type ExecutionArgs } from 'graphql';
 import type { RequestContext } from '../graphql/context';
-import { errorCodeOf } from '../errors/format-error';
+import { errorCodeOf } from '../graphql/format-error';
 import { isTracingOn } from './tracing';
 import { TOOLGATE, tracer } from './trace-attributes';
 

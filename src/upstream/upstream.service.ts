@@ -10,7 +10,7 @@ import type { RiskLevel } from '../catalog/risk';
 import { toolKey } from '../catalog/tool-key';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { isUuid } from '../db/ids';
-import { upstreamCredentialType } from '../vendors/mcp/mcp-upstream';
+import { upstreamCredentialType } from './mcp-upstream';
 import { UpstreamMcpServer, type UpstreamTransport } from './upstream-server.entity';
 import type { Egress } from '../egress/egress';
 import { driftOf } from './upstream-pin';

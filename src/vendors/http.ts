@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '../support/clock';
 import { VendorHttpError, VendorProtocolError, parseRetryAfter } from './vendor-handler';
 import { egressRefusalIn } from '../egress/egress-refused';
 

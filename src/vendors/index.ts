@@ -8,7 +8,7 @@ import { createShopifySandbox, shopifyDemoCredentials } from './shopify/shopify.
 import { createAmazonSandbox, amazonDemoCredentials } from './amazon/amazon.sandbox';
 import { createJumioSandbox, jumioDemoCredentials } from './jumio/jumio.sandbox';
 import { createNangoSandbox, nangoDemoCredentials } from './nango/nango.sandbox';
-import { createMcpSandbox } from './mcp/mcp.sandbox';
+import { createMcpSandbox } from '../upstream/mcp.sandbox';
 
 /** A vendor as Toolgate knows it: its handler (and with it its catalog actions), and its sandbox if it has one. */
 export interface VendorRegistration {

@@ -1,5 +1,5 @@
 import type { RiskLevel } from '../catalog/risk';
-import type { Clock } from '../clock';
+import type { Clock } from '../support/clock';
 
 /**
  * The one interface every vendor handler implements. A vendor is a folder under

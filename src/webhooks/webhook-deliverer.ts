@@ -1,8 +1,8 @@
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { Webhook } from 'standardwebhooks';
-import type { Clock } from '../clock';
+import type { Clock } from '../support/clock';
 import type { Config } from '../config';
-import type { Logger } from '../logger';
+import type { Logger } from '../support/logger';
 import type { MasterKeyring } from '../credentials/keyring';
 import { appendLedgerEvent } from '../ledger/ledger.service';
 import { WebhookEndpoint } from './webhook-endpoint.entity';

@@ -1,8 +1,8 @@
 import pino from 'pino';
 import { ApprovalPresence } from '../../src/approvals/approval-presence';
 import { ApprovalPresenceRelay } from '../../src/approvals/approval-presence-relay';
-import type { BusChannel } from '../../src/events/event-bus';
-import { InProcessBus } from '../../src/events/in-process-bus';
+import type { BusChannel } from '../../src/realtime/event-bus';
+import { InProcessBus } from '../../src/realtime/in-process-bus';
 import { ManualClock } from '../support/clock';
 
 /**

@@ -1,7 +1,7 @@
 import { Logger as WorkerLogger, quickAddJob, runOnce } from 'graphile-worker';
 import { expireDueApprovals } from '../../src/approvals/approval.service';
 import { EXPIRE_APPROVALS_TASK, jobTasks } from '../../src/jobs/worker';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/support/logger';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox-data';
 import {
   errorCode,

@@ -6,7 +6,7 @@ import { Client } from 'pg';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout, type ExitResult, type Running } from '../support/processes';
 import { initOrm } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { createOrg } from '../../src/orgs/org.service';
 
 /**

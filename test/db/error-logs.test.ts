@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { startTestApp, type TestApp } from '../support/app';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/support/logger';
 
 /**
  * A database error carries values: the SQL with its parameters (the ORM quotes it in the

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { canonicalColumns, ledgerHash } from '../../src/ledger/ledger-hash';
 import { verifyLedger } from '../../src/ledger/ledger-verify';

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { MIGRATIONS } from '../../migrations';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 import { CLI, childEnv } from '../support/processes';

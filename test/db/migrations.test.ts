@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp, pendingMigrations } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { MIGRATIONS } from '../../migrations';
 import { createEmptyDatabase, createTestDatabase, type TestDatabase } from '../support/database';
 

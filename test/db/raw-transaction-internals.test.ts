@@ -5,11 +5,11 @@ import postgresqlPackage from '@mikro-orm/postgresql/package.json';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { initOrm } from '../../src/db/orm';
 import { type RawTransaction, rawStatements, rawTransaction } from '../../src/db/raw-transaction';
-import { publishLedgerCommits } from '../../src/events/ledger-notifier';
+import { publishLedgerCommits } from '../../src/realtime/ledger-notifier';
 import { noteLedgerAppend } from '../../src/ledger/ledger-appends';
-import { ENTITIES } from '../../src/app-entities';
-import type { BusChannel, EventBus } from '../../src/events/event-bus';
-import { createLogger } from '../../src/logger';
+import { ENTITIES } from '../../src/app/entities';
+import type { BusChannel, EventBus } from '../../src/realtime/event-bus';
+import { createLogger } from '../../src/support/logger';
 
 /**
  * The upgrade test of src/db/raw-transaction.ts, the one module that reaches into

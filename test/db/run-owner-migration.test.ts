@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fetchJson } from '../../src/vendors/http';
-import { systemClock } from '../../src/clock';
+import { systemClock } from '../../src/support/clock';
 
 /**
  * Vendor calls never follow a redirect: a vendor host that answers 302 to another origin must

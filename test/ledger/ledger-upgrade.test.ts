@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { canonicalJson } from '../../src/ledger/canonical-json';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
 import { verifyLedger } from '../../src/ledger/ledger-verify';

@@ -1,6 +1,6 @@
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
 import { ModelStreamFailure, streamTurn, type ModelTurn } from '../../src/llm/model-turn';
-import { systemClock, type Clock } from '../../src/clock';
+import { systemClock, type Clock } from '../../src/support/clock';
 import { ManualClock } from '../support/clock';
 import { ScriptedModel } from '../support/scripted-model';
 import { turn } from '../support/scripted-turn';

@@ -1,8 +1,8 @@
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
 import { appendLedgerEvent } from '../../src/ledger/ledger.service';
-import { MAX_BUS_MESSAGE_BYTES, type BusChannel } from '../../src/events/event-bus';
-import { createEventBus } from '../../src/events/realtime';
+import { MAX_BUS_MESSAGE_BYTES, type BusChannel } from '../../src/realtime/event-bus';
+import { createEventBus } from '../../src/realtime/realtime';
 import {
   appliedText,
   bounded,

@@ -3,8 +3,8 @@ import type { ExecutionResult } from 'graphql';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
 import type { AgentRun } from '../../src/runs/agent-run.entity';
-import { SubscriptionFanout } from '../../src/api/subscription-fanout';
-import { GraphQLWsConnection } from '../../src/api/graphql-ws-server';
+import { SubscriptionFanout } from '../../src/realtime/subscription-fanout';
+import { GraphQLWsConnection } from '../../src/realtime/graphql-ws-server';
 import { RUN_EVENTS, bounded, commitRunEvents, ledgerHead } from './realtime-helpers';
 import { print } from 'graphql';
 

@@ -9,10 +9,10 @@ import { CreateApiKeyDocument, RevokeApiKeyDocument, ViewerDocument } from '../.
 import { createKey } from '../../src/orgs/org.service';
 import { resumeOrg, suspendOrg } from '../../src/orgs/org-suspension.service';
 import { publishWithdrawal } from '../../src/auth/key-access';
-import { CLOSE_REASONS } from '../../src/api/socket-access';
-import { PostgresBus } from '../../src/events/postgres-bus';
-import { RedisBus } from '../../src/events/redis-bus';
-import { createLogger } from '../../src/logger';
+import { CLOSE_REASONS } from '../../src/realtime/socket-access';
+import { PostgresBus } from '../../src/realtime/postgres-bus';
+import { RedisBus } from '../../src/realtime/redis-bus';
+import { createLogger } from '../../src/support/logger';
 import { START_AGENT_RUN } from '../support/documents';
 import { approvals, bounded, closeSockets, connect, type Socket } from './realtime-helpers';
 

@@ -1,8 +1,8 @@
-import { createLoaders } from '../../src/app-loaders';
+import { createLoaders } from '../../src/app/loaders';
 import { startTestApp, type TestApp } from '../support/app';
 import { newOrg, newRun, type TestOrg } from '../support/factories';
 import { LazyRequestContext } from '../../src/api/request-context';
-import { ledgerStream } from '../../src/events/ledger-stream';
+import { ledgerStream } from '../../src/realtime/ledger-stream';
 import { bounded, commitRunEvents, ledgerHead } from './realtime-helpers';
 
 /**

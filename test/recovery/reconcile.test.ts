@@ -11,7 +11,7 @@ import type { Caller } from '../../src/auth/caller';
 import type { NangoSandbox } from '../../src/vendors/nango/nango.sandbox';
 import { QBO_DEMO_CUSTOMERS } from '../../src/vendors/nango/nango.sandbox';
 import { Feed, closeSockets, connect, ledgerHead } from '../realtime/realtime-helpers';
-import { systemClock } from '../../src/clock';
+import { systemClock } from '../../src/support/clock';
 
 /**
  * Reconciliation of calls left `running`: another node of the same code (a second

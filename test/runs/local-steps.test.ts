@@ -7,7 +7,7 @@ import type { ExecutionOutcome } from '../../src/executor/executor.types';
 import { RunClient, isInvoiceCreate, types, until } from './run-helpers';
 
 /**
- * Run steps started by the node whose request committed them (src/runs/local-steps.ts),
+ * Run steps started by the node whose request committed them (src/runtime/local-steps.ts),
  * on a real database with real graphile-worker workers. `main` is a node with a worker and
  * LOCAL_STEP_CONCURRENCY=1; a dying node claims steps with its own lock owner and no worker,
  * so once it is declared dead only live nodes' workers can take its jobs.

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/clock';
+import type { Clock } from '../../src/support/clock';
 import { useDemoApp } from '../support/demo-fixture';
 import type { ScriptedModel } from '../support/scripted-model';
 import { RunClient } from './run-helpers';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/clock';
+import type { Clock } from '../../src/support/clock';
 
 interface Timer {
   at: number;
@@ -7,7 +7,7 @@ interface Timer {
 
 /**
  * A clock that moves only when the test (or a deliberate `sleep` of the code under test)
- * moves it (src/clock.ts): no test sleeps on the wall clock. Timers set with `after` fire,
+ * moves it (src/support/clock.ts): no test sleeps on the wall clock. Timers set with `after` fire,
  * in time order, when `advance` passes them.
  */
 export class ManualClock implements Clock {

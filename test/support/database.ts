@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { initOrm, migrateUp, MIGRATIONS_DIR } from '../../src/db/orm';
-import { ENTITIES } from '../../src/app-entities';
+import { ENTITIES } from '../../src/app/entities';
 import { ensureCatalog } from '../../src/catalog/catalog.service';
 import { TOOL_CATALOG } from '../../src/catalog/tool-catalog';
 import { Logger as WorkerLogger, runMigrations } from 'graphile-worker';

@@ -6,7 +6,7 @@ import { ToolRegistry } from '../../src/gateway/tool-registry';
 import { InFlightCalls } from '../../src/recovery/in-flight';
 import { NO_FAILPOINTS } from '../../src/recovery/failpoints';
 import type { ExecutionOutcome } from '../../src/executor/executor.types';
-import { systemClock } from '../../src/clock';
+import { systemClock } from '../../src/support/clock';
 
 /**
  * Another node (a row in toolgate_nodes, its own gateway and node id) whose executor never

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { LoopbackServer } from '../../src/loopback-server';
+import { LoopbackServer } from '../../src/support/loopback-server';
 import { ThinkingLedger, conversationProblems } from './messages-api-check';
 import { STALL_EVENT, type SseFrame } from './scripted-turn';
 

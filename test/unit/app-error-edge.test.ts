@@ -1,6 +1,6 @@
 import { GraphQLError, locatedError } from 'graphql';
 import { AppError } from '../../src/errors/app-error';
-import { appErrorOf, createErrorFormatter, errorCodeOf, isExpectedError, toGraphQLError } from '../../src/errors/format-error';
+import { appErrorOf, createErrorFormatter, errorCodeOf, isExpectedError, toGraphQLError } from '../../src/graphql/format-error';
 
 /**
  * AppError knows no transport (src/ledger and src/gateway throw it without depending on

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { buildProgram } from '../../src/cli-program';
+import { buildProgram } from '../../src/cli/program';
 
 /**
  * The README's command table and the CLI agree: every command (`keys create`, …) has one

@@ -5,7 +5,7 @@ import { GraphQLError, locatedError } from 'graphql';
 import { ConnectionException, DriverException } from '@mikro-orm/core';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { isDatabaseUnavailable, describeUnavailable } from '../../src/db/unavailable';
-import { createErrorFormatter } from '../../src/errors/format-error';
+import { createErrorFormatter } from '../../src/graphql/format-error';
 import { AppError } from '../../src/errors/app-error';
 import { adminUrl } from '../support/database';
 import { TcpProxy } from '../support/tcp-proxy';

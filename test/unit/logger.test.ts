@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/support/logger';
 
 /** Logs one error through a logger made with these settings and returns the logged `err`. */
 function loggedError(settings: Parameters<typeof createLogger>[0], error: Error): { message: string; stack: string } {

@@ -1,4 +1,4 @@
-import { ToolCallLimits } from '../../src/runs/tool-call-limits';
+import { ToolCallLimits } from '../../src/runtime/tool-call-limits';
 
 /**
  * The bounds on a message's tool calls (RUN_TOOL_CONCURRENCY per run, NODE_TOOL_CONCURRENCY

@@ -1,9 +1,9 @@
 import type { ReplyBlock } from '../../src/llm/model-turn';
 import type { StoredBlock } from '../../src/runs/run-messages';
-import { storedTurn } from '../../src/runs/turn-tool-uses';
+import { storedTurn } from '../../src/runtime/turn-tool-uses';
 
 /**
- * How a model turn is stored (src/runs/turn-tool-uses.ts): the keys repeats get, decided
+ * How a model turn is stored (src/runtime/turn-tool-uses.ts): the keys repeats get, decided
  * from the conversation alone, and which tool_uses are refused. The runs that go through it
  * end to end are in test/runs/model-turns.test.ts.
  */

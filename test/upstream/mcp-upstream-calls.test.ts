@@ -14,7 +14,7 @@ import {
   upstreamTenant,
 } from './upstream-helpers';
 import { EXECUTE_APPROVED_TOOL_CALL } from '../support/documents';
-import type { McpSandbox } from '../../src/vendors/mcp/mcp.sandbox';
+import type { McpSandbox } from '../../src/upstream/mcp.sandbox';
 import { callState, connectMcp } from '../mcp/mcp-helpers';
 
 /**

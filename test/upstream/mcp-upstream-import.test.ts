@@ -17,7 +17,7 @@ import {
   upstreamTenant,
 } from './upstream-helpers';
 import { SET_TOOL_PERMISSION } from '../support/documents';
-import { MCP_SANDBOX_TOOLS } from '../../src/vendors/mcp/mcp.sandbox';
+import { MCP_SANDBOX_TOOLS } from '../../src/upstream/mcp.sandbox';
 
 /**
  * Registering an upstream MCP server and importing its tools (admin GraphQL, the SDK client

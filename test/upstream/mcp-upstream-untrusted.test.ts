@@ -19,7 +19,7 @@ import {
   startExternalRun,
   upstreamTenant,
 } from './upstream-helpers';
-import type { McpSandbox } from '../../src/vendors/mcp/mcp.sandbox';
+import type { McpSandbox } from '../../src/upstream/mcp.sandbox';
 
 /**
  * Issue 29, item 2: an upstream MCP server's text and answers are untrusted input. A changed

@@ -5,7 +5,7 @@ import { SetFeatureFlagDocument } from '../../gql/graphql';
 import { BIND_TOOL, EXECUTE_TOOL_CALL, SET_TOOL_PERMISSION, START_AGENT_RUN } from '../support/documents';
 import { newOrg } from '../support/factories';
 import { dataOf, type Tenant } from '../executor/executor-helpers';
-import { MCP_SANDBOX, MCP_SANDBOX_TOOLS, type McpSandbox } from '../../src/vendors/mcp/mcp.sandbox';
+import { MCP_SANDBOX, MCP_SANDBOX_TOOLS, type McpSandbox } from '../../src/upstream/mcp.sandbox';
 
 /** Helpers of the upstream MCP suites: the admin API, a run and calls of `mcp.<server>.<tool>`. */
 graphql(`

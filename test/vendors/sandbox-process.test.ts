@@ -4,7 +4,7 @@ import { SandboxServer } from '../../src/vendors/sandbox/sandbox-server';
 import { QBO_DEMO_REALM_ID } from '../../src/vendors/nango/nango.sandbox';
 import { servedSandboxes } from './vendor-helpers';
 import { SHOPIFY_API_VERSION } from '../../src/vendors/shopify/shopify.transport';
-import { callUpstreamTool, listUpstreamTools } from '../../src/vendors/mcp/mcp-client';
+import { callUpstreamTool, listUpstreamTools } from '../../src/upstream/mcp-client';
 
 /**
  * The vendor sandboxes as `toolgate sandboxes` serves them (here in-process, on an

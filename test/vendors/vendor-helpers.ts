@@ -1,6 +1,6 @@
 import { SandboxServer, type VendorSandbox } from '../../src/vendors/sandbox/sandbox-server';
 import { VendorHttpError, type VendorContext } from '../../src/vendors/vendor-handler';
-import { systemClock } from '../../src/clock';
+import { systemClock } from '../../src/support/clock';
 import { QBO_DEMO_REALM_ID, nangoDemoCredentials } from '../../src/vendors/nango/nango.sandbox';
 
 /**

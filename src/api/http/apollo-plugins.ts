@@ -3,12 +3,12 @@ import type { GraphQLError } from 'graphql';
 import type { RequestContext } from '../../graphql/context';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
-import { errorCodeOf, isExpectedError, toGraphQLError } from '../../errors/format-error';
+import { errorCodeOf, isExpectedError, toGraphQLError } from '../../graphql/format-error';
 import { UNAVAILABLE_RETRY_AFTER_SECONDS, describeUnavailable, isDatabaseUnavailable } from '../../db/unavailable';
 import type { OperationGuard } from '../operation-guard';
 import { isRateLimited, rateLimitHeaders, refusalHeaders } from '../rate-limits';
 import { APPLICATION_JSON, statusForErrors, type ResponseMediaType } from './media';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../support/logger';
 
 declare module '../../graphql/context' {
   interface RequestServices {
@@ -107,7 +107,7 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
  * cache policy from every resolved field (a hook per field, thousands in a list of runs
  * with their calls) only to answer `no-store`, since no field has a cache hint. Answers
  * are per key and change with every call; this says so once per response.
- * (Installed with ApolloServerPluginCacheControlDisabled, src/server.ts.)
+ * (Installed with ApolloServerPluginCacheControlDisabled, src/app/server.ts.)
  */
 export function noStorePlugin(): ApolloServerPlugin<RequestContext> {
   return {

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../../db/unavailable';
 import { noteRequestCalls } from '../../recovery/in-flight';
-import type { Logger } from '../../logger';
+import type { Logger } from '../../support/logger';
 
 /** What a request cut at the end of the drain is told about the calls it started. */
 const CUT_MESSAGE =

@@ -28,7 +28,7 @@ const IDE_HTML = `<!doctype html>
 /**
  * Ruru's configuration, in a module of its own. The headers editor starts with the
  * Authorization header to fill in; GraphiQL sends those headers as the graphql-ws
- * connection params, which the websocket reads (src/api/websocket.ts).
+ * connection params, which the websocket reads (src/realtime/websocket.ts).
  */
 const INIT_JS = `import { React, createRoot, Ruru } from ${JSON.stringify(`${IDE_PATH}ruru.js`)};
 const worker = (file) => new Worker(new URL(${JSON.stringify(IDE_PATH)} + file, import.meta.url), { type: 'module' });

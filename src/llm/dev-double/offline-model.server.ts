@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { LoopbackServer } from '../../loopback-server';
+import { LoopbackServer } from '../../support/loopback-server';
 import { respond as defaultRespond } from './offline-model.brain';
 import { writeMessageStream } from './offline-model.sse';
 import type {

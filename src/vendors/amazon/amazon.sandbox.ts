@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../../clock';
+import { systemClock, type Clock } from '../../support/clock';
 import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/sandbox-server';
 import { amazonDemoCredentials, CATALOG_DATASETS, KNOWN_MARKETPLACES, SEED_CATALOG, SEED_ORDER_ITEMS, SEED_ORDERS } from './amazon.sandbox-data';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { systemClock, type Clock } from '../../clock';
+import { systemClock, type Clock } from '../../support/clock';
 import type { SandboxRequest, SandboxResponse, VendorSandbox } from '../sandbox/sandbox-server';
 import { seedExecutions, type SandboxExecution } from './jumio.sandbox-data';
 

@@ -1,6 +1,6 @@
 import { createSandboxes } from '../index';
 import type { NangoSandbox } from '../nango/nango.sandbox';
-import { MCP_SANDBOX, type McpSandbox } from '../mcp/mcp.sandbox';
+import { MCP_SANDBOX, type McpSandbox } from '../../upstream/mcp.sandbox';
 import { CONTROL_PREFIX, SandboxServer, type Fault, type SandboxRequest, type SandboxResponse, type VendorSandbox } from './sandbox-server';
 
 /**

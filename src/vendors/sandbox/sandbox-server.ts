@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import { LoopbackServer } from '../../loopback-server';
-import { systemClock, type Clock } from '../../clock';
+import { LoopbackServer } from '../../support/loopback-server';
+import { systemClock, type Clock } from '../../support/clock';
 
 /**
  * Vendor sandboxes: one loopback HTTP server in which each vendor's sandbox answers under

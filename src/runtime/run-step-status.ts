@@ -1,0 +1,74 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ErrorCode } from '../errors/error-codes';
+import { AgentRun } from '../runs/agent-run.entity';
+import type { RunEvents } from '../runs/run-events';
+import type { StoredBlock } from '../runs/run-messages';
+import { completeRun, failRun, isRunning, startRun } from '../runs/run-state';
+import { roundLimitResult } from '../runs/tool-results';
+import { appendToolResults } from './tool-round-results';
+
+/**
+ * The run-row side of a step: the run as it is loaded, and its status changes, each made
+ * by run-state in a transaction of its own and announced to this node's subscribers once
+ * committed. The loaded entity is never touched: only run-state writes a status.
+ */
+export class RunStepStatus {
+  constructor(private readonly deps: { orm: MikroORM; events: RunEvents }) {}
+
+  /** The run and whether its org is suspended, in one read. */
+  async load(runId: string): Promise<{ run: AgentRun; orgSuspended: boolean } | null> {
+    const em = this.deps.orm.em.fork();
+    const [row] = await em.execute<({ org_suspended: boolean } & Record<string, unknown>)[]>(
+      'select r.*, o.suspended_at is not null as org_suspended from agent_runs r join orgs o on o.id = r.org_id where r.id = ?',
+      [runId],
+    );
+    if (!row) return null;
+    const { org_suspended: orgSuspended, ...columns } = row;
+    return { run: em.map(AgentRun, columns), orgSuspended };
+  }
+
+  /** True when this step made the transition (false: the run was no longer in the expected status). */
+  async transition(run: AgentRun, status: 'running' | 'completed'): Promise<boolean> {
+    const changed = await this.deps.orm.em.fork().transactional((tx) => (status === 'running' ? startRun(tx, run) : completeRun(tx, run)));
+    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status });
+    return changed;
+  }
+
+  async fail(run: AgentRun, code: ErrorCode, message: string): Promise<void> {
+    const changed = await this.deps.orm.em.fork().transactional((tx) => failRun(tx, run, code, message));
+    this.failed(run, changed, code);
+  }
+
+  /** A suspended org's run calls neither the model nor a tool: it fails (postMessage continues it once resumed). */
+  failSuspended(run: AgentRun): Promise<void> {
+    return this.fail(run, 'ORG_SUSPENDED', 'The organization is suspended');
+  }
+
+  /**
+   * Fails the run at a tool-round limit (round-limits.ts). The last turn's tool_uses, never
+   * run, are answered in the same transaction (not run, is_error), so that the conversation
+   * a posted message continues stays one the Messages API takes.
+   */
+  async failRounds(run: AgentRun, message: string, unanswered?: { toolUses: StoredBlock[]; position: number }): Promise<void> {
+    const code = 'TOOL_ROUND_LIMIT';
+    const changed = await this.deps.orm.em.fork().transactional(async (tx) => {
+      if (!(await failRun(tx, run, code, message))) return false;
+      if (unanswered) {
+        const results = unanswered.toolUses.map((use) => roundLimitResult(String(use.id)));
+        await appendToolResults(tx, run, unanswered.position, results);
+      }
+      return true;
+    });
+    this.failed(run, changed, code);
+  }
+
+  /** A failure committed elsewhere (the model turn's refusal) is announced the same way. */
+  failed(run: AgentRun, changed: boolean, errorCode: ErrorCode): void {
+    if (changed) this.deps.events.emit('status', { orgId: run.orgId, runId: run.id, status: 'failed', errorCode });
+  }
+
+  /** True once the run is no longer running (cancelled, failed, waiting): the step stops. */
+  async stopped(runId: string): Promise<boolean> {
+    return !(await isRunning(this.deps.orm.em.fork(), runId));
+  }
+}
