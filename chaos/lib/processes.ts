@@ -7,9 +7,9 @@ import { projectRoot } from '../../src/support/paths';
  * The compiled `toolgate` command as real child processes (`node dist/src/cli/main.js …`), each
  * with its stdout and stderr appended to a log file of its own. Every child is tracked
  * until it closes, so `killAll` can leave nothing behind — after a failed scenario, an
- * exception, or Ctrl-C. CHAOS_CLI runs another build's cli.js instead.
+ * exception, or Ctrl-C. CHAOS_CLI runs another build's cli/main.js instead.
  */
-export const CLI = process.env.CHAOS_CLI ? path.resolve(process.env.CHAOS_CLI) : path.join(projectRoot(), 'dist', 'src', 'cli.js');
+export const CLI = process.env.CHAOS_CLI ? path.resolve(process.env.CHAOS_CLI) : path.join(projectRoot(), 'dist', 'src', 'cli', 'main.js');
 
 export interface Exit {
   code: number | null;

@@ -9,7 +9,7 @@ import { LIST_SIZE_ESTIMATE, MAX_VALIDATION_ERRORS, MUTATION_COST, checkText, op
 import { loadConfig } from '../../src/config';
 
 // Every limit refuses the operation before it runs, with a stable code, over HTTP and over
-// graphql-ws alike. The defaults are the production ones (src/config.ts) unless a test says.
+// graphql-ws alike. The defaults are the production ones (src/config/) unless a test says.
 let app: TestApp;
 let owner: TestOrg;
 let schema: GraphQLSchema;

@@ -80,7 +80,8 @@ describe("a queued run's first step", () => {
   // trace of the request: no reply stored, no tool call, no run.started.
   test('cancelled while its first model request is on its way: nothing of the turn is kept', async () => {
     const { id } = await runs.start(ORDER_QUESTION);
-    const runtime = demo.app.services.runtime as unknown as { transition: (...args: unknown[]) => Promise<boolean> };
+    // The step's status changes (src/runtime/run-step-status.ts), as the runtime holds them.
+    const runtime = (demo.app.services.runtime as unknown as { lifecycle: { transition: (...args: unknown[]) => Promise<boolean> } }).lifecycle;
     const transition = runtime.transition.bind(runtime);
     const shopifyBefore = runs.vendorRequests('shopify');
     runtime.transition = async (...args: unknown[]) => {

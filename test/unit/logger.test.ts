@@ -48,7 +48,7 @@ describe('logged errors', () => {
  */
 describe('log format', () => {
   const ESC = String.fromCharCode(27);
-  const logger = path.join(__dirname, '..', '..', 'dist', 'src', 'logger.js');
+  const logger = path.join(__dirname, '..', '..', 'dist', 'src', 'support', 'logger.js');
   const probe = `require(${JSON.stringify(logger)}).createLogger({ logLevel: "info", nodeEnv: process.env.NODE_ENV, logFormat: process.env.LOG_FORMAT || undefined }, 1).warn({ code: "VENDOR_ERROR", vendor: "shopify", status: 503 }, "vendor call failed")`;
   const run = (onTerminal: boolean, env: Record<string, string>): string => {
     const options = { env: { ...process.env, LOG_FORMAT: '', ...env }, encoding: 'utf8' as const, timeout: 20_000 };
