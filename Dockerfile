@@ -26,4 +26,4 @@ COPY gql/partner/persisted-documents.json ./gql/partner/persisted-documents.json
 USER node
 EXPOSE 4000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:4000/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "dist/src/cli/main.js", "start"]
+CMD ["node", "dist/src/cli.js", "start"]

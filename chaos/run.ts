@@ -24,7 +24,7 @@ import { SCENARIOS, type ScenarioName } from './lib/scenarios';
  *   --log-dir DIR       CHAOS_LOG_DIR        logs of every process and report.json (default: a temp folder)
  *   --log-level L       CHAOS_LOG_LEVEL      LOG_LEVEL of the nodes (default warn)
  *   --keep-failed 1     CHAOS_KEEP_FAILED=1  keep the database of a failed scenario (default: every database is dropped)
- *                       CHAOS_CLI            another build's cli.js (default: dist/src/cli/main.js)
+ *                       CHAOS_CLI            another build's cli.js (default: dist/src/cli.js)
  *
  * Progress goes to stderr, the table to stdout; exit 1 when an invariant failed.
  */

@@ -1,4 +1,4 @@
-// tsc writes dist/src/cli/main.js without the execute bit; `npx toolgate` (npm's bin for this
+// tsc writes dist/src/cli.js without the execute bit; `npx toolgate` (npm's bin for this
 // project) runs the file itself, so it must be executable. Run after every build.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -113,7 +113,7 @@ test('after the demo, /metrics shows every family the README documents, with wha
 });
 
 test('the subscription snippet replays the approval queue and stays live', async () => {
-  const seed = runChild(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'seed', '--json'], env, 60_000);
+  const seed = runChild(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli.js'), 'seed', '--json'], env, 60_000);
   const { stdout } = await seed.done();
   const expert = (JSON.parse(stdout) as { keys: { expert: string } }).keys.expert;
   // In the project folder, as the README says (graphql-ws resolves from its node_modules).

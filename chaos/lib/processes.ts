@@ -4,12 +4,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../../src/support/paths';
 
 /**
- * The compiled `toolgate` command as real child processes (`node dist/src/cli/main.js …`), each
+ * The compiled `toolgate` command as real child processes (`node dist/src/cli.js …`), each
  * with its stdout and stderr appended to a log file of its own. Every child is tracked
  * until it closes, so `killAll` can leave nothing behind — after a failed scenario, an
- * exception, or Ctrl-C. CHAOS_CLI runs another build's cli/main.js instead.
+ * exception, or Ctrl-C. CHAOS_CLI runs another build's cli.js instead.
  */
-export const CLI = process.env.CHAOS_CLI ? path.resolve(process.env.CHAOS_CLI) : path.join(projectRoot(), 'dist', 'src', 'cli', 'main.js');
+export const CLI = process.env.CHAOS_CLI ? path.resolve(process.env.CHAOS_CLI) : path.join(projectRoot(), 'dist', 'src', 'cli.js');
 
 export interface Exit {
   code: number | null;

@@ -14,7 +14,7 @@ import { LedgerEventsDocument } from '../../gql/graphql';
 // Rotation as an operator runs it: deploy with the new key added (v2 newest, v1 still
 // configured), re-wrap everything while the server serves calls, then retire v1.
 const run = promisify(execFile);
-const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 const v1Hex = TEST_MASTER_KEY_HEX;
 const v2Hex = randomBytes(32).toString('hex');
 const ringV1 = new MasterKeyring([{ version: 1, key: Buffer.from(v1Hex, 'hex') }]);

@@ -30,7 +30,7 @@ test('two API replicas, each published on its own port, each its own node name',
 });
 
 test('migrate runs first, once: the replicas wait for it to complete and do not migrate themselves', () => {
-  expect(services.migrate.command).toEqual(['node', 'dist/src/cli/main.js', 'migrate']);
+  expect(services.migrate.command).toEqual(['node', 'dist/src/cli.js', 'migrate']);
   expect(services.migrate.depends_on?.postgres.condition).toBe('service_healthy');
   for (const [, replica] of replicas) {
     expect(replica.depends_on?.migrate.condition).toBe('service_completed_successfully');

@@ -55,7 +55,7 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
     const childEnv = { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'silent', MASTER_ENCRYPTION_KEY: 'ab'.repeat(32), ...env };
     execFile(
       process.execPath,
-      [path.join(app, 'dist', 'src', 'cli', 'main.js'), ...args],
+      [path.join(app, 'dist', 'src', 'cli.js'), ...args],
       { env: childEnv, cwd: app, timeout: 60_000 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') return reject(error);

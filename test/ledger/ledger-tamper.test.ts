@@ -20,7 +20,7 @@ import { takeCheckpoint, type SignedCheckpoint } from '../../src/ledger/ledger-c
  * right row. Attacks that rewrite the chain and its head together verify "ok" against the
  * database alone — a signed checkpoint taken before them must catch them.
  */
-const _CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+const _CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 jest.setTimeout(120_000);
 
 const VERIFY = graphql(`

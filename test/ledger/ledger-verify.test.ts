@@ -17,7 +17,7 @@ import { VERIFY_PAGE, verifyLedger } from '../../src/ledger/ledger-verify';
  * session_replication_role = replica (the test user is a superuser), as an attacker with
  * database access would. Each tampering must be named at the exact row.
  */
-const _CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+const _CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 
 // Each CLI run is a fresh node process (about 1-3 s under load).
 jest.setTimeout(60_000);

@@ -6,7 +6,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
  * argv (`npm test` builds dist/ before jest runs). Children are tracked so a test file can
  * kill whatever is left in afterAll, even when a test failed halfway.
  */
-export const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
+export const CLI = path.join(__dirname, '..', '..', 'dist', 'src', 'cli.js');
 
 export interface ExitResult {
   code: number | null;
