@@ -47,9 +47,10 @@ const INSERT_DECISION = `insert into "policy_decisions" ("id", "org_id", "run_id
   "matched_rule_id", "policy_version", "caller_role", "caller_key_id", "reason", "created_at")
   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`;
 const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_name", "action", "correlation_id", "tool_use_id", "fingerprint", "status",
-  "input_redacted", "edited_input_redacted", "output_redacted", "policy_decision_id", "risk_level", "review_required", "error_code", "error_text",
-  "vendor_status_code", "node_id", "sealed_input", "retry_count", "duration_ms", "cost_cents", "created_at", "updated_at")
-  values ($15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39)`;
+  "input_redacted", "edited_input_redacted", "output_redacted", "policy_decision_id", "risk_level", "review_required", "review_acknowledged_at",
+  "review_acknowledged_by", "review_note", "error_code", "error_text", "vendor_status_code", "node_id", "sealed_input", "retry_count", "duration_ms",
+  "cost_cents", "created_at", "updated_at")
+  values ($15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39, $40, $41, $42)`;
 /** The outcome, only while this node still owns the running call (reconciliation may have taken it). */
 const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::jsonb, duration_ms = $3, retry_count = $4, vendor_status_code = $5,
        cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
@@ -139,6 +140,9 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
       decisionId,
       'low',
       false,
+      null,
+      null,
+      null,
       null,
       null,
       null,
