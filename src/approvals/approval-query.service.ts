@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller';
 import { ApprovalRequest } from './approval-request.entity';
 import { findRun } from '../runs/run-query.service';
 import { readableRunIds, readableRunsSql } from '../runs/run-visibility';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, lazy, paginate, type Connection } from '../graphql/paging';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, lazy, pageInfoOf, paginate, type Connection } from '../graphql/paging';
 import { queryPlain } from '../db/plain-rows';
 import { isUuid } from '../db/ids';
 import { badInput } from '../errors/app-error';
@@ -87,12 +87,7 @@ export async function listApprovalRequests(em: EntityManager, caller: Caller, ar
   }));
   return {
     edges,
-    pageInfo: {
-      hasNextPage: rows.length > first,
-      hasPreviousPage: after !== null,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
-    },
+    pageInfo: pageInfoOf(edges, rows.length > first, after),
     totalCount: lazy(() =>
       em
         .execute<{ n: string }[]>(

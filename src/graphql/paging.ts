@@ -78,12 +78,7 @@ export async function paginate<E extends Keyed, N>(
   const edges = page.map((row) => ({ cursor: encodeCursor(row, order), node: toNode(row) }));
   return {
     edges,
-    pageInfo: {
-      hasNextPage: rows.length > first,
-      hasPreviousPage: after !== null,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges[edges.length - 1]?.cursor ?? null,
-    },
+    pageInfo: pageInfoOf(edges, rows.length > first, after),
     totalCount: lazy(() => em.count(entity, where)),
   };
 }
@@ -149,5 +144,15 @@ export function lazy<T>(start: () => Promise<T>): PromiseLike<T> {
   return {
     // biome-ignore lint/suspicious/noThenProperty: a thenable on purpose (awaiting it starts the work)
     then: (onFulfilled, onRejected) => (promise ??= start()).then(onFulfilled, onRejected),
+  };
+}
+
+/** A page's info: its first and last cursors, whether more follow, and whether it started after a cursor. */
+export function pageInfoOf(edges: readonly { cursor: string }[], hasNextPage: boolean, after: unknown) {
+  return {
+    hasNextPage,
+    hasPreviousPage: after !== null,
+    startCursor: edges[0]?.cursor ?? null,
+    endCursor: edges[edges.length - 1]?.cursor ?? null,
   };
 }

@@ -1,36 +1,15 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import type { KnownRun } from '../runs/step-batches';
-import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Config } from '../config';
-import type { Clock } from '../support/clock';
-import type { Logger } from '../support/logger';
 import type { ToolGateway } from '../gateway/gateway.service';
-import type { ToolRegistry } from '../gateway/tool-registry';
-import type { Failpoints } from '../recovery/failpoints';
-import type { ToolgateMetrics } from '../telemetry/metrics';
-import type { RunEvents } from '../runs/run-events';
 import type { RunMessage } from '../runs/run-message.entity';
 import { isPending, loadMessages, type StoredBlock } from '../runs/run-messages';
-import { ModelTurns, type TurnSetup } from './run-model-turn';
+import { type ModelTurnDeps, ModelTurns, type TurnSetup } from './run-model-turn';
 import { roundLimit } from './round-limits';
 import { RunStepStatus } from './run-step-status';
 import { ToolCallLimits } from './tool-call-limits';
 import { ToolRounds } from './tool-rounds';
 
-export interface AgentRuntimeDeps {
-  orm: MikroORM;
+export interface AgentRuntimeDeps extends ModelTurnDeps {
   gateway: ToolGateway;
-  client: Anthropic;
-  settings: Config['model'];
-  events: RunEvents;
-  logger: Logger;
-  failpoints: Failpoints;
-  /** The gateway's catalog: the model is offered exactly the tools the gateway validates against. */
-  tools: ToolRegistry;
-  /** Time to first token and tokens per model (src/telemetry/metrics.ts). */
-  metrics?: ToolgateMetrics;
-  /** The model stream's idle timeout and the wait before a turn is retried (default: the system clock). */
-  clock?: Clock;
   /** Tool calls run at once: of one assistant message, and on this node (default 4 and 32). */
   toolConcurrency?: { perRun: number; perNode: number };
 }

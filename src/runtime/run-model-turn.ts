@@ -31,8 +31,11 @@ export interface ModelTurnDeps {
   events: RunEvents;
   logger: Logger;
   failpoints: Failpoints;
+  /** The gateway's catalog: the model is offered exactly the tools the gateway validates against. */
   tools: ToolRegistry;
+  /** Time to first token and tokens per model (src/telemetry/metrics.ts). */
   metrics?: ToolgateMetrics;
+  /** The model stream's idle timeout and the wait before a turn is retried (default: the system clock). */
   clock?: Clock;
 }
 
