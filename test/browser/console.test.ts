@@ -330,7 +330,10 @@ describeInBrowser('approval console in chromium', () => {
     expect(new Set(types)).toEqual(new Set(['run.created']));
     // The actor as people know the key (its name, else role and prefix), not a role word.
     // Waited for: the filtered page may still be replacing the rows read before it.
-    await tab.page.locator('tbody tr td:nth-child(5)', { hasText: /^client key tg_client_\w+$/ }).first().waitFor();
+    await tab.page
+      .locator('tbody tr td:nth-child(5)', { hasText: /^client key tg_client_\w+$/ })
+      .first()
+      .waitFor();
     await tab.page.getByRole('button', { name: 'Verify the chain' }).click();
     await expect(tab.page.getByRole('status').textContent()).resolves.toMatch(/^Intact: \d+ events checked\.$/);
 
