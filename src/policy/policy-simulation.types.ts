@@ -32,7 +32,7 @@ export class SimulatedChangeType {
   count!: number;
 }
 
-@ObjectType('SimulationExample', { description: 'One recorded call the draft decides otherwise' })
+@ObjectType('SimulationExample', { description: 'One recorded call the draft decides otherwise, or cannot decide' })
 export class SimulationExampleType {
   @Field(() => ID)
   toolCallId!: string;
