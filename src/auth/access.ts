@@ -83,6 +83,7 @@ export const ACCESS_MATRIX = {
   'Mutation.upsertPolicyRule': { roles: ADMIN, what: 'create or replace a policy rule' },
   'Mutation.deletePolicyRule': { roles: ADMIN, what: 'delete a policy rule' },
   'Mutation.setPolicyShadowMode': { roles: ADMIN, what: 'turn policy shadow mode on or off' },
+  'Query.simulatePolicy': { roles: ADMIN, what: 'replay recorded calls against a draft rule set (reads only)' },
   'Query.apiKeys': { roles: ADMIN, what: "the org's API keys (never their secrets)" },
   'Mutation.createApiKey': { roles: ADMIN, what: 'issue an API key (its secret shown once)' },
   'Mutation.revokeApiKey': { roles: ADMIN, what: 'revoke an API key (its open websockets closed)' },

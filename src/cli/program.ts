@@ -16,6 +16,7 @@ import { UsageError, describeSeed, describeVersions, writeMigrationIndex } from 
 import { exportFormat, exportLedgerEvents, exportRange, verifyExportFile, verifyLedgers, writeCheckpoint } from './ledger';
 import { start } from './start';
 import { addPersistedCommands } from './persisted';
+import { addPolicyCommands } from './policy';
 import { group, json, onDatabase, setup } from './support';
 import { addTenantCommands, announceRevokedKeys } from './tenants';
 
@@ -159,6 +160,8 @@ export function buildProgram(run: Run): Command {
       const { config, logger } = setup();
       done(await writeCheckpoint(config, logger, opts.out ?? null));
     });
+
+  addPolicyCommands(program, done);
 
   const credentials = group(program, 'credentials', 'vendor credentials and master keys');
   credentials

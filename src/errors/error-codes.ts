@@ -62,6 +62,8 @@ export const ERROR_CODES = [
   'MODEL_REFUSED',
   'TOOL_ROUND_LIMIT',
   'INVALID_THINKING_BUDGET',
+  // Policy replay (simulatePolicy, `toolgate policy simulate`)
+  'SIMULATION_RANGE_TOO_LARGE',
   // Gateway
   'FEATURE_DISABLED',
   'NOT_IN_MANIFEST',
@@ -175,6 +177,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   TOOL_ROUND_LIMIT: { httpStatus: 500 },
   // A specialist's thinking budget outside what the API takes (1024 up) and Toolgate allows (32000): nothing changed.
   INVALID_THINKING_BUDGET: { httpStatus: 400 },
+  // A policy replay's [from, to) spans more than 92 days: nothing was read; replay shorter ranges.
+  SIMULATION_RANGE_TOO_LARGE: { httpStatus: 400 },
   FEATURE_DISABLED: { httpStatus: 403, modelMessage: 'Tool execution is not enabled for this organization' },
   NOT_IN_MANIFEST: {
     httpStatus: 403,

@@ -60,12 +60,16 @@ export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInpu
 }
 
 function ruleMatches(rule: CompiledRule, input: PolicyInput): boolean {
+  return ruleScopeMatches(rule, input) && rule.conditions.every((c) => conditionHolds(c, input.params));
+}
+
+/** Every clause of a rule but its conditions: tool and action globs, caller role, specialist. */
+export function ruleScopeMatches(rule: CompiledRule, input: Omit<PolicyInput, 'params' | 'defaultRisk'>): boolean {
   return (
     globMatches(rule.toolPattern, input.toolName) &&
     globMatches(rule.actionPattern, input.action) &&
     (rule.roles.length === 0 || rule.roles.includes(input.callerRole)) &&
-    (rule.specialistId === null || rule.specialistId === input.specialistId) &&
-    rule.conditions.every((c) => conditionHolds(c, input.params))
+    (rule.specialistId === null || rule.specialistId === input.specialistId)
   );
 }
 

@@ -1,8 +1,10 @@
-import { Arg, Authorized, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Authorized, Ctx, Extensions, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { PolicyRuleInputType, PolicyRuleType, toPolicyRuleType } from './policy-rule.types';
-import { deletePolicyRule, listPolicyRules, setPolicyShadowMode, upsertPolicyRule } from './policy-rule.service';
+import { deletePolicyRule, listPolicyRules, type PolicyRuleInput, setPolicyShadowMode, upsertPolicyRule } from './policy-rule.service';
+import { PolicySimulationType } from './policy-simulation.types';
+import { SIMULATE_POLICY_COST, simulatePolicy } from './policy-simulation.service';
 
 @Resolver()
 export class PolicyRuleResolver {
@@ -15,8 +17,23 @@ export class PolicyRuleResolver {
   @Authorized()
   @Mutation(() => PolicyRuleType, { description: 'Create a rule, or replace the one with `id`; appends policy.changed' })
   async upsertPolicyRule(@Arg('input', () => PolicyRuleInputType) input: PolicyRuleInputType, @Ctx() ctx: RequestContext): Promise<PolicyRuleType> {
-    const conditions = input.conditions.map((c) => ({ path: c.path, op: c.op, ...(c.value !== undefined ? { value: c.value } : {}) }));
-    return toPolicyRuleType(await upsertPolicyRule(ctx.em, requireCaller(ctx), { ...input, conditions }));
+    return toPolicyRuleType(await upsertPolicyRule(ctx.em, requireCaller(ctx), ruleInput(input)));
+  }
+
+  @Authorized()
+  @Extensions({ cost: SIMULATE_POLICY_COST })
+  @Query(() => PolicySimulationType, {
+    description: "Replay the org's recorded calls created in [from, to) (at most 92 days) against a draft rule set; reads only, writes nothing",
+  })
+  async simulatePolicy(
+    @Arg('from', () => Date) from: Date,
+    @Arg('to', () => Date) to: Date,
+    @Arg('rules', () => [PolicyRuleInputType], { description: 'The draft: the whole rule set, as upsertPolicyRule takes each rule' })
+    rules: PolicyRuleInputType[],
+    @Arg('first', () => Int, { nullable: true, description: 'Examples to return (default 20, at most 100)' }) first: number | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicySimulationType> {
+    return simulatePolicy(ctx.em, requireCaller(ctx).orgId, { from, to, rules: rules.map(ruleInput), first });
   }
 
   @Authorized()
@@ -33,4 +50,10 @@ export class PolicyRuleResolver {
   async setPolicyShadowMode(@Arg('enabled') enabled: boolean, @Ctx() ctx: RequestContext): Promise<number> {
     return setPolicyShadowMode(ctx.em, requireCaller(ctx), enabled);
   }
+}
+
+/** A rule as the API sent it: a condition without a value keeps none. */
+function ruleInput(input: PolicyRuleInputType): PolicyRuleInput {
+  const conditions = input.conditions.map((c) => ({ path: c.path, op: c.op, ...(c.value !== undefined ? { value: c.value } : {}) }));
+  return { ...input, conditions };
 }

@@ -82,7 +82,8 @@ async function recordPolicyChange(tx: EntityManager, caller: Caller, resourceId:
   return policyVersion;
 }
 
-function validateRule(input: PolicyRuleInput): void {
+/** Refuses a rule an admin may not save (BAD_USER_INPUT naming the field); a draft replayed is checked the same way. */
+export function validateRule(input: PolicyRuleInput): void {
   const name = input.name.trim();
   if (name.length < 1 || name.length > 200 || name.includes('\u0000')) throw badInput('name must be 1 to 200 characters', { field: 'name' });
   if (!Number.isInteger(input.position) || input.position < 0 || input.position > 1_000_000) {

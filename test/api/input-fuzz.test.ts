@@ -77,7 +77,9 @@ function variablesWith(field: AnyField, target: Target, value: unknown): Record<
   if (inner.length === 0) {
     extra[argName] = value;
   } else {
-    const root = sampleValue(arg.type) as Record<string, unknown>;
+    // A list argument of input objects (simulatePolicy's rules): the value goes into its one element.
+    const sample = sampleValue(arg.type);
+    const root = (Array.isArray(sample) ? sample[0] : sample) as Record<string, unknown>;
     let cursor = root;
     let type = getNamedType(arg.type);
     for (const [i, key] of inner.entries()) {
@@ -93,7 +95,7 @@ function variablesWith(field: AnyField, target: Target, value: unknown): Record<
       cursor = holder;
       type = getNamedType(fieldType!);
     }
-    extra[argName] = root;
+    extra[argName] = sample;
   }
   return rootOperation('query', field, extra).variables;
 }
