@@ -16,6 +16,21 @@ export interface PolicyRuleInput extends Omit<CompiledRule, 'id' | 'specialistId
   enabled: boolean;
 }
 
+/** A rule's fields as stored and evaluated: the name trimmed, roles once each, no specialist as null. */
+export function ruleFields(input: PolicyRuleInput): Omit<CompiledRule, 'id'> {
+  return {
+    name: input.name.trim(),
+    position: input.position,
+    toolPattern: input.toolPattern,
+    actionPattern: input.actionPattern,
+    conditions: input.conditions,
+    roles: [...new Set(input.roles)],
+    specialistId: input.specialistId ?? null,
+    risk: input.risk,
+    decision: input.decision,
+  };
+}
+
 const PATTERN = /^[A-Za-z0-9_*?.-]{1,100}$/;
 
 export async function listPolicyRules(em: EntityManager, orgId: string): Promise<PolicyRule[]> {
@@ -32,18 +47,7 @@ export async function upsertPolicyRule(em: EntityManager, caller: Caller, input:
       rule = isUuid(input.id) ? await tx.findOne(PolicyRule, { id: input.id, orgId: caller.orgId }) : null;
       if (!rule) throw notFound('Policy rule');
     }
-    const fields = {
-      name: input.name.trim(),
-      position: input.position,
-      toolPattern: input.toolPattern,
-      actionPattern: input.actionPattern,
-      conditions: input.conditions,
-      roles: [...new Set(input.roles)],
-      specialistId: input.specialistId ?? null,
-      risk: input.risk,
-      decision: input.decision,
-      enabled: input.enabled,
-    };
+    const fields = { ...ruleFields(input), enabled: input.enabled };
     const created = !rule;
     if (!rule) rule = tx.create(PolicyRule, { orgId: caller.orgId, ...fields });
     else tx.assign(rule, { ...fields, updatedAt: new Date() });

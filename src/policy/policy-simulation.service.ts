@@ -5,7 +5,7 @@ import { findSpecialist } from '../orgs/org.service';
 import type { PolicyOutcome } from './policy-decision-outcome';
 import type { CompiledRule } from './policy-evaluator';
 import { replayPolicy, type ReplayVerdict } from './policy-replay';
-import { type PolicyRuleInput, validateRule } from './policy-rule.service';
+import { type PolicyRuleInput, ruleFields, validateRule } from './policy-rule.service';
 
 const MAX_SIMULATION_DAYS = 92;
 export const MAX_SIMULATION_EXAMPLES = 100;
@@ -132,18 +132,7 @@ function compileDraft(rules: PolicyRuleInput[]): { rules: CompiledRule[]; named:
     .filter(({ input }) => input.enabled)
     .sort((a, b) => a.input.position - b.input.position || a.index - b.index)
     .map(({ input, index }) => {
-      const rule: CompiledRule = {
-        id: input.id ?? `draft-${index}`,
-        name: input.name.trim(),
-        position: input.position,
-        toolPattern: input.toolPattern,
-        actionPattern: input.actionPattern,
-        conditions: input.conditions,
-        roles: [...new Set(input.roles)],
-        specialistId: input.specialistId ?? null,
-        risk: input.risk,
-        decision: input.decision,
-      };
+      const rule: CompiledRule = { id: input.id ?? `draft-${index}`, ...ruleFields(input) };
       named.set(rule, { index, id: input.id ?? null, name: rule.name, position: rule.position });
       return rule;
     });
