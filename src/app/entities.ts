@@ -1,4 +1,8 @@
 import { ApiKey } from '../auth/api-key.entity';
+import { IdentityBinding } from '../identity/identity-binding.entity';
+import { OidcLogin } from '../identity/oidc-login.entity';
+import { Person } from '../identity/person.entity';
+import { PersonSession } from '../identity/person-session.entity';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
 import { IntegrationCredential } from '../credentials/integration-credential.entity';
 import { FeatureFlag } from '../orgs/feature-flag.entity';
@@ -25,6 +29,10 @@ export const ENTITIES = [
   Org,
   Specialist,
   ApiKey,
+  IdentityBinding,
+  Person,
+  PersonSession,
+  OidcLogin,
   FeatureFlag,
   ToolDefinition,
   ToolPermission,

@@ -7,8 +7,8 @@ import { isUuid } from '../db/ids';
 import { authenticate, checkKey, type ValidKey } from './api-key.service';
 import { KeyUsage } from './key-usage';
 
-/** Access taken away: one key (revoked), or every key of an org (suspended). */
-export type Withdrawal = { keyId: string } | { orgId: string };
+/** Access taken away: one key (revoked), every key of an org (suspended), or one person's session (signed out). */
+export type Withdrawal = { keyId: string } | { orgId: string } | { sessionId: string };
 
 /**
  * The API-key checks of every transport (HTTP, websocket, MCP), with expiry on the injected
@@ -77,7 +77,9 @@ export class KeyAccess {
 
 /** For a process without KeyAccess (the `toolgate` command): the nodes' sockets of the key or org close. */
 export function publishWithdrawal(bus: EventBus, withdrawal: Withdrawal): Promise<void> {
-  return bus.publish('access', 'keyId' in withdrawal ? `key:${withdrawal.keyId}` : `org:${withdrawal.orgId}`);
+  const message =
+    'keyId' in withdrawal ? `key:${withdrawal.keyId}` : 'orgId' in withdrawal ? `org:${withdrawal.orgId}` : `session:${withdrawal.sessionId}`;
+  return bus.publish('access', message);
 }
 
 function parseWithdrawal(message: string): Withdrawal | null {
@@ -85,5 +87,6 @@ function parseWithdrawal(message: string): Withdrawal | null {
   if (!id || !isUuid(id)) return null;
   if (kind === 'key') return { keyId: id };
   if (kind === 'org') return { orgId: id };
+  if (kind === 'session') return { sessionId: id };
   return null;
 }

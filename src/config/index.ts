@@ -4,4 +4,4 @@ export { describeConfig, describeSettings } from './describe';
 export { ConfigError, parseMasterKey } from './env';
 export { FAILPOINT_NAMES } from './list-parsers';
 export { loadConfig, tracingConfig } from './load';
-export type { ApiConfig, Config, FairUseCaps, MetricsConfig, TracingConfig, UpstreamLimits } from './types';
+export type { ApiConfig, Config, FairUseCaps, IdentityConfig, MetricsConfig, OidcIssuerConfig, TracingConfig, UpstreamLimits } from './types';

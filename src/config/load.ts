@@ -69,6 +69,7 @@ export function loadConfig(env: Env = process.env, vendorUrlVariables: readonly 
       cacheReadPricePercent: read('MODEL_CACHE_READ_PRICE_PERCENT'),
     },
     api: apiConfig(read, nodeEnv),
+    identity: { publicUrl: read('PUBLIC_URL'), issuers: read('OIDC_ISSUERS'), sessionTtlSeconds: read('SESSION_TTL_SECONDS') },
     metrics: metricsConfig(read),
     tracing: tracingFrom(read),
     vendor: {

@@ -7,9 +7,10 @@ import type { DefaultsContext, Setting } from './setting';
 import { API, EGRESS, FAIR_USE, TELEMETRY, WEBHOOKS } from './settings-api';
 import { MODEL, TOOLS, VENDOR_ENDPOINTS } from './settings-model';
 import { KEYS, LOGS, NODES, RUNTIME } from './settings-runtime';
+import { IDENTITY } from './settings-identity';
 
 /** The table's sections, in .env.example's order. */
-export const SETTING_GROUPS = [RUNTIME, KEYS, LOGS, NODES, MODEL, TOOLS, API, EGRESS, FAIR_USE, WEBHOOKS, TELEMETRY];
+export const SETTING_GROUPS = [RUNTIME, KEYS, LOGS, NODES, MODEL, TOOLS, API, IDENTITY, EGRESS, FAIR_USE, WEBHOOKS, TELEMETRY];
 
 export const SETTINGS = {
   ...RUNTIME.settings,
@@ -19,6 +20,7 @@ export const SETTINGS = {
   ...MODEL.settings,
   ...TOOLS.settings,
   ...API.settings,
+  ...IDENTITY.settings,
   ...EGRESS.settings,
   ...FAIR_USE.settings,
   ...WEBHOOKS.settings,

@@ -103,6 +103,8 @@ export interface Config {
   };
   /** The GraphQL API's protections (README, "API limits and persisted operations"). */
   api: ApiConfig;
+  /** Single sign-on and OAuth for MCP (README, "Identity"). */
+  identity: IdentityConfig;
   /** Prometheus `/metrics` (README, "Metrics"). */
   metrics: MetricsConfig;
   /** OpenTelemetry traces (README, "Traces"): on when an OTLP endpoint or a trace exporter is named. */
@@ -220,4 +222,21 @@ export interface MetricsConfig {
   port: number | undefined;
   host: string;
   token: string | undefined;
+}
+
+/** One OpenID Connect issuer of `OIDC_ISSUERS`; an org is bound to it by `name`. */
+export interface OidcIssuerConfig {
+  name: string;
+  /** Exactly as the issuer names itself (the ID token's `iss`). */
+  issuer: string;
+  clientId: string;
+  clientSecret: string | undefined;
+  scopes: string[];
+}
+
+export interface IdentityConfig {
+  /** PUBLIC_URL; undefined: `http://localhost:<the port listened on>`, known once the server listens. */
+  publicUrl: string | undefined;
+  issuers: OidcIssuerConfig[];
+  sessionTtlSeconds: number;
 }

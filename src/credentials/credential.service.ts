@@ -50,7 +50,7 @@ export async function putIntegrationCredential(
       orgId: caller.orgId,
       type: replaced ? 'credential.rotated' : 'credential.created',
       resourceId: credential.id,
-      actor: caller.role ? { role: caller.role, keyId: caller.keyId ?? null } : null,
+      actor: caller.role ? { role: caller.role, keyId: caller.keyId ?? null, person: caller.person ?? null } : null,
       metadata: { integrationType, keyVersion: credential.keyVersion, replaced },
     });
     return credential;

@@ -17,6 +17,9 @@ export const ERROR_CODES = [
   'PERSISTED_QUERY_NOT_FOUND',
   'PERSISTED_QUERY_NOT_ALLOWED',
   'RATE_LIMITED',
+  // People (README, Identity): a console sign-in that cannot complete, a cookie request without its CSRF token
+  'SIGN_IN_FAILED',
+  'CSRF_REFUSED',
   // Fair-use caps (README, Security model): what a key or org may hold open at once
   'MCP_SESSION_LIMIT',
   'MCP_RUN_LIMIT',
@@ -113,6 +116,10 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   NOT_FOUND: { httpStatus: 404 },
   BAD_USER_INPUT: { httpStatus: 400 },
   CONFLICT: { httpStatus: 409 },
+  // The issuer's answer cannot be used (expired or replayed state, another browser, an issuer error); nothing was signed in.
+  SIGN_IN_FAILED: { httpStatus: 400 },
+  // A request authenticated by the session cookie without the session's CSRF token, or from another origin.
+  CSRF_REFUSED: { httpStatus: 403 },
   // Another key owns the run (opened it, or was handed it): only the owner drives it; nothing changed.
   RUN_NOT_YOURS: { httpStatus: 403 },
   // A key (toolUseId, a model's tool_use id, an MCP client's key) already names another call

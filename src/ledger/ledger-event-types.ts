@@ -41,6 +41,7 @@ export const LEDGER_EVENT_TYPES = [
   'webhook_endpoint.enabled',
   'webhook_endpoint.disabled',
   'webhook_endpoint.deleted',
+  'identity.changed',
 ] as const;
 
 export type LedgerEventType = (typeof LEDGER_EVENT_TYPES)[number];

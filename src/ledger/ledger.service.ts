@@ -2,7 +2,7 @@ import type { SqlTransaction } from '../db/raw-transaction';
 import { LedgerEvent } from './ledger-event.entity';
 import { HASH_VERSION, ledgerHash, type LedgerRecord } from './ledger-hash';
 import type { LedgerEventType } from './ledger-event-types';
-import type { Caller } from '../auth/caller';
+import { type Caller, personOfRecord } from '../auth/caller';
 import { noteLedgerAppend } from './ledger-appends';
 
 export interface LedgerEntry {
@@ -10,7 +10,8 @@ export interface LedgerEntry {
   type: LedgerEventType;
   runId?: string | null;
   resourceId?: string | null;
-  actor?: Pick<Caller, 'role' | 'keyId'> | null;
+  /** Who did it; a person (`actor.person`) is recorded in the metadata as `person` (issuer, subject, name). */
+  actor?: Pick<Caller, 'role' | 'keyId' | 'person'> | null;
   metadata?: Record<string, unknown>;
 }
 
@@ -124,7 +125,7 @@ export function chainRecords(orgId: string, point: AppendPoint, entries: Omit<Le
       resourceId: entry.resourceId ?? null,
       actorRole: entry.actor?.role ?? null,
       actorKeyId: entry.actor?.keyId?.toLowerCase() ?? null,
-      metadata: entry.metadata ?? {},
+      metadata: entry.actor?.person ? { ...entry.metadata, person: personOfRecord(entry.actor.person) } : (entry.metadata ?? {}),
       createdAt: point.created_at,
       prevHash,
     };

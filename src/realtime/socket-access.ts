@@ -9,6 +9,7 @@ export const FORBIDDEN_CLOSE = 4403;
 /** Close reasons (at most 123 bytes): what the client is told. */
 export const CLOSE_REASONS = {
   revoked: 'Forbidden: the API key is no longer valid',
+  signedOut: 'Forbidden: the session has ended (signed out)',
   expired: 'Forbidden: the API key has expired',
   suspended: 'Forbidden: the organization is suspended',
 } as const;
@@ -30,6 +31,7 @@ interface OpenSocket {
 export class OpenSockets {
   private readonly byKey = new Map<string, Set<OpenSocket>>();
   private readonly byOrg = new Map<string, Set<OpenSocket>>();
+  private readonly bySession = new Map<string, Set<OpenSocket>>();
   private readonly clock: Clock;
   private readonly stopListening: () => void;
 
@@ -61,6 +63,7 @@ export class OpenSockets {
     const entry: OpenSocket = { socket, caller, cancelExpiry: null };
     addTo(this.byKey, caller.keyId, entry);
     addTo(this.byOrg, caller.orgId, entry);
+    if (caller.sessionId) addTo(this.bySession, caller.sessionId, entry);
     if (expiresAt !== null) this.expireAt(entry, expiresAt);
     socket.once('close', () => this.remove(entry));
   }
@@ -75,11 +78,17 @@ export class OpenSockets {
     for (const set of this.byKey.values()) for (const entry of set) entry.cancelExpiry?.();
     this.byKey.clear();
     this.byOrg.clear();
+    this.bySession.clear();
   }
 
   private withdraw(withdrawal: Withdrawal): void {
-    const entries = 'keyId' in withdrawal ? this.byKey.get(withdrawal.keyId) : this.byOrg.get(withdrawal.orgId);
-    const reason = 'keyId' in withdrawal ? CLOSE_REASONS.revoked : CLOSE_REASONS.suspended;
+    const entries =
+      'keyId' in withdrawal
+        ? this.byKey.get(withdrawal.keyId)
+        : 'orgId' in withdrawal
+          ? this.byOrg.get(withdrawal.orgId)
+          : this.bySession.get(withdrawal.sessionId);
+    const reason = 'keyId' in withdrawal ? CLOSE_REASONS.revoked : 'orgId' in withdrawal ? CLOSE_REASONS.suspended : CLOSE_REASONS.signedOut;
     for (const entry of [...(entries ?? [])]) this.close(entry.socket, reason);
   }
 
@@ -100,6 +109,7 @@ export class OpenSockets {
     entry.cancelExpiry = null;
     removeFrom(this.byKey, entry.caller.keyId!, entry);
     removeFrom(this.byOrg, entry.caller.orgId, entry);
+    if (entry.caller.sessionId) removeFrom(this.bySession, entry.caller.sessionId, entry);
   }
 }
 

@@ -22,6 +22,10 @@ const DOMAIN_TABLES = [
   'approval_requests',
   'ledger_events',
   'upstream_mcp_servers',
+  'identity_bindings',
+  'people',
+  'person_sessions',
+  'oidc_logins',
 ];
 
 /** Tables whose rows belong to one org. The catalog (tool_definitions) and orgs itself are global. */
