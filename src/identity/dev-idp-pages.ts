@@ -1,4 +1,4 @@
-import type { Configuration } from 'oidc-provider' with { 'resolution-mode': 'import' };
+import type { Configuration } from './oidc-provider-types';
 
 /**
  * The development issuer's own pages (errors, sign-out), plain HTML with no outside fonts.

@@ -1,4 +1,4 @@
-import type { Adapter, AdapterPayload } from 'oidc-provider' with { 'resolution-mode': 'import' };
+import type { Adapter, AdapterPayload } from './oidc-provider-types';
 
 interface Stored {
   payload: AdapterPayload;

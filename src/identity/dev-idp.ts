@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Configuration, KoaContextWithOIDC, ResourceServer } from 'oidc-provider' with { 'resolution-mode': 'import' };
+import type { Configuration, KoaContextWithOIDC, ResourceServer } from './oidc-provider-types';
 import { memoryStore } from './dev-idp-store';
 import { logoutSource, postLogoutSuccessSource, renderError } from './dev-idp-pages';
 

@@ -1,4 +1,3 @@
-import type * as OpenIdClient from 'openid-client' with { 'resolution-mode': 'import' };
 import { DEMO_PEOPLE, type DevIdp, startDevIdp } from '../../src/identity/dev-idp';
 import { IdpCookies, signIn } from '../support/idp-login';
 
@@ -7,11 +6,15 @@ import { IdpCookies, signIn } from '../support/idp-login';
  * openid-client, a self-registered MCP client's JWT for /mcp checked with jose, a refused
  * login, RP-initiated logout, and nothing on the console but oidc-provider's own warning.
  */
+// openid-client is ESM only: its types come with resolution-mode (TS1541), the module by a dynamic import.
+type OpenIdClient = typeof import('openid-client', { with: { 'resolution-mode': 'import' }});
+type ClientConfiguration = import('openid-client', { with: { 'resolution-mode': 'import' }}).Configuration;
+
 const TOOLGATE = 'http://localhost:4999';
 const MCP = `${TOOLGATE}/mcp`;
 
 let idp: DevIdp;
-let oidc: typeof OpenIdClient;
+let oidc: OpenIdClient;
 let consoleOutput: jest.SpyInstance[];
 
 beforeAll(async () => {
@@ -25,14 +28,14 @@ afterAll(async () => {
   for (const spy of consoleOutput) spy.mockRestore();
 });
 
-async function consoleClient(): Promise<OpenIdClient.Configuration> {
+async function consoleClient(): Promise<ClientConfiguration> {
   return oidc.discovery(new URL(idp.issuer), idp.clientId, idp.clientSecret, oidc.ClientSecretBasic(idp.clientSecret), {
     execute: [oidc.allowInsecureRequests],
   });
 }
 
 /** The console's authorization request, as Toolgate's relying party builds it. */
-async function consoleAuthorization(config: OpenIdClient.Configuration, extra: Record<string, string> = {}) {
+async function consoleAuthorization(config: ClientConfiguration, extra: Record<string, string> = {}) {
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
   const nonce = oidc.randomNonce();
