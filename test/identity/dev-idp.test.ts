@@ -1,5 +1,6 @@
 import { DEMO_PEOPLE, type DevIdp, startDevIdp } from '../../src/identity/dev-idp';
 import { IdpCookies, signIn } from '../support/idp-login';
+import { childEnv, freePort, killChildren, spawnCli, waitFor, withTimeout } from '../support/processes';
 
 /**
  * The development issuer as Toolgate meets it: discovery, the console's code + PKCE flow with
@@ -206,4 +207,42 @@ test('DEMO_PEOPLE: stable subs, emails by tenant', () => {
     ['person-mallory', 'mallory@acme.test', 'visitors', 'acme'],
     ['person-olivia', 'olivia@globex.test', 'toolgate-experts', 'globex'],
   ]);
+});
+
+describe('toolgate dev-idp (the compiled CLI, no database)', () => {
+  afterAll(async () => {
+    await killChildren();
+  });
+
+  test('prints the issuer, the people and the OIDC_ISSUERS setting; serves until SIGTERM, then exits 0', async () => {
+    const port = await freePort();
+    const issuer = `http://127.0.0.1:${port}`;
+    const env = childEnv({ PUBLIC_URL: TOOLGATE, DEV_IDP_CLIENT_SECRET: 'kept-secret', DATABASE_URL: undefined, MASTER_ENCRYPTION_KEY: undefined });
+    const running = spawnCli(['dev-idp', '--port', String(port)], env);
+    await waitFor('the how-to', async () => (running.stdout().includes('Ctrl-C') ? true : undefined), 20_000, running);
+
+    const out = running.stdout();
+    expect(out).toContain(`Development identity provider (OpenID Connect) at ${issuer}\n`);
+    expect(out).toContain('  ada      Ada Admin        toolgate-admins   acme\n');
+    expect(out).toContain('  olivia   Olivia Expert    toolgate-experts  globex\n');
+    expect(out).toContain(`   OIDC_ISSUERS='[{"name":"dev","issuer":"${issuer}","clientId":"toolgate-console","clientSecret":"kept-secret"}]'\n`);
+    expect(out).not.toContain('new at every start');
+    expect(out).toContain('toolgate identity bind --org <org> --issuer dev --tenant-claim tenant --tenant acme --role admin=toolgate-admins');
+    expect(out).toContain(`resource=${MCP} (scope toolgate:agent)`);
+    const discovery = (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as { issuer: string };
+    expect(discovery.issuer).toBe(issuer);
+
+    running.child.kill('SIGTERM');
+    const exited = await withTimeout(running.exited, 10_000, () => `did not exit on SIGTERM\nstderr: ${running.stderr()}`);
+    expect({ code: exited.code, signal: exited.signal }).toEqual({ code: 0, signal: null });
+    expect(exited.stderr.trim().split('\n')).toEqual([expect.stringContaining('devInteractions is enabled')]);
+    await expect(fetch(`${issuer}/.well-known/openid-configuration`)).rejects.toThrow();
+  });
+
+  test('a --toolgate-url that is not http(s) is a usage error (exit 2)', async () => {
+    const bad = spawnCli(['dev-idp', '--port', '0', '--toolgate-url', 'localhost:4000'], childEnv({}));
+    const result = await withTimeout(bad.exited, 20_000, () => 'toolgate dev-idp did not exit');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--toolgate-url must be an http(s) URL');
+  });
 });
