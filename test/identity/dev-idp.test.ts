@@ -145,6 +145,52 @@ describe('the development issuer', () => {
       tenant: 'acme',
     });
     expect(payload.exp! - payload.iat!).toBe(300);
+
+    // Refreshed: a new JWT for the same resource and scope.
+    const refreshed = await oidc.refreshTokenGrant(registered, tokens.refresh_token!, { resource: MCP });
+    const again = await jose.jwtVerify(refreshed.access_token, keys, { issuer: idp.issuer, audience: MCP });
+    expect(again.payload).toMatchObject({ sub: 'person-grace', scope: 'toolgate:agent', tenant: 'acme' });
+  });
+
+  test('the console may ask for a JWT for /graphql instead (scope toolgate:api, still the ID token)', async () => {
+    const jose = await import('jose');
+    const config = await consoleClient();
+    const graphql = `${TOOLGATE}/graphql`;
+    const { url, checks } = await consoleAuthorization(config, { resource: graphql, scope: 'openid profile email toolgate:api' });
+    const signedIn = await signIn(url, 'claude');
+    expect(signedIn.prompts).toEqual(['login']);
+    // The resource named in the authorization request is enough at the token endpoint.
+    const tokens = await oidc.authorizationCodeGrant(config, signedIn.redirect, checks);
+    expect(tokens.claims()).toMatchObject({ sub: 'person-claude', groups: ['toolgate-clients'] });
+    const keys = jose.createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!));
+    const { payload } = await jose.jwtVerify(tokens.access_token, keys, { issuer: idp.issuer, audience: graphql });
+    expect(payload).toMatchObject({ sub: 'person-claude', scope: 'toolgate:api', groups: ['toolgate-clients'], tenant: 'acme' });
+    await expect(jose.jwtVerify(tokens.access_token, keys, { issuer: idp.issuer, audience: MCP })).rejects.toThrow(/aud/);
+  });
+
+  test('PKCE is required of the confidential console too', async () => {
+    const config = await consoleClient();
+    const url = oidc.buildAuthorizationUrl(config, { redirect_uri: `${TOOLGATE}/auth/callback`, scope: 'openid', state: 'no-pkce' });
+    const refused = await signIn(url, 'ada');
+    expect(refused).toMatchObject({ error: 'invalid_request', code: null, prompts: [] });
+    expect(refused.errorDescription).toContain('PKCE');
+  });
+
+  test('asking /mcp for none of its scopes: refused without openid; with openid, a JWT for /mcp with no scope (so Toolgate must check it)', async () => {
+    const jose = await import('jose');
+    const config = await consoleClient();
+    // No nonce: without openid it is an invalid_request before any login.
+    const bare = await consoleAuthorization(config, { resource: MCP, scope: 'toolgate:api', nonce: '' });
+    expect(await signIn(bare.url, 'ada')).toMatchObject({ error: 'access_denied', code: null, prompts: ['login'] });
+
+    const { url, checks } = await consoleAuthorization(config, { resource: MCP, scope: 'openid toolgate:api' });
+    const tokens = await oidc.authorizationCodeGrant(config, (await signIn(url, 'ada')).redirect, checks);
+    const { payload } = await jose.jwtVerify(tokens.access_token, jose.createRemoteJWKSet(new URL(config.serverMetadata().jwks_uri!)), {
+      issuer: idp.issuer,
+      audience: MCP,
+    });
+    expect(payload.sub).toBe('person-ada');
+    expect(payload.scope).toBeUndefined();
   });
 
   test("a resource that is not one of Toolgate's is refused (invalid_target)", async () => {
