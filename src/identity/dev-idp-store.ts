@@ -10,10 +10,9 @@ interface Stored {
 const GRANTABLE = new Set(['AccessToken', 'AuthorizationCode', 'RefreshToken', 'DeviceCode', 'BackchannelAuthenticationRequest']);
 
 /**
- * The development issuer's storage: one in-memory map per issuer, so that two issuers in one
- * process (tests) never share sessions, and gone with the process. oidc-provider's own
- * memory adapter is shared by every provider of the process and announces itself with a
- * warning on every start.
+ * The development issuer's storage: in memory, one map per issuer, gone with the process.
+ * oidc-provider's own memory adapter would do the same but prints a warning at every start
+ * (its development interactions print theirs anyway).
  */
 export function memoryStore(): (model: string) => Adapter {
   const rows = new Map<string, Stored>();
@@ -23,8 +22,10 @@ export function memoryStore(): (model: string) => Adapter {
 
   const live = (key: string): AdapterPayload | undefined => {
     const stored = rows.get(key);
-    if (stored && stored.expiresAt <= Date.now()) rows.delete(key);
-    return stored && stored.expiresAt > Date.now() ? stored.payload : undefined;
+    if (!stored) return undefined;
+    if (stored.expiresAt > Date.now()) return stored.payload;
+    rows.delete(key);
+    return undefined;
   };
 
   return (model) => {
