@@ -1,7 +1,7 @@
 // The `toolgate` command line (commander): each command, its options and its help.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command } from 'commander';
 import type { Config } from '../config';
 import type { Runtime } from '../app/main';
 import type { Logger } from '../support/logger';
@@ -17,18 +17,13 @@ import { exportFormat, exportLedgerEvents, exportRange, verifyExportFile, verify
 import { start } from './start';
 import { addPersistedCommands } from './persisted';
 import { addPolicyCommands } from './policy';
-import { group, json, onDatabase, setup } from './support';
+import { addDevIdpCommand } from './dev-idp';
+import { group, json, onDatabase, portNumber, setup } from './support';
 import { addTenantCommands, announceRevokedKeys } from './tenants';
 
 interface Run {
   /** The command's exit code, once it is done. */
   exitCode: number;
-}
-
-function portNumber(value: string): number {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('--port must be a port number (0-65535)');
-  return port;
 }
 
 /** A command that serves on --port/--host until SIGTERM or SIGINT, then stops and exits 0. */
@@ -215,6 +210,8 @@ export function buildProgram(run: Run): Command {
       return { line: `Vendor sandboxes serving ${served.url} (VENDOR_SANDBOX_URL=${served.url})`, stop: () => served.stop() };
     },
   );
+
+  addDevIdpCommand(program);
 
   program
     .command('schema')

@@ -1,5 +1,5 @@
 // What the `toolgate` commands share: configuration, the database, output, groups.
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { loadConfig, type Config } from '../config';
 import { createLogger, type Logger } from '../support/logger';
 import type { Runtime } from '../app/main';
@@ -20,6 +20,12 @@ export function setup(overrides: Partial<Config> = {}, toStdout = false): { conf
 export function onDatabase(work: (runtime: Runtime, logger: Logger, config: Config) => Promise<void>, options = { migrate: true }): Promise<number> {
   const { config, logger } = setup();
   return withRuntime(config, logger, (runtime) => work(runtime, logger, config), options);
+}
+
+export function portNumber(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError('--port must be a port number (0-65535)');
+  return port;
 }
 
 export const json = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
