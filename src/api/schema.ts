@@ -21,6 +21,13 @@ import { SubscriptionResolver } from '../realtime/subscriptions.resolver';
 import { UpstreamResolver } from '../upstream/upstream.resolver';
 import { ApiKeyResolver } from '../auth/api-key.resolver';
 import { WebhookResolver } from '../webhooks/webhook.resolver';
+import {
+  ApiKeyPersonResolver,
+  ApprovalPersonResolver,
+  IdentityBindingResolver,
+  LedgerEventPersonResolver,
+  ViewerPersonResolver,
+} from '../identity/identity.resolver';
 
 export const RESOLVERS = [
   ViewerResolver,
@@ -44,6 +51,11 @@ export const RESOLVERS = [
   SubscriptionResolver,
   UpstreamResolver,
   WebhookResolver,
+  IdentityBindingResolver,
+  ViewerPersonResolver,
+  LedgerEventPersonResolver,
+  ApprovalPersonResolver,
+  ApiKeyPersonResolver,
 ] as const;
 
 /** A subscription declared with `topics` instead of its own `subscribe` fails at once. */

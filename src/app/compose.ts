@@ -144,6 +144,7 @@ export async function composeToolgate(
     });
     await services.keys.start();
     started.push(services.keys);
+    services.identity.start();
     // Registered before the worker takes a job (it records the worker's lock owner); the
     // first sweep recovers a previous incarnation's work at once.
     if (overrides.liveness !== false && overrides.worker !== false) await installWorkerSchema(base.databaseUrl);
@@ -306,6 +307,7 @@ async function shutdown(parts: {
     ),
   );
   // No request is left to note a key's use: the last notes are written.
+  services.identity.stop();
   await services.keys.stop().catch((error: unknown) => logger.warn({ err: error }, 'could not write the last API key uses'));
   await parts.liveness?.stop(drained && idle);
   if (!drained) logger.warn('run steps still running at the end of the shutdown budget: their jobs are released to live nodes');

@@ -9,6 +9,7 @@ import { ledgerEventLoaders } from '../ledger/ledger-event.loaders';
 import { specialistLoaders } from '../orgs/specialist.loaders';
 import { policyDecisionLoaders } from '../policy/policy-decision.loaders';
 import { runLoaders } from '../runs/run.loaders';
+import { personLoaders } from '../identity/person.loaders';
 
 /**
  * One request's batch loaders, scoped to the caller's org: every feature's (their
@@ -24,5 +25,6 @@ export function createLoaders(em: EntityManager, sql: SqlRunner, orgId: string |
     ...runLoaders(rows),
     ...specialistLoaders(rows),
     ...apiKeyLoaders(rows),
+    ...personLoaders(rows),
   };
 }

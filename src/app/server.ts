@@ -28,6 +28,9 @@ import { projectRoot } from '../support/paths';
 import { isTracingOn } from '../telemetry/tracing';
 import { graphqlTracingPlugin } from '../telemetry/trace-graphql';
 import { HttpDrain } from '../api/http/drain';
+import { authRoutes } from '../identity/auth-routes';
+import { protectedResourceRoutes } from '../identity/protected-resource';
+import { isRateLimited } from '../api/rate-limits';
 
 export interface ToolgateServer {
   httpServer: http.Server;
@@ -77,6 +80,7 @@ export async function startHttpServer(
     httpServer,
     schema,
     keys: services.keys,
+    identity: services.identity,
     guard,
     api: config.api,
     format,
@@ -145,6 +149,24 @@ export async function startHttpServer(
     }
   });
   app.use('/console', consoleRoute(projectRoot()));
+  // People: the console's single sign-on, and the OAuth metadata of /mcp and /graphql (README, "Identity").
+  app.use(
+    '/auth',
+    authRoutes({
+      orm,
+      identity: services.identity,
+      logger: logger.child({ component: 'auth' }),
+      admitAnonymous: (address) =>
+        rateLimits.limits.chargeAnonymous(address).then(
+          () => true,
+          (error: unknown) => {
+            if (isRateLimited(error)) return false;
+            throw error;
+          },
+        ),
+    }),
+  );
+  app.use('/.well-known/oauth-protected-resource', protectedResourceRoutes(services.identity, orm));
   if (config.api.ide) app.use(ideAssetsRoute());
   app.use(
     '/graphql',
@@ -152,6 +174,7 @@ export async function startHttpServer(
       apollo,
       guard,
       keys: services.keys,
+      identity: services.identity,
       logger,
       format,
       maxBodyBytes: config.api.maxBodyBytes,
@@ -175,6 +198,7 @@ export async function startHttpServer(
   });
   const address = httpServer.address();
   const port = typeof address === 'object' && address ? address.port : listen.port;
+  services.identity.listeningOn(port);
   const shownHost = listen.host === '0.0.0.0' || listen.host === '::' ? 'localhost' : listen.host;
   logger.debug({ persistedDocuments: manifest.size }, 'trusted documents loaded');
   return {

@@ -21,6 +21,7 @@ import { InFlightCalls } from '../recovery/in-flight';
 import { Failpoints } from '../recovery/failpoints';
 import { Reconciler } from '../recovery/reconciler';
 import { KeyAccess } from '../auth/key-access';
+import { Identity } from '../identity/identity';
 import { WebhookDeliverer } from '../webhooks/webhook-deliverer';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { Egress, type EgressResolver } from '../egress/egress';
@@ -54,6 +55,8 @@ export interface AppServices {
   realtime: Realtime;
   /** API-key checks (expiry, suspension), `lastUsedAt`, and revocations reaching open websockets. */
   keys: KeyAccess;
+  /** People: the OpenID Connect issuers, console sessions, OAuth access tokens (src/identity/). */
+  identity: Identity;
   /** Sends approval and run webhooks (the worker's `webhook_deliver` jobs). */
   webhooks: WebhookDeliverer;
   /** The egress policy of tenant URLs: checked at registration, pinned on every connection (src/egress/). */
@@ -148,6 +151,7 @@ export function createAppServices(
   });
   const reconciler = new Reconciler({ orm, executor, keyring, tools, nodeId, inFlight, logger: logger.child({ component: 'reconciler' }), metrics });
   const keys = new KeyAccess(orm, options.accessClock ?? systemClock, realtime.bus, logger.child({ component: 'keys' }));
+  const identity = new Identity(config.identity, config.nodeEnv === 'production', orm, keys);
   const webhooks = new WebhookDeliverer({
     orm,
     keyring,
@@ -172,6 +176,7 @@ export function createAppServices(
     reconciler,
     realtime,
     keys,
+    identity,
     webhooks,
     egress,
     metrics,

@@ -96,6 +96,9 @@ export const ACCESS_MATRIX = {
   'Mutation.setWebhookEndpointEnabled': { roles: ADMIN, what: 'turn a webhook endpoint on or off' },
   'Mutation.deleteWebhookEndpoint': { roles: ADMIN, what: 'delete a webhook endpoint' },
   'Mutation.redeliverWebhook': { roles: ADMIN, what: 'send a webhook delivery again now' },
+  'Query.identityBinding': { roles: ADMIN, what: "the org's single sign-on: issuer, tenant, which groups give which role" },
+  'Mutation.setIdentityBinding': { roles: ADMIN, what: 'bind the org to an OpenID Connect issuer and map groups to roles' },
+  'Mutation.removeIdentityBinding': { roles: ADMIN, what: "remove the org's single sign-on" },
 } as const satisfies Record<string, Access>;
 
 export type Operation = keyof typeof ACCESS_MATRIX;

@@ -6,6 +6,9 @@ import { connectionType } from '../graphql/pagination';
 
 @ObjectType('ApiKey', { description: 'An API key of the org; its secret is shown once, by createApiKey, and never again' })
 export class ApiKeyType {
+  /** A person's principal: the person (read by the person field, src/identity/). */
+  personId!: string | null;
+
   @Field(() => ID)
   id!: string;
 
@@ -51,4 +54,5 @@ export const toApiKeyType = (key: ApiKey): ApiKeyType => ({
   lastUsedAt: key.lastUsedAt,
   expiresAt: key.expiresAt,
   revokedAt: key.revokedAt,
+  personId: key.personId,
 });

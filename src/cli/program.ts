@@ -18,6 +18,7 @@ import { start } from './start';
 import { addPersistedCommands } from './persisted';
 import { addPolicyCommands } from './policy';
 import { addDevIdpCommand } from './dev-idp';
+import { addIdentityCommands } from './identity';
 import { group, json, onDatabase, portNumber, setup } from './support';
 import { addTenantCommands, announceRevokedKeys } from './tenants';
 
@@ -157,6 +158,7 @@ export function buildProgram(run: Run): Command {
     });
 
   addPolicyCommands(program, done);
+  addIdentityCommands(program, done);
 
   const credentials = group(program, 'credentials', 'vendor credentials and master keys');
   credentials

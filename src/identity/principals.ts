@@ -34,8 +34,8 @@ const UPSERT_PERSON = `insert into people (id, org_id, issuer, subject, display_
   returning id, display_name`;
 
 // A principal has no secret: its secret_hash is a value no SHA-256 hex digest can equal.
-const UPSERT_PRINCIPAL = `insert into api_keys (id, org_id, role, name, prefix, secret_hash, person_id, oauth_client)
-  values (?, ?, ?, ?, ?, ?, ?, ?)
+const UPSERT_PRINCIPAL = `insert into api_keys (id, org_id, role, name, prefix, secret_hash, person_id, oauth_client, created_at)
+  values (?, ?, ?, ?, ?, ?, ?, ?, now())
   on conflict (org_id, person_id, role, coalesce(oauth_client, '')) where person_id is not null
     do update set name = excluded.name
   returning id, revoked_at is not null as revoked`;

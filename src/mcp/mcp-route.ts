@@ -16,6 +16,9 @@ import type { RateLimits } from '../api/rate-limits';
 import type { FairUseCaps } from '../config';
 import { isRateLimited, refusalHeaders } from '../api/rate-limits';
 import { chargeMcpRequest, chargeUnauthenticated } from './mcp-rate-limit';
+import type { Identity } from '../identity/identity';
+import { TokenRefused, looksLikeJwt } from '../identity/access-tokens';
+import { bearerChallenge } from '../identity/protected-resource';
 
 export interface McpRoute {
   router: Router;
@@ -30,7 +33,7 @@ export interface McpRoute {
  * the tools are the run's manifest and every call goes through the gateway.
  */
 /** What the route uses of the app's services. */
-export type McpRouteServices = McpServerDeps & { keys: KeyAccess };
+export type McpRouteServices = McpServerDeps & { keys: KeyAccess; identity: Identity };
 
 export function mcpRoute(
   services: McpRouteServices,
@@ -55,6 +58,9 @@ export function mcpRoute(
     { legacy: 'reject', onerror, maxRequestBodySize: options.maxBodyBytes },
   );
   const serveModern = toNodeHandler(modern);
+
+  // A refusal of the credential names the OAuth metadata (RFC 9728), so an MCP client can start its OAuth flow.
+  const challenge = (error?: unknown) => bearerChallenge(services.identity, 'mcp', error);
 
   const serve = async (req: Request, res: Response, target: McpTarget) => {
     const caller = await authenticateKey(services, req.header('authorization')).catch((error: unknown) =>
@@ -109,6 +115,9 @@ export function mcpRoute(
   router.use((error: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent || isDatabaseUnavailable(error)) return next(error);
     if (isRateLimited(error)) return rpcError(res, 429, error.code, error.message, refusalHeaders(error));
+    if (error instanceof TokenRefused || (error instanceof AppError && error.code === 'UNAUTHENTICATED')) {
+      return rpcError(res, ERROR_CATALOG[error.code].httpStatus, error.code, error.message, { 'www-authenticate': challenge(error) });
+    }
     if (error instanceof AppError) return rpcError(res, ERROR_CATALOG[error.code].httpStatus, error.code, error.message);
     const type = (error as { type?: string }).type;
     if (type === 'entity.too.large') return rpcError(res, 413, 'PAYLOAD_TOO_LARGE', 'The request body is too large');
@@ -143,13 +152,15 @@ function checkOrigin(allowed: readonly string[]) {
 /** The request's key; MCP is then for agent keys only (the role that drives external runs, as executeToolCall). */
 async function authenticateKey(services: McpRouteServices, header: string | undefined): Promise<Caller> {
   const secret = parseAuthorization(header);
-  if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key is required: Authorization: Bearer <agent key>');
+  if (!secret) throw new AppError('UNAUTHENTICATED', 'An API key or an OAuth access token is required: Authorization: Bearer <agent key or token>');
+  // An OAuth access token (JWT) for this resource, from a trusted issuer; anything else is a key.
+  if (looksLikeJwt(secret)) return (await services.identity.tokens.caller(secret, services.identity.resourceUrl('mcp'), { as: 'agent' })).caller;
   return (await services.keys.authenticate(secret)).caller;
 }
 
 /** Refused before MCP began: a JSON-RPC error whose data carries the stable code. */
 function rpcError(res: Response, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  if (status === 401) res.setHeader('www-authenticate', 'Bearer');
+  if (status === 401 && !res.hasHeader('www-authenticate')) res.setHeader('www-authenticate', 'Bearer');
   res.status(status).json({ jsonrpc: '2.0', error: { code: APP_ERROR_RPC_CODE, message, data: { code } }, id: null });
 }

@@ -29,8 +29,8 @@ export function authorize(ctx: RequestContext, coordinate: Operation): Caller {
 export function recheckAccess(ctx: RequestContext, slot?: string): void | Promise<void> {
   const caller = requireCaller(ctx);
   if (!caller.keyId) return;
-  const keyId = caller.keyId;
-  const key = `key:${keyId}:${slot ?? `t${Math.floor(Date.now() / 1000)}`}`;
+  // A person's console session is checked as a whole (ended at sign-out, expired), else the key.
+  const key = `${caller.sessionId ? `session:${caller.sessionId}` : `key:${caller.keyId}`}:${slot ?? `t${Math.floor(Date.now() / 1000)}`}`;
   const shared = ctx.services.realtime.resolutions;
   // Known already (the common case: another subscriber of the key checked this event): no await.
   const known = shared.settledCheck(key);
@@ -39,7 +39,7 @@ export function recheckAccess(ctx: RequestContext, slot?: string): void | Promis
     .once(key, async () => {
       let refusal: Refusal = null;
       try {
-        await ctx.services.keys.check(keyId, { use: false });
+        await ctx.services.identity.recheck(caller, { use: false });
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         refusal = error.code === 'ORG_SUSPENDED' ? 'ORG_SUSPENDED' : 'UNAUTHENTICATED';

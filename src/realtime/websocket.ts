@@ -19,6 +19,9 @@ import type { RequestContext } from '../graphql/context';
 import type { Caller } from '../auth/caller';
 import { parseAuthorization } from '../auth/api-key.service';
 import type { KeyAccess } from '../auth/key-access';
+import type { ValidKey } from '../auth/api-key.service';
+import type { Identity } from '../identity/identity';
+import { checkCookieRequest } from '../identity/cookie-requests';
 import { AppError } from '../errors/app-error';
 import { toGraphQLError } from '../graphql/format-error';
 import type { ApiConfig } from '../config';
@@ -38,6 +41,8 @@ export interface GraphQLWebSocketOptions {
   httpServer: http.Server;
   schema: GraphQLSchema;
   keys: KeyAccess;
+  /** People: a console session (cookie on the upgrade, CSRF token in the connection parameters). */
+  identity: Identity;
   guard: OperationGuard;
   api: ApiConfig;
   format: ClientErrorFormatter;
@@ -70,7 +75,7 @@ type Extra = { caller?: Caller };
  * ours by graphql-ws's design (src/realtime/graphql-ws-server.ts).
  */
 export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
-  const { schema, keys, guard, api, format } = options;
+  const { schema, keys, identity, guard, api, format } = options;
   const { caps } = api;
   const sockets = new OpenSockets(keys, { perKey: caps.socketsPerKey, perOrg: caps.socketsPerOrg });
   const subscriptions = new SubscriptionCaps({ perKey: caps.subscriptionsPerKey, perOrg: caps.subscriptionsPerOrg });
@@ -149,9 +154,23 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
           return false; // graphql-ws closes with 4403 Forbidden (a no-op when closed above)
         };
         const secret = parseAuthorization(ctx.connectionParams?.authorization ?? ctx.connectionParams?.Authorization);
-        if (!secret) return refused();
+        const cookie = secret ? null : identity.sessionCookie(ctx.extra.request.headers.cookie);
+        if (!secret && !cookie) return refused();
         try {
-          const valid = await keys.authenticate(secret);
+          let valid: ValidKey;
+          if (secret) valid = await keys.authenticate(secret);
+          else {
+            // The console signed in with single sign-on: its cookie came with the upgrade; the CSRF
+            // token in the connection parameters proves the page is the console's (cross-site websocket hijacking).
+            const session = await identity.session(cookie!);
+            const { headers } = ctx.extra.request;
+            checkCookieRequest(
+              session,
+              { origin: headers.origin, host: headers.host, csrfToken: ctx.connectionParams?.csrfToken },
+              identity.publicUrl,
+            );
+            valid = session;
+          }
           // A cap on sockets held open (per key, per org, on this node): 4429 with the code in the reason.
           const over = sockets.refusal(valid.caller);
           if (over !== null) {
@@ -181,7 +200,7 @@ export function startGraphQLWebSocket(options: GraphQLWebSocketOptions) {
         // means this operation does not run and the socket closes.
         let caller: Caller;
         try {
-          caller = (await keys.check(ctx.extra.caller!.keyId!)).caller;
+          caller = (await identity.recheck(ctx.extra.caller!)).caller;
         } catch (error) {
           if (isDatabaseUnavailable(error)) return [codedError(UNAVAILABLE_MESSAGE, 'SERVICE_UNAVAILABLE')];
           if (!(error instanceof AppError)) throw error;

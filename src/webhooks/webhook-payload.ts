@@ -3,6 +3,7 @@ import { LedgerEvent } from '../ledger/ledger-event.entity';
 import { ToolCall } from '../gateway/tool-call.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import type { WebhookEventType } from './webhook-events';
+import { ApiKey } from '../auth/api-key.entity';
 
 /**
  * What a receiver is sent: `{ type, timestamp, data }` (the Standard Webhooks shape). Ids and
@@ -50,8 +51,21 @@ export async function buildWebhookPayload(em: EntityManager, type: WebhookEventT
     const said = approved ? meta.reason : meta.note;
     Object.assign(data, { decision: approved ? 'approved' : 'rejected', status: approved ? 'approved' : 'rejected' });
     if (typeof said === 'string' && said !== '') data.reason = said;
+    data.resolvedBy = await resolvedBy(em, event);
   } else {
     Object.assign(data, { decision: null, status: 'expired', reason: 'approval_expired' });
   }
   return { type, timestamp, data };
+}
+
+/**
+ * Who resolved an approval, as the ledger recorded it: a person (issuer, subject, and the
+ * name when the org records names) or a key (its id and name).
+ */
+async function resolvedBy(em: EntityManager, event: LedgerEvent): Promise<Record<string, unknown> | null> {
+  const person = event.metadata.person as Record<string, unknown> | undefined;
+  if (person && typeof person.subject === 'string') return { type: 'person', ...person, role: event.actorRole };
+  if (!event.actorKeyId) return null;
+  const key = await em.findOne(ApiKey, { id: event.actorKeyId, orgId: event.orgId });
+  return { type: 'key', keyId: event.actorKeyId, name: key?.name ?? null, role: event.actorRole };
 }

@@ -93,7 +93,7 @@ export function useFlow(): Flow {
 }
 
 /** A flow of its own (e.g. with other settings), for one test; the caller closes `app`. */
-export async function startFlow(env: Record<string, string> = {}, options: { captureLogs?: boolean } = {}): Promise<Flow> {
+export async function startFlow(env: Record<string, string> = {}, options: Parameters<typeof startTestApp>[1] = {}): Promise<Flow> {
   const app = await startTestApp(env, { sandboxes: true, ...options });
   try {
     const seed = await seedDemo(app.em(), app.masterKey);

@@ -58,6 +58,8 @@ type Documents = {
     "\n  query PolicyRules {\n    policyRules { ...RuleFields }\n  }\n": typeof types.PolicyRulesDocument,
     "\n  query PolicyChanges {\n    ledgerEvents(first: 100, filter: {type: \"policy.changed\"}) { edges { node { type resourceId actorRole metadata } } }\n  }\n": typeof types.PolicyChangesDocument,
     "\n  query PolicyRuleOrder {\n    policyRules { id name position enabled }\n  }\n": typeof types.PolicyRuleOrderDocument,
+    "\n  mutation PersonResolves($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) {\n      id\n      status\n      resolvedBy\n      resolvedByName\n      resolvedByPerson { issuer subject name }\n    }\n  }\n": typeof types.PersonResolvesDocument,
+    "\n  query PersonViewer {\n    viewer { role apiKeyId org { id } person { issuer subject name } }\n  }\n": typeof types.PersonViewerDocument,
     "\n  query VerifyLedger {\n    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }\n  }\n": typeof types.VerifyLedgerDocument,
     "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n": typeof types.McpApproveEditedDocument,
     "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n": typeof types.RunEventsDocument,
@@ -146,6 +148,8 @@ const documents: Documents = {
     "\n  query PolicyRules {\n    policyRules { ...RuleFields }\n  }\n": types.PolicyRulesDocument,
     "\n  query PolicyChanges {\n    ledgerEvents(first: 100, filter: {type: \"policy.changed\"}) { edges { node { type resourceId actorRole metadata } } }\n  }\n": types.PolicyChangesDocument,
     "\n  query PolicyRuleOrder {\n    policyRules { id name position enabled }\n  }\n": types.PolicyRuleOrderDocument,
+    "\n  mutation PersonResolves($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) {\n      id\n      status\n      resolvedBy\n      resolvedByName\n      resolvedByPerson { issuer subject name }\n    }\n  }\n": types.PersonResolvesDocument,
+    "\n  query PersonViewer {\n    viewer { role apiKeyId org { id } person { issuer subject name } }\n  }\n": types.PersonViewerDocument,
     "\n  query VerifyLedger {\n    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }\n  }\n": types.VerifyLedgerDocument,
     "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n": types.McpApproveEditedDocument,
     "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n": types.RunEventsDocument,
@@ -380,6 +384,14 @@ export function graphql(source: "\n  query PolicyChanges {\n    ledgerEvents(fir
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query PolicyRuleOrder {\n    policyRules { id name position enabled }\n  }\n"): (typeof documents)["\n  query PolicyRuleOrder {\n    policyRules { id name position enabled }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation PersonResolves($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) {\n      id\n      status\n      resolvedBy\n      resolvedByName\n      resolvedByPerson { issuer subject name }\n    }\n  }\n"): (typeof documents)["\n  mutation PersonResolves($id: ID!, $decision: ApprovalDecision!, $reason: String) {\n    resolveApproval(id: $id, decision: $decision, reason: $reason) {\n      id\n      status\n      resolvedBy\n      resolvedByName\n      resolvedByPerson { issuer subject name }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query PersonViewer {\n    viewer { role apiKeyId org { id } person { issuer subject name } }\n  }\n"): (typeof documents)["\n  query PersonViewer {\n    viewer { role apiKeyId org { id } person { issuer subject name } }\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -18,11 +18,17 @@ import type { DocumentRequest } from '../persisted-documents';
 import { APPLICATION_JSON, GRAPHQL_RESPONSE_JSON, sendErrors } from './media';
 import { serveIdePage } from './graphql-ide';
 import { graphqlTracing } from '../../telemetry/trace-graphql';
+import type { Identity } from '../../identity/identity';
+import { looksLikeJwt, TokenRefused } from '../../identity/access-tokens';
+import { bearerChallenge } from '../../identity/protected-resource';
+import { checkCookieRequest, cookieRequestOf } from '../../identity/cookie-requests';
+import type { ValidKey } from '../../auth/api-key.service';
 
 export interface GraphQLRouteOptions {
   apollo: ApolloServer<RequestContext>;
   guard: OperationGuard;
   keys: KeyAccess;
+  identity: Identity;
   logger: Logger;
   format: ClientErrorFormatter;
   maxBodyBytes: number;
@@ -151,20 +157,41 @@ async function chargedOr(charging: Promise<unknown>, refuse: Refuse, res: Respon
   otherwise();
 }
 
+/**
+ * Who is calling, from one of: `Authorization: Bearer <API key>`; `Authorization: Bearer
+ * <OAuth access token>` (a JWT for `<PUBLIC_URL>/graphql` from a configured issuer: a
+ * person, in the role `x-toolgate-role` asks for when they have several); or the console's
+ * session cookie, with its CSRF token (src/identity/).
+ */
+async function authenticate(options: GraphQLRouteOptions, req: Request, secret: string | null): Promise<ValidKey> {
+  const { identity } = options;
+  if (secret !== null && looksLikeJwt(secret)) {
+    return identity.tokens.caller(secret, identity.resourceUrl('graphql'), { as: 'person', role: req.header('x-toolgate-role') ?? null });
+  }
+  if (secret !== null) return options.keys.authenticate(secret);
+  const cookie = identity.sessionCookie(req.headers.cookie);
+  if (!cookie) throw new AppError('UNAUTHENTICATED', 'An API key is required (Authorization: Bearer <key>), or sign in to the console');
+  const session = await identity.session(cookie);
+  checkCookieRequest(session, cookieRequestOf(req), identity.publicUrl);
+  return session;
+}
+
 function authenticateKey(options: GraphQLRouteOptions, refuse: Refuse): RequestHandler {
   // Requests without a valid key are limited per client address (the socket's peer).
-  const unauthenticated = (req: Request, res: Response, message: string) =>
+  const unauthenticated = (req: Request, res: Response, error: AppError) =>
     chargedOr(options.guard.limits.chargeAnonymous(req.socket.remoteAddress ?? 'unknown'), refuse, res, () =>
-      refuse(res, new AppError('UNAUTHENTICATED', message), 401, { 'www-authenticate': 'Bearer' }),
+      refuse(res, error, 401, { 'www-authenticate': bearerChallenge(options.identity, 'graphql', error) }),
     );
   return async (req, res, next) => {
     const secret = parseAuthorization(req.headers.authorization);
-    if (!secret) return unauthenticated(req, res, 'An API key is required (Authorization: Bearer <key>)');
     try {
-      res.locals.caller = (await options.keys.authenticate(secret)).caller;
+      res.locals.caller = (await authenticate(options, req, secret)).caller;
     } catch (error) {
-      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(req, res, error.message);
-      if (error instanceof AppError && error.code === 'ORG_SUSPENDED') return refuse(res, error);
+      if (error instanceof AppError && error.code === 'UNAUTHENTICATED') return unauthenticated(req, res, error);
+      if (error instanceof TokenRefused) return refuse(res, error, 403, { 'www-authenticate': bearerChallenge(options.identity, 'graphql', error) });
+      if (error instanceof AppError && (error.code === 'ORG_SUSPENDED' || error.code === 'CSRF_REFUSED' || error.code === 'FORBIDDEN'))
+        return refuse(res, error);
+      if (error instanceof AppError && error.code === 'SERVICE_UNAVAILABLE') return refuse(res, error);
       if (isDatabaseUnavailable(error)) return unavailable(options, refuse, res, error, 'authentication');
       return next(error);
     }
