@@ -5,7 +5,7 @@
 
 /** The feature folders: what src/db/ and src/graphql/ may not import. */
 const FEATURE_FOLDERS =
-  '^src/(api|approvals|auth|catalog|credentials|egress|executor|gateway|jobs|ledger|llm|mcp|orgs|policy|realtime|recovery|runs|runtime|seed|telemetry|upstream|vendors|webhooks)/';
+  '^src/(api|approvals|auth|catalog|credentials|egress|executor|gateway|identity|jobs|ledger|llm|mcp|orgs|policy|realtime|recovery|runs|runtime|seed|telemetry|upstream|vendors|webhooks)/';
 
 /** The state machines' owners (docs/architecture.md, "State machines and their owners"). */
 const STATE_OWNERS = '^src/(runs/run-state|gateway/tool-call-state|approvals/approval-state)[.]ts$';

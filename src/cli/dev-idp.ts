@@ -4,7 +4,7 @@ import { type DevIdp, startDevIdp, toolgateResources } from '../identity/dev-idp
 import { UsageError } from './commands';
 import { portNumber } from './support';
 
-const DEFAULT_DEV_IDP_PORT = 4010;
+const DEFAULT_DEV_IDP_PORT = 4011;
 
 interface DevIdpFlags {
   port: number;
@@ -62,7 +62,7 @@ function describeDevIdp(idp: DevIdp, toolgateUrl: string, randomSecret: boolean)
     `   OIDC_ISSUERS='${issuers}'`,
     randomSecret ? '   (the secret is new at every start; --client-secret or DEV_IDP_CLIENT_SECRET keeps it)' : null,
     '2. Bind an org to this issuer:',
-    '   toolgate identity bind --org <org> --issuer dev --tenant-claim tenant --tenant acme --role admin=toolgate-admins --role expert=toolgate-experts --role client=toolgate-clients',
+    '   toolgate identity bind --org <org> --issuer dev --tenant-claim tenant --tenant acme --role admin=toolgate-admins --role expert=toolgate-experts --role client=toolgate-clients --agent-scope toolgate:agent',
     `3. Sign in at ${toolgateUrl}/console/ as ada (admin), grace (expert) or claude (client).`,
     '',
     `MCP clients register themselves at ${idp.issuer}/reg and get a JWT for resource=${mcp[0]} (scope ${mcp[1]}).`,

@@ -82,6 +82,36 @@ describe('single sign-on: people, not keys', () => {
     });
   });
 
+  test("an admin's changes — policy, permission, flag, keys — name the admin in the ledger", async () => {
+    const ada = await flow.signInAs('ada');
+    const ask = async (query: string, variables: Record<string, unknown> = {}) => {
+      const res = await flow.app.gql(query, { variables, headers: ada.headers() });
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data!;
+    };
+    await ask('mutation { setFeatureFlag(key: "tool_calling_enabled", enabled: true) { key } }');
+    await ask('mutation { setToolPermission(toolName: "invoice", action: "send", enabled: true) { enabled } }');
+    await ask('mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }', {
+      input: { name: 'Ada rule', position: 90, toolPattern: 'order', actionPattern: 'lookup', risk: 'low', decision: 'allow' },
+    });
+    const created = await ask('mutation { createApiKey(role: agent, name: "ada bot") { apiKey { id } } }');
+    await ask('mutation($id: ID!) { revokeApiKey(id: $id) { id } }', { id: created.createApiKey.apiKey.id });
+    const events = await flow.app
+      .em()
+      .execute<{ type: string; person: unknown }[]>(
+        "select type, metadata->'person' as person from ledger_events where org_id = ? and type in ('feature_flag.changed', 'permission.changed', 'policy.changed', 'api_key.created', 'api_key.revoked') order by sequence desc limit 5",
+        [flow.orgId],
+      );
+    expect(events.map((e) => e.type).sort()).toEqual([
+      'api_key.created',
+      'api_key.revoked',
+      'feature_flag.changed',
+      'permission.changed',
+      'policy.changed',
+    ]);
+    for (const event of events) expect(event.person).toEqual({ issuer: flow.idp.issuer, subject: 'person-ada', name: 'Ada Admin' });
+  });
+
   test('a key-made decision keeps naming the key', async () => {
     const { runId, approvalId } = await waitingCall(flow, 'expert');
     const res = await flow.app.gql(RESOLVE, { key: flow.keys.expert, variables: { id: approvalId, decision: 'REJECT' } });

@@ -93,7 +93,7 @@ export interface CloseInfo {
 export function socket(
   wsUrl: string,
   key: string | null,
-  options: { connectionParams?: Record<string, unknown> } = {},
+  options: { connectionParams?: Record<string, unknown>; headers?: Record<string, string> } = {},
 ): { client: Client; close: () => Promise<void>; closed: Promise<CloseInfo> } {
   let onClosed!: (event: CloseInfo) => void;
   const closed = new Promise<CloseInfo>((resolve) => {
@@ -101,7 +101,8 @@ export function socket(
   });
   const client = createClient({
     url: wsUrl,
-    webSocketImpl: WebSocket,
+    // Upgrade headers (a console session's cookie) need a WebSocket that sends them.
+    webSocketImpl: options.headers ? withHeaders(options.headers) : WebSocket,
     retryAttempts: 0,
     lazy: true,
     connectionParams: options.connectionParams ?? (key === null ? undefined : { authorization: `Bearer ${key}` }),
@@ -177,4 +178,13 @@ export function runOverSocket(client: Client, payload: Record<string, unknown>, 
       complete: () => (result ? settle({ kind: 'result', result }) : reject(new Error('completed without a result'))),
     });
   });
+}
+
+/** A WebSocket class whose connections send these headers with the upgrade request. */
+function withHeaders(headers: Record<string, string>): typeof WebSocket {
+  return class extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { headers });
+    }
+  } as typeof WebSocket;
 }

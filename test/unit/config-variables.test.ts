@@ -66,6 +66,7 @@ describe('secrets are masked by the table', () => {
     TOOLGATE_LEDGER_SIGNING_KEY: [signingKey, signingKey],
     REDIS_URL: [`redis://:${hidden}@redis:6379`, hidden],
     ANTHROPIC_API_KEY: [`sk-${hidden}`, hidden],
+    OIDC_ISSUERS: [JSON.stringify([{ name: 'okta', issuer: 'https://acme.okta.com', clientId: 'toolgate', clientSecret: hidden }]), hidden],
     METRICS_TOKEN: [`${hidden}-0123456789`, hidden],
     OTEL_EXPORTER_OTLP_ENDPOINT: [`http://u:${hidden}@collector:4318`, hidden],
     OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: [`http://u:${hidden}@collector:4318/v1/traces`, hidden],
