@@ -1,7 +1,8 @@
 import { graphql } from '../gql';
 import { ManualClock } from '../support/clock';
 import { errorCode } from '../support/app';
-import { startSsoFlow, type SsoFlow } from '../support/sso';
+import { DEMO_BINDING, startSsoFlow, type SsoFlow } from '../support/sso';
+import { setIdentityBinding } from '../../src/identity/identity-bindings';
 import { signIn } from '../support/idp-login';
 import { waitingCall, ledgerOf } from '../approvals/approval-flow';
 import { buildWebhookPayload } from '../../src/webhooks/webhook-payload';
@@ -110,6 +111,22 @@ describe('single sign-on: people, not keys', () => {
       'policy.changed',
     ]);
     for (const event of events) expect(event.person).toEqual({ issuer: flow.idp.issuer, subject: 'person-ada', name: 'Ada Admin' });
+  });
+
+  test('an org that records no names: the ledger and the webhook keep issuer and subject only', async () => {
+    await setIdentityBinding(flow.app.em(), flow.app.services.identity.issuers, flow.orgId, null, { ...DEMO_BINDING, recordNames: false });
+    try {
+      const grace = await flow.signInAs('grace');
+      const { runId, approvalId } = await waitingCall(flow, 'expert');
+      const res = await flow.gqlAs(grace, RESOLVE, { variables: { id: approvalId, decision: 'APPROVE' } });
+      expect(res.body.data?.resolveApproval.status).toBe('approved');
+      const approved = (await ledgerOf(flow.app, runId)).find((e) => e.type === 'tool_call.approved')!;
+      expect(approved.metadata.person).toEqual({ issuer: flow.idp.issuer, subject: 'person-grace' });
+      const payload = await buildWebhookPayload(flow.app.em(), 'approval.resolved', approved.id);
+      expect(payload.data.resolvedBy).toEqual({ type: 'person', issuer: flow.idp.issuer, subject: 'person-grace', role: 'expert' });
+    } finally {
+      await setIdentityBinding(flow.app.em(), flow.app.services.identity.issuers, flow.orgId, null, DEMO_BINDING);
+    }
   });
 
   test('a key-made decision keeps naming the key', async () => {
