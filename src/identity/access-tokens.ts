@@ -17,12 +17,17 @@ export type TokenUse = { as: 'agent' } | { as: 'person'; role?: string | null };
 /** Why a bearer token was refused, in RFC 6750's words (the WWW-Authenticate `error`). */
 export type TokenError = 'invalid_token' | 'insufficient_scope';
 
-/** A refusal of a bearer token: UNAUTHENTICATED (401) or FORBIDDEN (403), with the RFC 6750 error. */
+/**
+ * A refusal of a bearer token: UNAUTHENTICATED (401) or FORBIDDEN (403), with the RFC 6750
+ * error, and for insufficient_scope the scope that would do. No error (null) when no scope
+ * would help: MCP clients re-authorize on insufficient_scope (step-up), in vain.
+ */
 export class TokenRefused extends AppError {
   constructor(
     code: 'UNAUTHENTICATED' | 'FORBIDDEN',
     message: string,
-    readonly tokenError: TokenError,
+    readonly tokenError: TokenError | null,
+    readonly scope: string | null = null,
   ) {
     super(code, message);
   }
@@ -63,15 +68,18 @@ export class AccessTokens {
     const payload = await this.verify(token, resource, now);
     const issuer = this.issuers.byIdentifier(payload.iss)!;
     const binding = await bindingForIdentity(this.db, issuer.name, payload);
-    if (!binding) throw new TokenRefused('FORBIDDEN', 'No organization is bound to this identity (issuer and tenant)', 'insufficient_scope');
+    // No scope gets this person into an org: no insufficient_scope, so clients do not step up.
+    if (!binding) throw new TokenRefused('FORBIDDEN', 'No organization is bound to this identity (issuer and tenant)', null);
     const who = personClaims(issuer.issuer, payload);
     let valid: ValidKey;
     if (use.as === 'agent') {
       if (!binding.agentScope || !tokenScopes(payload).includes(binding.agentScope)) {
+        // The org's own agent scope is the one to ask for; an org with none has no agents.
         throw new TokenRefused(
           'FORBIDDEN',
           `The token lacks the scope ${binding.agentScope ?? '(none is configured for agents)'}`,
-          'insufficient_scope',
+          binding.agentScope ? 'insufficient_scope' : null,
+          binding.agentScope,
         );
       }
       const client = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : 'unknown-client';

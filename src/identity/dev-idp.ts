@@ -117,6 +117,9 @@ export async function startDevIdp(options: DevIdpOptions): Promise<DevIdp> {
     // groups and tenant come with `openid` itself, so a relying party asking for the usual
     // `openid profile email` maps a person without knowing extra scopes.
     claims: { openid: ['sub', 'groups', 'tenant'], profile: ['name'], email: ['email'] },
+    // MCP clients register (RFC 7591 `scope`) with the scopes /mcp's metadata names, and
+    // oidc-provider registers only scopes it knows: /mcp's is one (/graphql's is the console's).
+    scopes: ['openid', 'offline_access', resources[`${toolgateUrl}/mcp`]],
     // The ID token of the code flow carries the claims too, not only userinfo.
     conformIdTokenClaims: false,
     pkce: { required: () => true },

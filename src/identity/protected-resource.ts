@@ -18,8 +18,10 @@ const quoted = (text: string) => `"${text.replace(/[^\x20-\x7E]|["\\]/g, ' ').sl
 export function bearerChallenge(identity: Identity, path: ResourcePath, error?: unknown): string {
   const parts = [`resource_metadata=${quoted(identity.metadataUrl(path))}`];
   if (error instanceof TokenRefused) {
-    parts.push(`error=${quoted(error.tokenError)}`, `error_description=${quoted(error.message)}`);
-    if (error.tokenError === 'insufficient_scope' && path === 'mcp') parts.push(`scope=${quoted(DEFAULT_AGENT_SCOPE)}`);
+    if (error.tokenError) parts.push(`error=${quoted(error.tokenError)}`);
+    parts.push(`error_description=${quoted(error.message)}`);
+    // The scope the refusal names (the org's agent scope), not a default another org may not use.
+    if (error.tokenError === 'insufficient_scope' && error.scope) parts.push(`scope=${quoted(error.scope)}`);
   }
   return `Bearer ${parts.join(', ')}`;
 }
