@@ -45,7 +45,7 @@ const REMEMBERED_MAX = 5_000;
  * OAuth 2.1 bearer access tokens (JWT) of the configured issuers: signature against the
  * issuer's JWKS, `iss`, `aud` bound to this resource (RFC 8707), `exp` and `nbf` on the
  * injected clock; then the org whose binding the token's tenant matches, and the role:
- * `agent` when the token carries the binding's agent scope, a person's role from the group
+ * `agent` when the token carries the binding's agent scope (for a person the mapping gives a role), a person's role from the group
  * mapping otherwise. The token itself is never sent anywhere (no passthrough).
  */
 export class AccessTokens {
@@ -82,6 +82,10 @@ export class AccessTokens {
           binding.agentScope,
         );
       }
+      // An agent acts for a person of the org: one the mapping gives no role gets nothing, scope or not.
+      if (mappedRoles(binding, payload).length === 0) {
+        throw new TokenRefused('FORBIDDEN', 'This person has no role in the organization, so no agent acts for them', null);
+      }
       const client = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : 'unknown-client';
       const principal = await ensurePrincipal(this.db, binding.orgId, who, 'agent', { oauthClient: client, recordName: binding.recordNames });
       valid = {
@@ -94,7 +98,8 @@ export class AccessTokens {
         throw new TokenRefused(
           'FORBIDDEN',
           use.role ? `This person does not have the role ${use.role}` : 'This person has no role in the organization',
-          'insufficient_scope',
+          // Their groups decide, not a scope: nothing for a client to step up to.
+          null,
         );
       const principal = await ensurePrincipal(this.db, binding.orgId, who, role, { recordName: binding.recordNames });
       valid = { caller: { orgId: binding.orgId, role, keyId: principal.keyId, person: principal.person }, expiresAt: (payload.exp ?? 0) * 1000 };

@@ -288,6 +288,15 @@ describe('an MCP client with the SDK’s OAuth', () => {
       expect(answer.challenge).toContain('error_description="No organization is bound');
     });
 
+    test('a person whose groups map to no role gets no agent either, whatever the scope: 403', async () => {
+      const token = await tokenOf('mallory');
+      const answer = await post(specialistPath(), token);
+      expect([answer.status, answer.code]).toEqual([403, 'FORBIDDEN']);
+      expectChallenge(answer.challenge);
+      expect(answer.challenge).not.toContain('insufficient_scope');
+      expect(answer.challenge).toContain('error_description="This person has no role');
+    });
+
     test('so the SDK client gives up at once: no step-up re-authorization, no refresh', async () => {
       const olivia = new SignedInAgent('olivia');
       const tokenRequests: string[] = [];
