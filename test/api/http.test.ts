@@ -80,9 +80,10 @@ describe('status codes with application/graphql-response+json', () => {
     expect([res.status, code(res), res.body.data]).toEqual([200, 'FORBIDDEN', null]);
   });
 
-  test('no key is 401 with WWW-Authenticate', async () => {
+  test('no key is 401 with WWW-Authenticate naming the OAuth metadata (RFC 9728)', async () => {
     const res = await post(app.url, { query: viewer });
-    expect([res.status, code(res), res.headers.get('www-authenticate')]).toEqual([401, 'UNAUTHENTICATED', 'Bearer']);
+    const metadata = `${app.services.identity.publicUrl}/.well-known/oauth-protected-resource/graphql`;
+    expect([res.status, code(res), res.headers.get('www-authenticate')]).toEqual([401, 'UNAUTHENTICATED', `Bearer resource_metadata="${metadata}"`]);
   });
 });
 
