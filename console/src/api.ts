@@ -49,12 +49,41 @@ const retryWait = (retries: number): Promise<void> =>
 
 const isCloseEvent = (event: unknown): event is CloseEvent => !!event && typeof event === 'object' && 'code' in event && 'reason' in event;
 
+/**
+ * How the console proves who it is: a pasted API key (a Bearer header), or a person's
+ * single sign-on session (the HTTP-only cookie, which the browser sends to its own origin,
+ * with the session's CSRF token in a header: the server refuses the cookie alone).
+ */
+export type Credentials = { key: string } | { csrfToken: string };
+
 export class Api {
   private socket: Client | null = null;
   private connection: Connection = 'connecting';
   private readonly watchers = new Set<(connection: Connection, reconnected: boolean) => void>();
 
-  constructor(private readonly key: string) {}
+  /**
+   * `onSessionRefused`: a person's session was refused (signed out elsewhere, expired; or, on
+   * the socket, maybe only its CSRF token): the console asks /auth/session whether it has ended.
+   * A key's refusal stays a plain error, as it always was.
+   */
+  constructor(
+    private readonly credentials: Credentials,
+    private readonly onSessionRefused: () => void = () => {},
+  ) {}
+
+  private get sessionMode(): boolean {
+    return 'csrfToken' in this.credentials;
+  }
+
+  private authHeaders(): Record<string, string> {
+    return 'key' in this.credentials ? { authorization: `Bearer ${this.credentials.key}` } : { 'x-csrf-token': this.credentials.csrfToken };
+  }
+
+  /** The request was refused for want of a caller: a person's session may have ended. */
+  private checkSession(error: ApiError): ApiError {
+    if (this.sessionMode && error.code === 'UNAUTHENTICATED') this.onSessionRefused();
+    return error;
+  }
 
   /** One query or mutation; errors (a field's too) throw an ApiError with the first code. */
   async request<R, V>(document: TypedDocumentNode<R, V>, variables: V): Promise<R> {
@@ -62,7 +91,7 @@ export class Api {
     try {
       response = await fetch('/graphql', {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${this.key}` },
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', ...this.authHeaders() },
         body: JSON.stringify({ documentId: documentId(document as TypedDocumentNode<unknown, unknown>), variables }),
       });
     } catch {
@@ -74,7 +103,7 @@ export class Api {
     } catch {
       throw new ApiError(`HTTP_${response.status}`, response.statusText || 'Unexpected answer');
     }
-    if (body.errors?.length) throw toError(body.errors);
+    if (body.errors?.length) throw this.checkSession(toError(body.errors));
     if (!body.data) throw new ApiError(`HTTP_${response.status}`, 'No data');
     return body.data;
   }
@@ -107,10 +136,10 @@ export class Api {
       const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`;
       this.socket = createClient({
         url,
-        connectionParams: { authorization: `Bearer ${this.key}` },
+        connectionParams: 'key' in this.credentials ? { authorization: `Bearer ${this.credentials.key}` } : { csrfToken: this.credentials.csrfToken },
         retryAttempts: RETRY_ATTEMPTS,
         retryWait,
-        // 4403: the key is refused; retrying will not help.
+        // 4403: the key (or the session) is refused; retrying will not help.
         shouldRetry: (event) => !(isCloseEvent(event) && event.code === 4403),
         on: {
           connecting: (isRetry) => this.setConnection(isRetry ? 'reconnecting' : 'connecting'),
@@ -118,6 +147,7 @@ export class Api {
           closed: (event) => {
             if (this.connection === 'offline') return;
             const code = isCloseEvent(event) ? event.code : null;
+            if (code === 4403 && this.sessionMode) this.onSessionRefused();
             // 1000: the client closed an idle socket itself (no subscription left); 4403: refused.
             this.setConnection(code === 1000 ? 'connecting' : code === 4403 ? 'offline' : 'reconnecting');
           },

@@ -1,9 +1,19 @@
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { Api } from './api';
+import { Api, ApiError } from './api';
 import { ViewerDocument, type ViewerQuery } from '../../gql/graphql';
 import { capabilitiesOf, type Capabilities } from './roles';
-import { forgetKey, storeKey, storedKey } from './session';
+import {
+  forgetKey,
+  forgetSsoOrg,
+  readPersonSession,
+  rememberSsoOrg,
+  signOutPerson,
+  ssoOrg,
+  storeKey,
+  storedKey,
+  type PersonSession,
+} from './session';
 import { ErrorNote } from './ui';
 import { Inbox } from './views/inbox';
 import { ReviewQueue } from './views/review-queue';
@@ -18,6 +28,8 @@ export interface Session {
   api: Api;
   viewer: Viewer;
   can: Capabilities;
+  /** Signed in with single sign-on (null: with an API key). */
+  person: PersonSession | null;
 }
 
 /** The view from the URL fragment: #/inbox, #/review, #/runs, #/runs/<id>, #/ledger, #/policy. */
@@ -32,6 +44,55 @@ function useRoute(): string[] {
   return route;
 }
 
+/** A person's roles, when they have several: which one this sign-in takes (none asked: the first, admin before expert before client). */
+const SSO_ROLES = ['admin', 'expert', 'client'] as const;
+
+/**
+ * "Sign in with single sign-on": a plain navigation to /auth/login (no form post, whose
+ * redirect to the issuer the console's `form-action 'self'` would block), which goes to the
+ * organization's issuer and comes back to /console/ with the session cookie.
+ */
+function SingleSignOn() {
+  const [org, setOrg] = useState(() => ssoOrg() ?? '');
+  const [role, setRole] = useState('');
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const slug = org.trim();
+    rememberSsoOrg(slug);
+    const params = new URLSearchParams({ org: slug });
+    if (role) params.set('role', role);
+    location.assign(`/auth/login?${params}`);
+  };
+  return (
+    <form onSubmit={submit} aria-label="Single sign-on">
+      <h2>Single sign-on</h2>
+      <label for="sso-org">Organization</label>
+      <input
+        id="sso-org"
+        autocomplete="organization"
+        spellcheck={false}
+        required
+        value={org}
+        onInput={(e) => setOrg((e.target as HTMLInputElement).value)}
+        placeholder="acme"
+      />
+      <label for="sso-role">Role</label>
+      <select id="sso-role" value={role} onChange={(e) => setRole((e.target as HTMLSelectElement).value)}>
+        <option value="">The first my groups give</option>
+        {SSO_ROLES.map((r) => (
+          <option key={r} value={r}>
+            {r}
+          </option>
+        ))}
+      </select>
+      <p class="hint">Signs you in at your organization's identity provider; the session is an HTTP-only cookie.</p>
+      <button type="submit" disabled={org.trim() === ''}>
+        Continue with single sign-on
+      </button>
+    </form>
+  );
+}
+
 function SignIn({ onSignedIn }: { onSignedIn: (key: string, viewer: Viewer) => void }) {
   const [key, setKey] = useState('');
   const [error, setError] = useState<unknown>(null);
@@ -41,7 +102,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, viewer: Viewer) => v
     setBusy(true);
     setError(null);
     try {
-      const { viewer } = await new Api(key.trim()).request(ViewerDocument, {});
+      const { viewer } = await new Api({ key: key.trim() }).request(ViewerDocument, {});
       onSignedIn(key.trim(), viewer);
     } catch (e) {
       setError(e);
@@ -70,36 +131,82 @@ function SignIn({ onSignedIn }: { onSignedIn: (key: string, viewer: Viewer) => v
         </button>
       </form>
       <ErrorNote error={error} />
+      <SingleSignOn />
     </main>
   );
 }
 
+/** The session ended under the console (expired, signed out elsewhere): said on the sign-in page. */
+const SESSION_ENDED = new ApiError('UNAUTHENTICATED', 'Your single sign-on session has ended: sign in again');
+
 function App() {
   const [session, setSession] = useState<Session | null>(null);
-  const [restoring, setRestoring] = useState(() => storedKey() !== null);
+  const [restoring, setRestoring] = useState(() => storedKey() !== null || ssoOrg() !== null);
   const [restoreError, setRestoreError] = useState<unknown>(null);
   const route = useRoute();
 
   const open = (key: string, viewer: Viewer) => {
     storeKey(key);
-    setSession({ api: new Api(key), viewer, can: capabilitiesOf(viewer.role) });
+    setSession({ api: new Api({ key }), viewer, can: capabilitiesOf(viewer.role), person: null });
+  };
+  /** Back to the sign-in page, the person's session gone (asked again: a refused socket may be only its CSRF token). */
+  const endedElsewhere = () => {
+    readPersonSession()
+      .catch(() => null)
+      .then((still) => {
+        if (still) return;
+        forgetSsoOrg();
+        setSession((current) => {
+          current?.api.close();
+          return null;
+        });
+        setRestoreError(SESSION_ENDED);
+      });
+  };
+  const openPerson = async (person: PersonSession) => {
+    const api = new Api({ csrfToken: person.csrfToken }, endedElsewhere);
+    const { viewer } = await api.request(ViewerDocument, {});
+    setSession({ api, viewer, can: capabilitiesOf(viewer.role), person });
   };
   useEffect(() => {
     const key = storedKey();
-    if (!key) return;
-    new Api(key)
-      .request(ViewerDocument, {})
-      .then((data) => open(key, data.viewer))
-      .catch((error) => {
-        forgetKey();
-        setRestoreError(error);
+    if (key) {
+      new Api({ key })
+        .request(ViewerDocument, {})
+        .then((data) => open(key, data.viewer))
+        .catch((error) => {
+          forgetKey();
+          setRestoreError(error);
+        })
+        .finally(() => setRestoring(false));
+      return;
+    }
+    if (ssoOrg() === null) return;
+    readPersonSession()
+      .then((person) => {
+        if (person) return openPerson(person);
+        forgetSsoOrg();
       })
+      .catch(setRestoreError)
       .finally(() => setRestoring(false));
   }, []);
-  const signOut = () => {
-    session?.api.close();
+  const signOut = async () => {
+    if (!session) return;
+    session.api.close();
     forgetKey();
-    setSession(null);
+    if (!session.person) {
+      setSession(null);
+      return;
+    }
+    try {
+      const logoutUrl = await signOutPerson(session.person.csrfToken);
+      forgetSsoOrg();
+      // The issuer's sign-out, which comes back to /console/ (a plain navigation, like the sign-in).
+      location.assign(logoutUrl);
+    } catch (error) {
+      setRestoreError(error);
+      setSession(null);
+    }
   };
 
   const nav = useMemo(() => {
@@ -123,6 +230,7 @@ function App() {
 
   const [view = nav[0][0], id] = route;
   const allowed = nav.some(([name]) => name === view);
+  const person = session.viewer.person ?? null;
   return (
     <>
       <a class="skip" href="#main">
@@ -137,9 +245,15 @@ function App() {
             </a>
           ))}
         </nav>
-        <span class="who" role="note" aria-label="Signed in as">
-          {session.viewer.org.name} · <span class="role">{session.viewer.role}</span>
-        </span>
+        {person ? (
+          <span class="who" role="note" aria-label="Signed in as" title={`${session.viewer.org.name}, single sign-on`}>
+            {person.name ?? person.subject} · <span class="role">{session.viewer.role}</span>
+          </span>
+        ) : (
+          <span class="who" role="note" aria-label="Signed in as">
+            {session.viewer.org.name} · <span class="role">{session.viewer.role}</span>
+          </span>
+        )}
         <button type="button" class="link" onClick={signOut}>
           Sign out
         </button>
@@ -147,7 +261,7 @@ function App() {
       <main id="main" tabIndex={-1}>
         {!allowed ? (
           <p role="alert">
-            <code>FORBIDDEN</code> A {session.viewer.role} key cannot open this view.
+            <code>FORBIDDEN</code> A {session.viewer.role} {person ? 'person' : 'key'} cannot open this view.
           </p>
         ) : view === 'inbox' ? (
           <Inbox session={session} />

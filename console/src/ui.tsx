@@ -67,3 +67,18 @@ export function Section({ title, children, actions }: { title: string; children:
     </section>
   );
 }
+
+/**
+ * Who resolved an approval, as a reviewer reads it: a person who signed in with single
+ * sign-on by their name, marked "(SSO)" so it is not taken for a key's name; a key by its
+ * name (`resolvedByName`: its name, else its role and prefix), else its id.
+ */
+export function resolverName(approval: {
+  resolvedBy?: string | null;
+  resolvedByName?: string | null;
+  resolvedByPerson?: { name: string | null } | null;
+}): string | null {
+  const person = approval.resolvedByPerson;
+  if (person) return `${person.name ?? approval.resolvedByName ?? 'a person'} (SSO)`;
+  return approval.resolvedByName ?? approval.resolvedBy ?? null;
+}

@@ -10,7 +10,7 @@ import {
 } from '../../../gql/graphql';
 import type { Connection } from '../api';
 import type { Session } from '../main';
-import { Badge, ErrorNote, Json, timeLeft, useNow, when } from '../ui';
+import { Badge, ErrorNote, Json, resolverName, timeLeft, useNow, when } from '../ui';
 import { EditParams, explainEditError } from './edit-params';
 import { AlsoLooking } from './presence';
 import { HighRiskAlerts } from './high-risk-alerts';
@@ -83,7 +83,7 @@ export function Inbox({ session }: { session: Session }) {
         setGone((map) =>
           new Map(map).set(request.id, {
             status: event.change,
-            by: request.resolvedByName ?? request.resolvedBy ?? null,
+            by: resolverName(request),
             reason: request.reason ?? null,
             editedParams: request.edited ? request.editedParams : null,
           }),
@@ -197,7 +197,9 @@ export function Inbox({ session }: { session: Session }) {
     };
   }, [pending]);
 
-  const whoResolves = (kind: string) => (kind === 'expert' ? 'expert keys' : 'client keys');
+  // A person signed in with single sign-on resolves as a person, so the queue speaks of roles, not keys.
+  const resolvers = session.person ? { expert: 'experts', client: 'clients' } : { expert: 'expert keys', client: 'client keys' };
+  const whoResolves = (kind: string) => (kind === 'expert' ? resolvers.expert : resolvers.client);
   return (
     <>
       <h1>

@@ -8,7 +8,7 @@ import {
   type ConsoleTimelineCallFragment,
 } from '../../../gql/graphql';
 import type { Session } from '../main';
-import { Badge, ErrorNote, Section, when } from '../ui';
+import { Badge, ErrorNote, Section, resolverName, when } from '../ui';
 import { cost } from './runs';
 import { Conversation } from './conversation';
 import { ParamDiff } from './param-diff';
@@ -132,6 +132,9 @@ export function RunPage({ session, runId }: { session: Session; runId: string })
                     · {call.approvalRequest.kind} approval {call.approvalRequest.status}
                   </small>
                 )}
+                {call.approvalRequest && resolverName(call.approvalRequest) && (
+                  <small class="resolved-by"> · Resolved by {resolverName(call.approvalRequest)}</small>
+                )}
                 {call.approvalRequest && <CallEdit call={call} />}
                 <br />
                 <small>
@@ -160,7 +163,7 @@ function CallEdit({ call }: { call: ConsoleTimelineCallFragment }) {
       {approval.edited && (
         <div class="call-edit">
           <p>
-            <strong>Edited before approval</strong> by {approval.resolvedByName ?? 'a reviewer'}
+            <strong>Edited before approval</strong> by {resolverName(approval) ?? 'a reviewer'}
             {approval.reason ? `: “${approval.reason}”` : ''}
           </p>
           <ParamDiff before={call.input} after={call.editedInput} label={`Edited parameters of ${call.toolName}.${call.action}`} />
