@@ -23,6 +23,7 @@ import { Migration20261206130000_upstream_pins } from './Migration20261206130000
 import { Migration20261206140000_webhook_org_queue } from './Migration20261206140000_webhook_org_queue';
 import { Migration20261206150000_run_owner } from './Migration20261206150000_run_owner';
 import { Migration20261207110000_review_acknowledgement } from './Migration20261207110000_review_acknowledgement';
+import { Migration20261208090000_policy_history } from './Migration20261208090000_policy_history';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -47,4 +48,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261206140000_webhook_org_queue', class: Migration20261206140000_webhook_org_queue },
   { name: 'Migration20261206150000_run_owner', class: Migration20261206150000_run_owner },
   { name: 'Migration20261207110000_review_acknowledgement', class: Migration20261207110000_review_acknowledgement },
+  { name: 'Migration20261208090000_policy_history', class: Migration20261208090000_policy_history },
 ];

@@ -5,7 +5,8 @@ import { ERROR_CATALOG } from '../errors/error-codes';
 import { isUuid } from '../db/ids';
 import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '../runs/agent-run.entity';
-import { evaluatePolicy, type PolicyVerdict } from '../policy/policy-evaluator';
+import { evaluatePolicy, historyCandidates, type PolicyInput, type PolicyVerdict } from '../policy/policy-evaluator';
+import { readHistory } from '../policy/policy-history';
 import { outcomeRequiring } from '../policy/policy-outcomes';
 import { redactInput } from '../redaction/redact';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
@@ -339,21 +340,28 @@ export class ToolGateway {
     }
 
     const params = request.params as Record<string, unknown>;
-    const verdict: PolicyVerdict = evaluatePolicy(
-      config.rules,
-      {
-        toolName: request.toolName,
-        action: request.action,
-        params,
-        callerRole: request.caller.role,
-        specialistId: run.specialistId,
-        defaultRisk: tool.definition.defaultRisk,
-      },
-      run.shadowMode,
-    );
+    const input: PolicyInput = {
+      toolName: request.toolName,
+      action: request.action,
+      params,
+      callerRole: request.caller.role,
+      specialistId: run.specialistId,
+      defaultRisk: tool.definition.defaultRisk,
+    };
+    // Rules over history: one statement for all the candidate rules' history conditions (none
+    // when there is none), under the locks of their limits. The call is stamped with the same
+    // time its windows end at.
+    const now = new Date(this.deps.clock.now());
+    const wanted = historyCandidates(config.rules, input);
+    const history =
+      wanted.length > 0
+        ? await readHistory(tx, wanted, { orgId: run.orgId, runId: run.id, toolName: request.toolName, action: request.action, params, now })
+        : undefined;
+    const verdict: PolicyVerdict = evaluatePolicy(config.rules, input, run.shadowMode, history);
     traceDecision(verdict);
     const call = await recordDecidedCall(tx, {
       ...base,
+      createdAt: now,
       tool,
       verdict,
       policyVersion: run.policyVersion,
