@@ -46,8 +46,8 @@ export interface HistorySubject {
   params: Record<string, unknown>;
   /** The decision's time (the gateway's clock): windows end here. */
   now: Date;
-  /** A replay: only calls recorded before this time count (the gateway reads what is committed). */
-  before?: Date;
+  /** A replay: only calls recorded before this time count, as PostgreSQL prints it (microseconds kept). */
+  before?: string;
 }
 
 /** A history condition answered: the aggregate with this call, and whether the rule's condition holds. */
@@ -134,7 +134,7 @@ export function historyStatement(
     if (condition.windowSeconds !== null) {
       where.push(`c.created_at > ${arg(new Date(subject.now.getTime() - condition.windowSeconds * 1000).toISOString())}::timestamptz`);
     }
-    if (subject.before) where.push(`c.created_at < ${arg(subject.before.toISOString())}::timestamptz`);
+    if (subject.before) where.push(`c.created_at < ${arg(subject.before)}::timestamptz`);
     if (condition.kind === 'not_after') {
       where.push("c.status = 'succeeded'", `c.input_redacted #>> ${arg(pathLiteral(condition.paramPath!))}::text[] = ${arg(keys.param!)}`);
       return `(select count(*) from (select 1 from tool_calls c where ${where.join(' and ')} limit 1) found)`;
@@ -178,11 +178,11 @@ export async function readHistory(
   options: { lock: boolean } = { lock: true },
 ): Promise<HistoryAnswers> {
   const { sql, args, lockKeys } = historyStatement(conditions, subject);
-  const [row] = await tx.execute<{ history: (number | string)[] }[]>('select policy_history(?::bigint[], ?, ?::text[]) as history', [
-    options.lock ? lockKeys : [],
-    sql,
-    args,
-  ]);
+  // The arrays travel as JSON text: the ORM's query builder would spread a JavaScript array.
+  const [row] = await tx.execute<{ history: (number | string)[] }[]>(
+    `select policy_history(array(select jsonb_array_elements_text(?::jsonb)::bigint), ?, array(select jsonb_array_elements_text(?::jsonb))) as history`,
+    [JSON.stringify(options.lock ? lockKeys : []), sql, JSON.stringify(args)],
+  );
   return answersOf(conditions, subject, row.history.map(Number));
 }
 
