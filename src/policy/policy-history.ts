@@ -8,8 +8,8 @@ import type { SqlRunner } from '../db/raw-transaction';
  */
 export const HISTORY_KINDS = ['count', 'sum', 'not_after'] as const;
 export const HISTORY_SCOPES = ['run', 'org', 'customer'] as const;
-export type HistoryKind = (typeof HISTORY_KINDS)[number];
-export type HistoryScope = (typeof HISTORY_SCOPES)[number];
+type HistoryKind = (typeof HISTORY_KINDS)[number];
+type HistoryScope = (typeof HISTORY_SCOPES)[number];
 
 /** The longest sliding window: 31 days. */
 export const MAX_HISTORY_WINDOW_SECONDS = 31 * 86_400;
@@ -114,10 +114,7 @@ function keysOf(condition: HistoryCondition, subject: HistorySubject): { custome
  * The SQL refers to its arguments as `$1[n]` (one text[]): it runs inside policy_history(),
  * which takes the locks first, then executes it with a snapshot taken after them.
  */
-export function historyStatement(
-  conditions: readonly HistoryCondition[],
-  subject: HistorySubject,
-): { sql: string; args: string[]; lockKeys: string[] } {
+function historyStatement(conditions: readonly HistoryCondition[], subject: HistorySubject): { sql: string; args: string[]; lockKeys: string[] } {
   const args: string[] = [];
   const arg = (value: string) => {
     args.push(value);
@@ -187,7 +184,7 @@ export async function readHistory(
 }
 
 /** The aggregates of the earlier calls, with this call added, as each condition reads them. */
-export function answersOf(conditions: readonly HistoryCondition[], subject: HistorySubject, earlier: readonly number[]): HistoryAnswers {
+function answersOf(conditions: readonly HistoryCondition[], subject: HistorySubject, earlier: readonly number[]): HistoryAnswers {
   return new Map(conditions.map((condition, i) => [condition, answerOf(condition, subject, earlier[i] ?? 0)]));
 }
 
@@ -236,7 +233,7 @@ function scopeText(condition: HistoryCondition, customer: string | null): string
   return condition.windowSeconds === null ? scope : `${scope} in the last ${durationText(condition.windowSeconds)}`;
 }
 
-export function durationText(seconds: number): string {
+function durationText(seconds: number): string {
   if (seconds % 86_400 === 0 && seconds > 2 * 86_400) return `${seconds / 86_400}d`;
   if (seconds % 3600 === 0) return `${seconds / 3600}h`;
   if (seconds % 60 === 0) return `${seconds / 60}min`;

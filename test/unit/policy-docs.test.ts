@@ -17,7 +17,7 @@ test('every GraphQL example is valid against the schema', () => {
 
 test('the draft file is a list of rules the API accepts', () => {
   const [draft] = blocks('json');
-  const rules = JSON.parse(draft) as PolicyRuleInput[];
+  const rules = JSON.parse(draft) as Partial<PolicyRuleInput>[];
   expect(rules).toHaveLength(3);
-  for (const rule of rules) expect(() => validateRule({ conditions: [], roles: [], enabled: true, ...rule })).not.toThrow();
+  for (const rule of rules) expect(() => validateRule({ conditions: [], roles: [], enabled: true, ...rule } as PolicyRuleInput)).not.toThrow();
 });
