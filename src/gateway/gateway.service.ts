@@ -238,6 +238,7 @@ export class ToolGateway {
             defaultRisk: tool.definition.defaultRisk,
             policyVersion: run.policy_version,
             shadowMode: run.policy_shadow_mode,
+            now: new Date(this.deps.clock.now()),
           });
           if (blockedNow) return current();
         }

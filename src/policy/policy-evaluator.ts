@@ -50,7 +50,7 @@ export const DEFAULT_DECISION: Record<RiskLevel, PolicyOutcome> = {
 /**
  * The first enabled rule (by position) whose every clause matches decides. Pure: history
  * conditions are answered beforehand (`historyCandidates`, then readHistory). A history
- * condition left unanswered does not hold (the re-checks of an approved call have no history).
+ * condition left unanswered does not hold (a reviewer's edit is re-checked without history).
  */
 export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInput, shadowMode: boolean, history?: HistoryAnswers): PolicyVerdict {
   let explained = '';

@@ -48,6 +48,8 @@ export interface HistorySubject {
   now: Date;
   /** A replay: only calls recorded before this time count, as PostgreSQL prints it (microseconds kept). */
   before?: string;
+  /** An approved call decided again: it is recorded already, and counts as "this call", not as an earlier one. */
+  exceptCallId?: string;
 }
 
 /** A history condition answered: the aggregate with this call, and whether the rule's condition holds. */
@@ -132,6 +134,7 @@ function historyStatement(conditions: readonly HistoryCondition[], subject: Hist
       where.push(`c.created_at > ${arg(new Date(subject.now.getTime() - condition.windowSeconds * 1000).toISOString())}::timestamptz`);
     }
     if (subject.before) where.push(`c.created_at < ${arg(subject.before)}::timestamptz`);
+    if (subject.exceptCallId) where.push(`c.id <> ${arg(subject.exceptCallId)}::uuid`);
     if (condition.kind === 'not_after') {
       where.push("c.status = 'succeeded'", `c.input_redacted #>> ${arg(pathLiteral(condition.paramPath!))}::text[] = ${arg(keys.param!)}`);
       return `(select count(*) from (select 1 from tool_calls c where ${where.join(' and ')} limit 1) found)`;

@@ -7,6 +7,7 @@ import { GatewayClient, recordStatements, touching } from '../gateway/gateway-he
 import { graphql } from '../gql';
 import type { PolicyRuleInput } from '../gql/graphql';
 import { textOf } from '../support/graphql-http';
+import { EXECUTE_APPROVED_TOOL_CALL, RESOLVE_APPROVAL } from '../support/documents';
 
 /**
  * Rules over history (docs/policy.md), through the real gateway on a real PostgreSQL: a
@@ -190,6 +191,32 @@ describe('a sum per customer in a 24 h window', () => {
     } finally {
       await setRules(PER_CUSTOMER_DAY);
     }
+  });
+
+  test('a limit added while a refund waits applies when it is approved, the refund itself counted once', async () => {
+    const needsExpert = {
+      name: 'every refund needs an expert',
+      position: 5,
+      toolPattern: 'refund',
+      risk: 'high',
+      decision: 'require_expert_approval',
+    } as const;
+    const run = (await gw.startRun()).id;
+    const approveAndRun = async (toolCallId: string, approvalRequestId: string | null | undefined) => {
+      await gw.ok(RESOLVE_APPROVAL, { id: approvalRequestId!, decision: 'APPROVE' }, seed.keys.expert);
+      return (await gw.ok(EXECUTE_APPROVED_TOOL_CALL, { id: toolCallId }, seed.keys.agent)).executeApprovedToolCall.status;
+    };
+    for (const [limit, expected] of [
+      [200, 'blocked'],
+      [400, 'succeeded'], // 300 with this call: the waiting refund is not counted twice
+    ] as const) {
+      await setRules(needsExpert);
+      const waiting = await gw.execute(run, 'refund', 'issue', { customerId: `approved-${limit}`, amount: 300 });
+      expect(waiting.status).toBe('waiting_approval');
+      await setRules({ ...PER_CUSTOMER_DAY, history: [{ ...PER_CUSTOMER_DAY.history![0], limit }] }, needsExpert);
+      expect(await approveAndRun(waiting.toolCallId, waiting.approvalRequestId)).toBe(expected);
+    }
+    await setRules(PER_CUSTOMER_DAY);
   });
 
   test('concurrent refunds of one customer from different runs never both pass', async () => {
