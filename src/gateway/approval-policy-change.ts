@@ -3,6 +3,7 @@ import type { RiskLevel } from '../catalog/risk';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { type CompiledRule, evaluatePolicy, historyCandidates, type PolicyInput } from '../policy/policy-evaluator';
 import { readHistory } from '../policy/policy-history';
+import { redactInput } from '../redaction/redact';
 import { effectOf } from '../policy/policy-outcomes';
 import { dropSealedParams } from '../approvals/approval-state';
 import { blockApprovedCall, type CallRef } from './tool-call-state';
@@ -43,7 +44,10 @@ export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly Com
   // transaction holds the run's row, which a deciding call takes after its limits' locks.
   const wanted = historyCandidates(rules, input);
   const subject = { orgId: call.orgId, runId: call.runId, toolName: call.toolName, action: call.action, params: approved.params, now: approved.now };
-  const history = wanted.length > 0 ? await readHistory(tx, wanted, { ...subject, exceptCallId: call.id }, { lock: false }) : undefined;
+  const history =
+    wanted.length > 0
+      ? await readHistory(tx, wanted, { ...subject, storedParams: redactInput(approved.params), exceptCallId: call.id }, { lock: false })
+      : undefined;
   const verdict = evaluatePolicy(rules, input, approved.shadowMode, history);
   // An outcome this server does not know blocks too (policy-outcomes.ts: it fails closed).
   const { blockCode } = effectOf(verdict.outcome);

@@ -356,7 +356,15 @@ export class ToolGateway {
     const wanted = historyCandidates(config.rules, input);
     const history =
       wanted.length > 0
-        ? await readHistory(tx, wanted, { orgId: run.orgId, runId: run.id, toolName: request.toolName, action: request.action, params, now })
+        ? await readHistory(tx, wanted, {
+            orgId: run.orgId,
+            runId: run.id,
+            toolName: request.toolName,
+            action: request.action,
+            params,
+            storedParams: base.inputRedacted,
+            now,
+          })
         : undefined;
     const verdict: PolicyVerdict = evaluatePolicy(config.rules, input, run.shadowMode, history);
     traceDecision(verdict);

@@ -44,6 +44,13 @@ export interface HistorySubject {
   toolName: string;
   action: string;
   params: Record<string, unknown>;
+  /**
+   * The params as stored (redacted, tool_calls.input_redacted) when they are not `params`
+   * itself: a customer or order key is compared with the earlier calls' stored params, and
+   * shown in the reason, as stored. (A key redaction hides matches every hidden key: the
+   * limit is shared, never escaped.)
+   */
+  storedParams?: unknown;
   /** The decision's time (the gateway's clock): windows end here. */
   now: Date;
   /** A replay: only calls recorded before this time count, as PostgreSQL prints it (microseconds kept). */
@@ -70,7 +77,7 @@ export type HistoryAnswers = ReadonlyMap<HistoryCondition, HistoryAnswer>;
 const COUNTED = "c.status <> 'blocked'";
 
 /** A key value a scope can compare: a string, number or boolean param; anything else is no key. */
-function keyOf(params: Record<string, unknown>, path: string | null): string | null {
+function keyOf(params: unknown, path: string | null): string | null {
   if (path === null) return null;
   const found = readParam(params, path);
   if (typeof found === 'string') return found;
@@ -89,8 +96,11 @@ function readParam(params: unknown, path: string): unknown {
 
 const pathParts = (path: string): string[] => path.match(/[^.[\]]+/g) ?? [];
 
-/** A param path as a PostgreSQL text[] literal (paths are validated: letters, digits, _ $ -). */
-const pathLiteral = (path: string) => `{${pathParts(path).join(',')}}`;
+/** A param path as a PostgreSQL text[] literal, each part quoted (paths are validated: letters, digits, _ $ -). */
+const pathLiteral = (path: string) =>
+  `{${pathParts(path)
+    .map((part) => `"${part}"`)
+    .join(',')}}`;
 
 function toAmount(value: unknown): number {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
@@ -104,8 +114,10 @@ const isCounted = (condition: HistoryCondition, subject: HistorySubject) =>
 
 /** What a condition needs of this call before any query: its scope's key, or why it has none (the condition then holds). */
 function keysOf(condition: HistoryCondition, subject: HistorySubject): { customer: string | null; param: string | null; missing: string | null } {
-  const customer = condition.scope === 'customer' ? keyOf(subject.params, condition.customerPath) : null;
-  const param = condition.kind === 'not_after' ? keyOf(subject.params, condition.paramPath) : null;
+  // Keys are compared with the earlier calls' stored params, so they are read as stored too.
+  const stored = subject.storedParams ?? subject.params;
+  const customer = condition.scope === 'customer' ? keyOf(stored, condition.customerPath) : null;
+  const param = condition.kind === 'not_after' ? keyOf(stored, condition.paramPath) : null;
   if (condition.scope === 'customer' && customer === null) return { customer, param, missing: condition.customerPath };
   if (condition.kind === 'not_after' && param === null) return { customer, param, missing: condition.paramPath };
   return { customer, param, missing: null };

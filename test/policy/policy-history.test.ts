@@ -219,6 +219,16 @@ describe('a sum per customer in a 24 h window', () => {
     await setRules(PER_CUSTOMER_DAY);
   });
 
+  test('a customer key redaction hides is compared and shown as stored: hidden keys share one limit, never escape it', async () => {
+    const run = (await gw.startRun()).id;
+    // Both look like card numbers: stored as [REDACTED], like any other such key.
+    expect((await refund(run, '4111111111111111', 300)).status).toBe('succeeded');
+    const second = await refund(run, '5555555555554444', 300);
+    expect(second.status).toBe('blocked');
+    expect(second.reason).toContain('for customerId "[REDACTED]" in the last 24h: 600 with this call; limit 500');
+    expect(second.reason).not.toContain('5555');
+  });
+
   test('concurrent refunds of one customer from different runs never both pass', async () => {
     const runs = await Promise.all(Array.from({ length: 5 }, () => gw.startRun()));
     const answers = await Promise.all(runs.map((r) => gw.execute(r.id, 'refund', 'issue', { customerId: 'cust-race', amount: 300 })));
