@@ -125,8 +125,10 @@ function keysOf(condition: HistoryCondition, subject: HistorySubject): { custome
 
 /**
  * One statement for every condition: a JSON array of their aggregates over the earlier calls.
- * The SQL refers to its arguments as `$1[n]` (one text[]): it runs inside policy_history(),
- * which takes the locks first, then executes it with a snapshot taken after them.
+ * Counts and sums read each (tool, run or org) once: one scan from the widest window on, each
+ * condition an aggregate with its own FILTER (action, window, customer). The SQL refers to its
+ * arguments as `$1[n]` (one text[]): it runs inside policy_history(), which takes the locks
+ * first, then executes it with a snapshot taken after them.
  */
 function historyStatement(conditions: readonly HistoryCondition[], subject: HistorySubject): { sql: string; args: string[]; lockKeys: string[] } {
   const args: string[] = [];
@@ -134,33 +136,65 @@ function historyStatement(conditions: readonly HistoryCondition[], subject: Hist
     args.push(value);
     return `$1[${args.length}]`;
   };
+  const since = (seconds: number) => new Date(subject.now.getTime() - seconds * 1000);
+  const common = () => [
+    ...(subject.before ? [`c.created_at < ${arg(subject.before)}::timestamptz`] : []),
+    ...(subject.exceptCallId ? [`c.id <> ${arg(subject.exceptCallId)}::uuid`] : []),
+  ];
   const locks = new Set<string>();
-  const parts = conditions.map((condition) => {
+  const values: string[] = [];
+  const groups = new Map<
+    string,
+    { tool: string; run: boolean; members: { index: number; condition: HistoryCondition; customer: string | null }[] }
+  >();
+  conditions.forEach((condition, index) => {
     const keys = keysOf(condition, subject);
-    if (keys.missing !== null) return '0';
-    const where = [`c.org_id = ${arg(subject.orgId)}::uuid`, `c.tool_name = ${arg(condition.tool)}`];
-    if (condition.action !== null) where.push(`c.action = ${arg(condition.action)}`);
-    if (condition.scope === 'run') where.push(`c.run_id = ${arg(subject.runId)}::uuid`);
-    if (keys.customer !== null) where.push(`c.input_redacted #>> ${arg(pathLiteral(condition.customerPath!))}::text[] = ${arg(keys.customer)}`);
-    if (condition.windowSeconds !== null) {
-      where.push(`c.created_at > ${arg(new Date(subject.now.getTime() - condition.windowSeconds * 1000).toISOString())}::timestamptz`);
+    if (keys.missing !== null) {
+      values[index] = '0';
+      return;
     }
-    if (subject.before) where.push(`c.created_at < ${arg(subject.before)}::timestamptz`);
-    if (subject.exceptCallId) where.push(`c.id <> ${arg(subject.exceptCallId)}::uuid`);
     if (condition.kind === 'not_after') {
-      where.push("c.status = 'succeeded'", `c.input_redacted #>> ${arg(pathLiteral(condition.paramPath!))}::text[] = ${arg(keys.param!)}`);
-      return `(select count(*) from (select 1 from tool_calls c where ${where.join(' and ')} limit 1) found)`;
+      const where = [`c.org_id = ${arg(subject.orgId)}::uuid`, `c.tool_name = ${arg(condition.tool)}`, "c.status = 'succeeded'"];
+      if (condition.action !== null) where.push(`c.action = ${arg(condition.action)}`);
+      if (condition.scope === 'run') where.push(`c.run_id = ${arg(subject.runId)}::uuid`);
+      if (keys.customer !== null) where.push(`c.input_redacted #>> ${arg(pathLiteral(condition.customerPath!))}::text[] = ${arg(keys.customer)}`);
+      if (condition.windowSeconds !== null) where.push(`c.created_at > ${arg(since(condition.windowSeconds).toISOString())}::timestamptz`);
+      where.push(`c.input_redacted #>> ${arg(pathLiteral(condition.paramPath!))}::text[] = ${arg(keys.param!)}`, ...common());
+      values[index] = `(select count(*) from (select 1 from tool_calls c where ${where.join(' and ')} limit 1) found)`;
+      return;
     }
-    where.push(COUNTED);
     locks.add(lockKey(condition, subject, keys.customer));
-    if (condition.kind === 'count') return `(select count(*) from tool_calls c where ${where.join(' and ')})`;
-    const path = `${arg(pathLiteral(condition.paramPath!))}::text[]`;
-    // A stored amount that is not a number (absent, or redacted) adds nothing.
-    const amount = `case jsonb_typeof(c.input_redacted #> ${path}) when 'number' then (c.input_redacted #>> ${path})::numeric
-      when 'string' then case when (c.input_redacted #>> ${path}) ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' then (c.input_redacted #>> ${path})::numeric end end`;
-    return `(select coalesce(sum(${amount}), 0) from tool_calls c where ${where.join(' and ')})`;
+    const run = condition.scope === 'run';
+    const key = `${run}|${condition.tool}`;
+    const group = groups.get(key) ?? { tool: condition.tool, run, members: [] };
+    group.members.push({ index, condition, customer: keys.customer });
+    groups.set(key, group);
   });
-  return { sql: `select jsonb_build_array(${parts.join(', ')})`, args, lockKeys: [...locks].sort() };
+  const scans = [...groups.values()].map((group, g) => {
+    const where = [`c.org_id = ${arg(subject.orgId)}::uuid`, `c.tool_name = ${arg(group.tool)}`, COUNTED];
+    if (group.run) where.push(`c.run_id = ${arg(subject.runId)}::uuid`);
+    const windows = group.members.map((m) => m.condition.windowSeconds);
+    if (!windows.includes(null)) where.push(`c.created_at > ${arg(since(Math.max(...(windows as number[]))).toISOString())}::timestamptz`);
+    where.push(...common());
+    const aggregates = group.members.map(({ index, condition, customer }, j) => {
+      values[index] = `g${g}->${j}`;
+      const filters: string[] = [];
+      if (condition.action !== null) filters.push(`c.action = ${arg(condition.action)}`);
+      if (condition.windowSeconds !== null) filters.push(`c.created_at > ${arg(since(condition.windowSeconds).toISOString())}::timestamptz`);
+      if (customer !== null) filters.push(`c.input_redacted #>> ${arg(pathLiteral(condition.customerPath!))}::text[] = ${arg(customer)}`);
+      const filter = filters.length > 0 ? ` filter (where ${filters.join(' and ')})` : '';
+      if (condition.kind === 'count') return `count(*)${filter}`;
+      const path = `${arg(pathLiteral(condition.paramPath!))}::text[]`;
+      // A stored amount that is not a number (absent, or redacted) adds nothing.
+      const amount = `case jsonb_typeof(c.input_redacted #> ${path}) when 'number' then (c.input_redacted #>> ${path})::numeric
+        when 'string' then case when (c.input_redacted #>> ${path}) ~ '^\\s*-?[0-9]+(\\.[0-9]+)?\\s*$' then (c.input_redacted #>> ${path})::numeric end end`;
+      return `coalesce(sum(${amount})${filter}, 0)`;
+    });
+    return `(select jsonb_build_array(${aggregates.join(', ')}) from tool_calls c where ${where.join(' and ')}) as g${g}`;
+  });
+  // offset 0: the scans run once each, not once per condition that reads them.
+  const from = scans.length > 0 ? ` from (select ${scans.join(', ')} offset 0) scans` : '';
+  return { sql: `select jsonb_build_array(${values.join(', ')})${from}`, args, lockKeys: [...locks].sort() };
 }
 
 /**
