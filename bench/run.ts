@@ -134,6 +134,7 @@ async function main(): Promise<void> {
     pool = rawPool(db);
     // The baseline's ledger notices go out like PostgresBus sends them: a pool of 2.
     notifier = { pool: new pg.Pool({ connectionString: db.url, max: 2 }) };
+    notifier.pool.on('error', () => undefined); // as rawPool's: the drop at cleanup may end a closing client
     log(`server on ${server.url}; ORM pool and raw pg pool: ${POOL_MAX} connections each`);
 
     const figures: Figure[] = [];
