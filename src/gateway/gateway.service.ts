@@ -82,6 +82,8 @@ export type OutcomeWriter = (tx: SqlTransaction, outcome: ToolCallOutcome) => Pr
  */
 export class ToolGateway {
   private draining = false;
+  /** The last time a call was stamped with: this node's calls are stamped in the order they are decided. */
+  private lastStamp = 0;
 
   constructor(private readonly deps: GatewayDeps) {}
 
@@ -352,8 +354,8 @@ export class ToolGateway {
     // Rules over history: one statement for all the candidate rules' history conditions (none
     // when there is none), under the locks of their limits. The call is stamped with the same
     // time its windows end at.
-    const now = new Date(this.deps.clock.now());
-    const wanted = historyCandidates(config.rules, input);
+    const now = this.stamp();
+    const wanted = config.hasHistory ? historyCandidates(config.rules, input) : [];
     const history =
       wanted.length > 0
         ? await readHistory(tx, wanted, {
@@ -382,6 +384,16 @@ export class ToolGateway {
     // Its outcome comes from the executor (execute): the call joins this node's in-flight set first.
     if (call.call.status === 'running') claim(call.call.id);
     return call;
+  }
+
+  /**
+   * When a call is decided: the clock's time (history windows end there), at least a
+   * millisecond after this node's previous call, so that a clock that stands still (a test's)
+   * or a burst within one millisecond still orders the calls as they were decided.
+   */
+  private stamp(): Date {
+    this.lastStamp = Math.max(this.deps.clock.now(), this.lastStamp + 1);
+    return new Date(this.lastStamp);
   }
 
   /** Executor, then transaction 2. A vendor failure is an outcome, never an exception. */

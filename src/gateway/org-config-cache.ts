@@ -21,6 +21,8 @@ export interface OrgConfig {
   configVersion: number;
   flags: ReadonlyMap<string, boolean>;
   rules: readonly CompiledRule[];
+  /** Some enabled rule has history conditions: only then does a decision look for them. */
+  hasHistory: boolean;
 }
 
 /**
@@ -50,6 +52,7 @@ export class OrgConfigCache {
     );
     const config: OrgConfig = {
       configVersion,
+      hasHistory: rules.some((r) => r.history.length > 0),
       flags: new Map(flags.map((f) => [f.key, f.enabled])),
       rules: rules.map((r) => ({
         id: r.id,
