@@ -6,7 +6,9 @@ import { Migration } from '@mikro-orm/migrations';
  * limits' advisory locks first and then runs the read (built by src/policy/policy-history.ts,
  * its arguments as one text[]) with a snapshot taken after them: a volatile function's
  * statements each take a fresh one under READ COMMITTED, so a decision that waited for
- * another one of the same limit sees that one's call once it is committed.
+ * another one of the same limit sees that one's call once it is committed. It runs as its
+ * caller (security invoker): only what the application's role may run anyway; the query is
+ * built from validated rule fields, every value passed in `args`.
  */
 export class Migration20261208090000_policy_history extends Migration {
   override async up(): Promise<void> {
