@@ -59,6 +59,29 @@ export type PolicyConditionOp =
   | 'in'
   | 'lt';
 
+export type PolicyHistoryConditionInput = {
+  action?: string | null | undefined;
+  customerPath?: string | null | undefined;
+  kind: PolicyHistoryKind;
+  limit?: number | null | undefined;
+  paramPath?: string | null | undefined;
+  scope: PolicyHistoryScope;
+  tool: string;
+  windowSeconds?: number | null | undefined;
+};
+
+/** count: calls of the tool (this one included) above limit; sum: paramPath summed (this call included) above limit; not_after: no succeeded call of the tool with the same paramPath value before this one */
+export type PolicyHistoryKind =
+  | 'count'
+  | 'not_after'
+  | 'sum';
+
+/** run: calls of this run; org: of the whole org; customer: of the org with the same customerPath value */
+export type PolicyHistoryScope =
+  | 'customer'
+  | 'org'
+  | 'run';
+
 export type PolicyOutcome =
   | 'allow'
   | 'block'
@@ -71,6 +94,7 @@ export type PolicyRuleInput = {
   conditions?: Array<PolicyConditionInput>;
   decision: PolicyOutcome;
   enabled?: boolean;
+  history?: Array<PolicyHistoryConditionInput>;
   /** Set to replace an existing rule */
   id?: string | number | null | undefined;
   name: string;

@@ -137,6 +137,9 @@ export async function startBenchServer(
 export function rawPool(db: BenchDatabase, options: { max?: number; onQuery?: (sql: string) => void } = {}): pg.Pool {
   // Idle connections are kept as long as the ORM's pool keeps its own (30 s).
   const pool = new pg.Pool({ connectionString: db.url, max: options.max ?? POOL_MAX, idleTimeoutMillis: 30_000 });
+  // pool.end() resolves before its clients' sockets close: the drop at cleanup may end one
+  // (57P01) while it closes, and an idle client's error without a listener kills the process.
+  pool.on('error', () => undefined);
   const onQuery = options.onQuery;
   if (onQuery) {
     pool.on('connect', (client) => {

@@ -90,6 +90,8 @@ function draftRule(raw: Record<string, unknown>, index: number): PolicyRuleInput
     toolPattern: text('toolPattern', '*'),
     actionPattern: text('actionPattern', '*'),
     conditions,
+    // Checked field by field by validateRule, as the API checks it (history[i].kind, …).
+    history: (raw.history ?? []) as PolicyRuleInput['history'],
     roles,
     specialistId: optionalId('specialistId'),
     risk: oneOf('risk', RISK_LEVELS),

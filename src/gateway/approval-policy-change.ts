@@ -1,7 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RiskLevel } from '../catalog/risk';
 import { appendLedgerEvents } from '../ledger/ledger.service';
-import { type CompiledRule, evaluatePolicy } from '../policy/policy-evaluator';
+import { type CompiledRule, evaluatePolicy, historyCandidates, type PolicyInput } from '../policy/policy-evaluator';
+import { readHistory } from '../policy/policy-history';
+import { redactInput } from '../redaction/redact';
 import { effectOf } from '../policy/policy-outcomes';
 import { dropSealedParams } from '../approvals/approval-state';
 import { blockApprovedCall, type CallRef } from './tool-call-state';
@@ -18,6 +20,8 @@ export interface ApprovedUnderNewPolicy {
   /** The org's policy version now. */
   policyVersion: number;
   shadowMode: boolean;
+  /** Now, on the gateway's clock: where history windows end. */
+  now: Date;
 }
 
 /**
@@ -28,18 +32,23 @@ export interface ApprovedUnderNewPolicy {
  */
 export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly CompiledRule[], approved: ApprovedUnderNewPolicy): Promise<boolean> {
   const { call } = approved;
-  const verdict = evaluatePolicy(
-    rules,
-    {
-      toolName: call.toolName,
-      action: call.action,
-      params: approved.params,
-      callerRole: approved.callerRole,
-      specialistId: approved.specialistId,
-      defaultRisk: approved.defaultRisk,
-    },
-    approved.shadowMode,
-  );
+  const input: PolicyInput = {
+    toolName: call.toolName,
+    action: call.action,
+    params: approved.params,
+    callerRole: approved.callerRole,
+    specialistId: approved.specialistId,
+    defaultRisk: approved.defaultRisk,
+  };
+  // Rules over history as they are now, the call itself as "this call". No locks: this
+  // transaction holds the run's row, which a deciding call takes after its limits' locks.
+  const wanted = historyCandidates(rules, input);
+  const subject = { orgId: call.orgId, runId: call.runId, toolName: call.toolName, action: call.action, params: approved.params, now: approved.now };
+  const history =
+    wanted.length > 0
+      ? await readHistory(tx, wanted, { ...subject, storedParams: redactInput(approved.params), exceptCallId: call.id }, { lock: false })
+      : undefined;
+  const verdict = evaluatePolicy(rules, input, approved.shadowMode, history);
   // An outcome this server does not know blocks too (policy-outcomes.ts: it fails closed).
   const { blockCode } = effectOf(verdict.outcome);
   if (!blockCode) return false;

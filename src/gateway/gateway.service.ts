@@ -5,7 +5,8 @@ import { ERROR_CATALOG } from '../errors/error-codes';
 import { isUuid } from '../db/ids';
 import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '../runs/agent-run.entity';
-import { evaluatePolicy, type PolicyVerdict } from '../policy/policy-evaluator';
+import { evaluatePolicy, historyCandidates, type PolicyInput, type PolicyVerdict } from '../policy/policy-evaluator';
+import { readHistory } from '../policy/policy-history';
 import { outcomeRequiring } from '../policy/policy-outcomes';
 import { redactInput } from '../redaction/redact';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
@@ -81,6 +82,8 @@ export type OutcomeWriter = (tx: SqlTransaction, outcome: ToolCallOutcome) => Pr
  */
 export class ToolGateway {
   private draining = false;
+  /** The last time a call was stamped with: this node's calls are stamped in the order they are decided. */
+  private lastStamp = 0;
 
   constructor(private readonly deps: GatewayDeps) {}
 
@@ -237,6 +240,7 @@ export class ToolGateway {
             defaultRisk: tool.definition.defaultRisk,
             policyVersion: run.policy_version,
             shadowMode: run.policy_shadow_mode,
+            now: new Date(this.deps.clock.now()),
           });
           if (blockedNow) return current();
         }
@@ -339,21 +343,36 @@ export class ToolGateway {
     }
 
     const params = request.params as Record<string, unknown>;
-    const verdict: PolicyVerdict = evaluatePolicy(
-      config.rules,
-      {
-        toolName: request.toolName,
-        action: request.action,
-        params,
-        callerRole: request.caller.role,
-        specialistId: run.specialistId,
-        defaultRisk: tool.definition.defaultRisk,
-      },
-      run.shadowMode,
-    );
+    const input: PolicyInput = {
+      toolName: request.toolName,
+      action: request.action,
+      params,
+      callerRole: request.caller.role,
+      specialistId: run.specialistId,
+      defaultRisk: tool.definition.defaultRisk,
+    };
+    // Rules over history: one statement for all the candidate rules' history conditions (none
+    // when there is none), under the locks of their limits. The call is stamped with the same
+    // time its windows end at.
+    const now = this.stamp();
+    const wanted = config.hasHistory ? historyCandidates(config.rules, input) : [];
+    const history =
+      wanted.length > 0
+        ? await readHistory(tx, wanted, {
+            orgId: run.orgId,
+            runId: run.id,
+            toolName: request.toolName,
+            action: request.action,
+            params,
+            storedParams: base.inputRedacted,
+            now,
+          })
+        : undefined;
+    const verdict: PolicyVerdict = evaluatePolicy(config.rules, input, run.shadowMode, history);
     traceDecision(verdict);
     const call = await recordDecidedCall(tx, {
       ...base,
+      createdAt: now,
       tool,
       verdict,
       policyVersion: run.policyVersion,
@@ -365,6 +384,16 @@ export class ToolGateway {
     // Its outcome comes from the executor (execute): the call joins this node's in-flight set first.
     if (call.call.status === 'running') claim(call.call.id);
     return call;
+  }
+
+  /**
+   * When a call is decided: the clock's time (history windows end there), at least a
+   * millisecond after this node's previous call, so that a clock that stands still (a test's)
+   * or a burst within one millisecond still orders the calls as they were decided.
+   */
+  private stamp(): Date {
+    this.lastStamp = Math.max(this.deps.clock.now(), this.lastStamp + 1);
+    return new Date(this.lastStamp);
   }
 
   /** Executor, then transaction 2. A vendor failure is an outcome, never an exception. */

@@ -9,6 +9,7 @@ interface RuleRow {
   tool_pattern: string;
   action_pattern: string;
   conditions: PolicyRule['conditions'];
+  history: PolicyRule['history'];
   roles: string[];
   specialist_id: string | null;
   risk: PolicyRule['risk'];
@@ -20,6 +21,8 @@ export interface OrgConfig {
   configVersion: number;
   flags: ReadonlyMap<string, boolean>;
   rules: readonly CompiledRule[];
+  /** Some enabled rule has history conditions: only then does a decision look for them. */
+  hasHistory: boolean;
 }
 
 /**
@@ -43,12 +46,13 @@ export class OrgConfigCache {
     this.loads += 1;
     const flags = await tx.execute<{ key: string; enabled: boolean }[]>('select key, enabled from feature_flags where org_id = ?', [orgId]);
     const rules = await tx.execute<RuleRow[]>(
-      `select id, name, position, tool_pattern, action_pattern, conditions, roles, specialist_id, risk, decision
+      `select id, name, position, tool_pattern, action_pattern, conditions, history, roles, specialist_id, risk, decision
          from policy_rules where org_id = ? and enabled = true order by position asc, created_at asc, id asc`,
       [orgId],
     );
     const config: OrgConfig = {
       configVersion,
+      hasHistory: rules.some((r) => r.history.length > 0),
       flags: new Map(flags.map((f) => [f.key, f.enabled])),
       rules: rules.map((r) => ({
         id: r.id,
@@ -57,6 +61,7 @@ export class OrgConfigCache {
         toolPattern: r.tool_pattern,
         actionPattern: r.action_pattern,
         conditions: r.conditions,
+        history: r.history,
         roles: r.roles,
         specialistId: r.specialist_id,
         risk: r.risk,

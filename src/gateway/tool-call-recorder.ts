@@ -37,6 +37,8 @@ interface CallBase {
   fingerprint: string;
   /** The ORM's metadata: the rows' INSERTs are made from it. */
   metadata: MetadataStorage;
+  /** When the call was decided (the gateway's clock: what history windows are measured on); default now. */
+  createdAt?: Date;
 }
 
 /** A new row, detached: the entity's own initializers fill ids and defaults. */
@@ -60,6 +62,7 @@ function newCall(base: CallBase, fields: Partial<ToolCall> & Pick<ToolCall, 'sta
     toolUseId: base.request.toolUseId ?? null,
     fingerprint: base.fingerprint,
     inputRedacted: base.inputRedacted,
+    ...(base.createdAt ? { createdAt: base.createdAt } : {}),
     ...fields,
   });
 }

@@ -3,6 +3,7 @@ import type { PolicyOutcome } from './policy-decision-outcome';
 import type { PolicyCondition } from './policy-rule.entity';
 import { globMatches } from './glob';
 import { canonicalJson } from '../ledger/canonical-json';
+import type { HistoryAnswers, HistoryCondition } from './policy-history';
 
 /** The rule data the evaluator needs; loaded once per org config version, kept in memory. */
 export interface CompiledRule {
@@ -12,6 +13,8 @@ export interface CompiledRule {
   toolPattern: string;
   actionPattern: string;
   conditions: PolicyCondition[];
+  /** Conditions over earlier calls (policy-history.ts); absent or empty: none. */
+  history?: readonly HistoryCondition[];
   roles: string[];
   specialistId: string | null;
   risk: RiskLevel;
@@ -44,11 +47,22 @@ export const DEFAULT_DECISION: Record<RiskLevel, PolicyOutcome> = {
   high: 'require_expert_approval',
 };
 
-/** The first enabled rule (by position) whose every clause matches decides. Pure. */
-export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInput, shadowMode: boolean): PolicyVerdict {
-  const rule = rules.find((r) => ruleMatches(r, input));
+/**
+ * The first enabled rule (by position) whose every clause matches decides. Pure: history
+ * conditions are answered beforehand (`historyCandidates`, then readHistory). A history
+ * condition left unanswered does not hold (a reviewer's edit is re-checked without history).
+ */
+export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInput, shadowMode: boolean, history?: HistoryAnswers): PolicyVerdict {
+  let explained = '';
+  const rule = rules.find((r) => {
+    if (!ruleMatches(r, input)) return false;
+    const explanation = historyExplanation(r, history);
+    if (explanation === null) return false;
+    explained = explanation;
+    return true;
+  });
   const decided: Omit<PolicyVerdict, 'shadowOutcome'> = rule
-    ? { outcome: rule.decision, risk: rule.risk, matchedRuleId: rule.id, reason: `rule "${rule.name}" (position ${rule.position})` }
+    ? { outcome: rule.decision, risk: rule.risk, matchedRuleId: rule.id, reason: `rule "${rule.name}" (position ${rule.position})${explained}` }
     : {
         outcome: DEFAULT_DECISION[input.defaultRisk],
         risk: input.defaultRisk,
@@ -57,6 +71,33 @@ export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInpu
       };
   if (!shadowMode) return { ...decided, shadowOutcome: null };
   return { ...decided, outcome: 'allow', shadowOutcome: decided.outcome, reason: `shadow mode: ${decided.reason}` };
+}
+
+/**
+ * The history conditions a decision needs answered: those of every rule that matches but for
+ * its history, up to the first rule that matches without any (nothing after it can decide).
+ * Empty (no query at all) when no such rule has history conditions.
+ */
+export function historyCandidates(rules: readonly CompiledRule[], input: PolicyInput): HistoryCondition[] {
+  const wanted: HistoryCondition[] = [];
+  for (const rule of rules) {
+    if (!ruleMatches(rule, input)) continue;
+    if (!rule.history?.length) break;
+    wanted.push(...rule.history);
+  }
+  return wanted;
+}
+
+/** Null: a history condition does not hold (or is unanswered); else what the rule's history says ('' without any). */
+function historyExplanation(rule: CompiledRule, history: HistoryAnswers | undefined): string | null {
+  if (!rule.history?.length) return '';
+  const texts: string[] = [];
+  for (const condition of rule.history) {
+    const answer = history?.get(condition);
+    if (!answer?.holds) return null;
+    texts.push(answer.explanation);
+  }
+  return `: ${texts.join('; ')}`;
 }
 
 function ruleMatches(rule: CompiledRule, input: PolicyInput): boolean {

@@ -4,6 +4,7 @@ import { Org } from '../orgs/org.entity';
 import { Specialist } from '../orgs/specialist.entity';
 import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
 import { POLICY_OUTCOMES, type PolicyOutcome } from './policy-decision-outcome';
+import type { HistoryCondition } from './policy-history';
 
 export interface PolicyCondition {
   /** JSON path into the call's params, e.g. `amount` or `customer.country`. */
@@ -37,6 +38,10 @@ export class PolicyRule {
 
   @Property({ type: 'json', default: '[]' })
   conditions: Opt<PolicyCondition[]> = [];
+
+  /** Conditions over what the run, the org or a customer already did (policy-history.ts); all must hold too. */
+  @Property({ type: 'json', default: '[]' })
+  history: Opt<HistoryCondition[]> = [];
 
   /** Caller roles the rule applies to; empty means any. */
   @Property({ type: 'json', default: '[]' })

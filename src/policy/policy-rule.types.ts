@@ -1,4 +1,4 @@
-import { Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { PolicyOutcomeEnum } from './policy-decision.types';
 import { RiskLevelEnum } from '../catalog/catalog.types';
@@ -7,6 +7,7 @@ import type { PolicyOutcome } from './policy-decision-outcome';
 import type { RiskLevel } from '../catalog/risk';
 import type { Role } from '../auth/roles';
 import type { PolicyCondition, PolicyRule } from './policy-rule.entity';
+import type { HistoryCondition } from './policy-history';
 
 export const ConditionOpEnum = { equals: 'equals', in: 'in', lt: 'lt', gt: 'gt', exists: 'exists' } as const;
 registerEnumType(ConditionOpEnum, {
@@ -38,6 +39,74 @@ export class PolicyConditionInput {
   value?: unknown;
 }
 
+export const HistoryKindEnum = { count: 'count', sum: 'sum', not_after: 'not_after' } as const;
+registerEnumType(HistoryKindEnum, {
+  name: 'PolicyHistoryKind',
+  description:
+    'count: calls of the tool (this one included) above limit; sum: paramPath summed (this call included) above limit; ' +
+    'not_after: no succeeded call of the tool with the same paramPath value before this one',
+});
+
+export const HistoryScopeEnum = { run: 'run', org: 'org', customer: 'customer' } as const;
+registerEnumType(HistoryScopeEnum, {
+  name: 'PolicyHistoryScope',
+  description: 'run: calls of this run; org: of the whole org; customer: of the org with the same customerPath value',
+});
+
+@ObjectType('PolicyHistoryCondition', { description: 'A condition over earlier calls (docs/policy.md)' })
+export class PolicyHistoryConditionType {
+  @Field(() => HistoryKindEnum)
+  kind!: HistoryCondition['kind'];
+
+  @Field({ description: 'The tool whose calls count (exact name)' })
+  tool!: string;
+
+  @Field(() => String, { nullable: true, description: 'Its exact action; null: any' })
+  action!: string | null;
+
+  @Field(() => HistoryScopeEnum)
+  scope!: HistoryCondition['scope'];
+
+  @Field(() => String, { nullable: true, description: 'customer scope: the param naming the customer, e.g. customerId' })
+  customerPath!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'sum: the param summed (amount); not_after: the param that must match (orderId)' })
+  paramPath!: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Sliding window in seconds (1 to 31 days); null: the whole run (run scope only)' })
+  windowSeconds!: number | null;
+
+  @Field(() => Float, { nullable: true, description: 'count and sum: the rule matches when the aggregate with this call is above it' })
+  limit!: number | null;
+}
+
+@InputType()
+export class PolicyHistoryConditionInput {
+  @Field(() => HistoryKindEnum)
+  kind!: HistoryCondition['kind'];
+
+  @Field()
+  tool!: string;
+
+  @Field(() => String, { nullable: true })
+  action?: string | null;
+
+  @Field(() => HistoryScopeEnum)
+  scope!: HistoryCondition['scope'];
+
+  @Field(() => String, { nullable: true })
+  customerPath?: string | null;
+
+  @Field(() => String, { nullable: true })
+  paramPath?: string | null;
+
+  @Field(() => Int, { nullable: true })
+  windowSeconds?: number | null;
+
+  @Field(() => Float, { nullable: true })
+  limit?: number | null;
+}
+
 @ObjectType('PolicyRule', { description: 'An ordered org rule; the first enabled rule that matches decides' })
 export class PolicyRuleType {
   @Field(() => ID)
@@ -57,6 +126,9 @@ export class PolicyRuleType {
 
   @Field(() => [PolicyConditionType])
   conditions!: PolicyConditionType[];
+
+  @Field(() => [PolicyHistoryConditionType], { description: 'Conditions over earlier calls; every one must hold too' })
+  history!: PolicyHistoryConditionType[];
 
   @Field(() => [RoleEnum], { description: 'Caller roles it applies to; empty means any' })
   roles!: Role[];
@@ -97,6 +169,9 @@ export class PolicyRuleInputType {
   @Field(() => [PolicyConditionInput], { defaultValue: [] })
   conditions!: PolicyConditionInput[];
 
+  @Field(() => [PolicyHistoryConditionInput], { defaultValue: [] })
+  history!: PolicyHistoryConditionInput[];
+
   @Field(() => [RoleEnum], { defaultValue: [] })
   roles!: Role[];
 
@@ -120,6 +195,7 @@ export const toPolicyRuleType = (r: PolicyRule): PolicyRuleType => ({
   toolPattern: r.toolPattern,
   actionPattern: r.actionPattern,
   conditions: r.conditions.map((c) => ({ path: c.path, op: c.op, value: c.value })),
+  history: r.history.map((h) => ({ ...h })),
   roles: r.roles as Role[],
   specialistId: r.specialistId,
   risk: r.risk,

@@ -3,7 +3,8 @@ import type { RiskLevel } from '../catalog/risk';
 import { AppError, badInput } from '../errors/app-error';
 import { findSpecialist } from '../orgs/org.service';
 import type { PolicyOutcome } from './policy-decision-outcome';
-import type { CompiledRule } from './policy-evaluator';
+import { type CompiledRule, historyCandidates } from './policy-evaluator';
+import { readHistory } from './policy-history';
 import { replayPolicy, type ReplayVerdict } from './policy-replay';
 import { type PolicyRuleInput, ruleFields, validateRule } from './policy-rule.service';
 
@@ -65,6 +66,7 @@ export interface PolicySimulation {
 /** One recorded call with its decision, as the gateway saw it. */
 interface RecordedCallRow {
   id: string;
+  run_id: string;
   cursor_at: string;
   created_at: Date;
   tool_name: string;
@@ -97,7 +99,22 @@ export async function simulatePolicy(em: EntityManager, orgId: string, request: 
     let after: { at: string; id: string } | null = null;
     for (;;) {
       const rows: RecordedCallRow[] = await readPage(tx, orgId, request, after, pageSize);
-      for (const row of rows) tally.add(row, replayPolicy(compiled.rules, inputOf(row)));
+      for (const row of rows) {
+        const input = inputOf(row);
+        // Rules over history are answered as of the call: over the calls recorded before it (no locks: it only reads).
+        const wanted = historyCandidates(compiled.rules, input);
+        const subject = {
+          orgId,
+          runId: row.run_id,
+          toolName: input.toolName,
+          action: input.action,
+          params: input.params,
+          now: new Date(row.created_at),
+          before: row.cursor_at,
+        };
+        const history = wanted.length > 0 ? await readHistory(tx, wanted, subject, { lock: false }) : undefined;
+        tally.add(row, replayPolicy(compiled.rules, input, history));
+      }
       if (rows.length < pageSize) break;
       const last = rows[rows.length - 1];
       after = { at: last.cursor_at, id: last.id };
@@ -153,7 +170,7 @@ async function readPage(
 ): Promise<RecordedCallRow[]> {
   const keyset = after ? 'and (tc.created_at, tc.id) > (?::timestamptz, ?::uuid)' : '';
   return tx.execute<RecordedCallRow[]>(
-    `select tc.id, tc.created_at::text as cursor_at, tc.created_at, tc.tool_name, tc.action, tc.input_redacted,
+    `select tc.id, tc.run_id, tc.created_at::text as cursor_at, tc.created_at, tc.tool_name, tc.action, tc.input_redacted,
             pd.outcome, pd.shadow_outcome, pd.matched_rule_id, pd.reason, pd.caller_role, r.specialist_id,
             case when pd.matched_rule_id is null and pd.reason like '%no rule matched%' then pd.risk
                  else coalesce(td.default_risk, pd.risk) end as default_risk

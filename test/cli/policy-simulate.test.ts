@@ -118,3 +118,24 @@ test('a refused simulation exits 1 with its code; bad usage exits 2', async () =
   expect(badFile.code).toBe(2);
   expect(badFile.stderr).toContain('must be a JSON list of rules');
 });
+
+test('a draft with a rule over history is replayed as of each call; a bad history condition exits 1 naming its field', async () => {
+  const historyFile = path.join(dir, 'history.json');
+  const rule = { name: 'invoice total per run', position: 1, toolPattern: 'invoice', risk: 'high', decision: 'block' };
+  const history = { kind: 'sum', tool: 'invoice', scope: 'run', paramPath: 'amount', limit: 2000 };
+  fs.writeFileSync(historyFile, JSON.stringify([{ ...rule, history: [history] }]));
+  const args = ['policy', 'simulate', '--org', orgId, '--from', '2026-11-01', '--to', '2026-11-02', '--rules', historyFile, '--json'];
+  const replayed = await runCli(args);
+  expect({ code: replayed.code, stderr: replayed.stderr }).toEqual({ code: 0, stderr: '' });
+  // 500, then 2000 (not above the limit), then 4500: only the third changes.
+  expect(JSON.parse(replayed.stdout)).toMatchObject({
+    callsRead: 3,
+    changedCount: 1,
+    examples: [{ createdAt: '2026-11-01T00:03:00.000Z', oldOutcome: 'allow', newOutcome: 'block' }],
+  });
+
+  fs.writeFileSync(historyFile, JSON.stringify([{ ...rule, history: [{ ...history, kind: 'avg' }] }]));
+  const refused = await runCli(args);
+  expect(refused.code).toBe(1);
+  expect(refused.stderr).toContain('toolgate: BAD_USER_INPUT: history[0].kind must be one of count, sum, not_after');
+});

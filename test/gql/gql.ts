@@ -62,6 +62,10 @@ type Documents = {
     "\n  query PersonViewer {\n    viewer { role apiKeyId org { id } person { issuer subject name } }\n  }\n": typeof types.PersonViewerDocument,
     "\n  query VerifyLedger {\n    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }\n  }\n": typeof types.VerifyLedgerDocument,
     "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n": typeof types.McpApproveEditedDocument,
+    "\n  fragment HistoryRuleFields on PolicyRule {\n    id name history { kind tool action scope customerPath paramPath windowSeconds limit }\n  }\n": typeof types.HistoryRuleFieldsFragmentDoc,
+    "\n  mutation UpsertHistoryRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...HistoryRuleFields }\n  }\n": typeof types.UpsertHistoryRuleDocument,
+    "\n  query HistoryRules {\n    policyRules { id }\n  }\n": typeof types.HistoryRulesDocument,
+    "\n  mutation DeleteHistoryRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": typeof types.DeleteHistoryRuleDocument,
     "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n": typeof types.RunEventsDocument,
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": typeof types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": typeof types.ApprovalChangesDocument,
@@ -152,6 +156,10 @@ const documents: Documents = {
     "\n  query PersonViewer {\n    viewer { role apiKeyId org { id } person { issuer subject name } }\n  }\n": types.PersonViewerDocument,
     "\n  query VerifyLedger {\n    verifyLedger { ok eventsChecked firstBadSequence firstBadEventId problem }\n  }\n": types.VerifyLedgerDocument,
     "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n": types.McpApproveEditedDocument,
+    "\n  fragment HistoryRuleFields on PolicyRule {\n    id name history { kind tool action scope customerPath paramPath windowSeconds limit }\n  }\n": types.HistoryRuleFieldsFragmentDoc,
+    "\n  mutation UpsertHistoryRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...HistoryRuleFields }\n  }\n": types.UpsertHistoryRuleDocument,
+    "\n  query HistoryRules {\n    policyRules { id }\n  }\n": types.HistoryRulesDocument,
+    "\n  mutation DeleteHistoryRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n": types.DeleteHistoryRuleDocument,
     "\n  subscription RunEvents($runId: ID!, $after: String) {\n    runEvents(runId: $runId, afterSequence: $after) { sequence type runId resourceId metadata createdAt }\n  }\n": types.RunEventsDocument,
     "\n  subscription ToolCallChanges($runId: ID, $after: String) {\n    toolCallStatusChanged(runId: $runId, afterSequence: $after) {\n      sequence status\n      toolCall { id runId toolName action status input output errorCode }\n    }\n  }\n": types.ToolCallChangesDocument,
     "\n  subscription ApprovalChanges($kind: ApprovalKind, $after: String) {\n    approvalRequests(kind: $kind, afterSequence: $after) {\n      sequence change\n      approvalRequest { id kind status toolCallId runId resolvedBy }\n    }\n  }\n": types.ApprovalChangesDocument,
@@ -400,6 +408,22 @@ export function graphql(source: "\n  query VerifyLedger {\n    verifyLedger { ok
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n"): (typeof documents)["\n  mutation McpApproveEdited($id: ID!, $editedParams: JSONObject) {\n    resolveApproval(id: $id, decision: APPROVE, editedParams: $editedParams) { id status edited }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  fragment HistoryRuleFields on PolicyRule {\n    id name history { kind tool action scope customerPath paramPath windowSeconds limit }\n  }\n"): (typeof documents)["\n  fragment HistoryRuleFields on PolicyRule {\n    id name history { kind tool action scope customerPath paramPath windowSeconds limit }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpsertHistoryRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...HistoryRuleFields }\n  }\n"): (typeof documents)["\n  mutation UpsertHistoryRule($input: PolicyRuleInput!) {\n    upsertPolicyRule(input: $input) { ...HistoryRuleFields }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query HistoryRules {\n    policyRules { id }\n  }\n"): (typeof documents)["\n  query HistoryRules {\n    policyRules { id }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation DeleteHistoryRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n"): (typeof documents)["\n  mutation DeleteHistoryRule($id: ID!) {\n    deletePolicyRule(id: $id)\n  }\n"];
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -47,9 +47,19 @@ function owner(orgId: string, specialistId: string): TestOrg {
 async function recordCalls(
   org: TestOrg,
   count: number,
-  options: { start: number; toolName?: string; action?: string; input: (i: number) => unknown; perInstant?: number; micros?: number },
+  options: {
+    start: number;
+    toolName?: string;
+    action?: string;
+    input: (i: number) => unknown;
+    perInstant?: number;
+    micros?: number;
+    /** The run to record them in (default a new one), and their status (default succeeded). */
+    runId?: string;
+    status?: string;
+  },
 ): Promise<string[]> {
-  const run = await newRun(demo.app.em(), org, { createdAt: new Date(options.start) });
+  const run = options.runId ? { id: options.runId } : await newRun(demo.app.em(), org, { createdAt: new Date(options.start) });
   const ids = Array.from({ length: count }, () => randomUUID());
   const inputs = Array.from({ length: count }, (_, i) => options.input(i));
   const instants = [options.start, options.perInstant ?? 1, options.micros ?? 0];
@@ -59,7 +69,7 @@ async function recordCalls(
              select c.decision_id, ?, ?, ?, ?, 'allow', 'low', 1, 'agent', 'no rule matched; catalog default risk low',
                     to_timestamp(?::double precision / 1000) + ((c.n - 1) / ?::int) * interval '1 second' + ?::int * interval '1 microsecond' from c)
      insert into tool_calls (id, org_id, run_id, tool_name, action, correlation_id, status, input_redacted, policy_decision_id, risk_level, created_at, updated_at)
-     select c.id, ?, ?, ?, ?, c.id::text, 'succeeded', (?::jsonb) -> (c.n::int - 1), c.decision_id, 'low',
+     select c.id, ?, ?, ?, ?, c.id::text, ?, (?::jsonb) -> (c.n::int - 1), c.decision_id, 'low',
             to_timestamp(?::double precision / 1000) + ((c.n - 1) / ?::int) * interval '1 second' + ?::int * interval '1 microsecond', now() from c`,
     [
       // Array parameters as PostgreSQL array text: knex would spread a JavaScript array.
@@ -74,6 +84,7 @@ async function recordCalls(
       run.id,
       options.toolName ?? 'invoice',
       options.action ?? 'send',
+      options.status ?? 'succeeded',
       JSON.stringify(inputs),
       ...instants,
     ],
@@ -246,4 +257,159 @@ test('bad input is refused with its code and writes nothing', async () => {
   // 92 days exactly is allowed.
   expect(errorCode(await simulate({ to: new Date(T0 + 92 * DAY).toISOString(), rules: [] }))).toBeUndefined();
   expect(await tableCounts()).toEqual(before);
+});
+
+describe('rules over history are replayed as of each call', () => {
+  /** One seeded call, as the brute force reads it. */
+  interface Seeded {
+    id: string;
+    runId: string;
+    at: number;
+    tool: string;
+    status: string;
+    params: Record<string, unknown>;
+  }
+
+  const COUNT = { kind: 'count', tool: 'refund', action: 'issue', scope: 'run', limit: 5 } as const;
+  const SUM = {
+    kind: 'sum',
+    tool: 'refund',
+    scope: 'customer',
+    customerPath: 'customerId',
+    paramPath: 'amount',
+    windowSeconds: 5,
+    limit: 600,
+  } as const;
+  const AFTER = { kind: 'not_after', tool: 'order_lookup', action: 'lookup', scope: 'run', paramPath: 'orderId' } as const;
+  const DRAFT = [
+    {
+      name: 'at most 3 refunds per run',
+      position: 1,
+      toolPattern: 'refund',
+      actionPattern: 'issue',
+      conditions: [],
+      roles: [],
+      history: [COUNT],
+      risk: 'high',
+      decision: 'block',
+      enabled: true,
+    },
+    {
+      name: 'at most 600 per customer in 5 s',
+      position: 2,
+      toolPattern: 'refund',
+      actionPattern: '*',
+      conditions: [],
+      roles: [],
+      history: [SUM],
+      risk: 'high',
+      decision: 'require_expert_approval',
+      enabled: true,
+    },
+    {
+      name: 'invoice after lookup',
+      position: 3,
+      toolPattern: 'invoice',
+      actionPattern: 'create',
+      conditions: [],
+      roles: [],
+      history: [AFTER],
+      risk: 'high',
+      decision: 'block',
+      enabled: true,
+    },
+  ] as PolicyRuleInput[];
+
+  /** What the draft decides for `call`, over the calls seeded strictly before it: the rules read by hand. */
+  function bruteForce(call: Seeded, all: Seeded[]): string {
+    const before = all.filter((c) => c.at < call.at);
+    const counted = (c: Seeded) => c.tool === 'refund' && c.status !== 'blocked';
+    if (call.tool === 'refund') {
+      if (before.filter((c) => counted(c) && c.runId === call.runId).length + 1 > 5) return 'block';
+      const window = before.filter((c) => counted(c) && c.params.customerId === call.params.customerId && c.at > call.at - 5000);
+      const sum = window.reduce((total, c) => total + (c.params.amount as number), 0) + (call.params.amount as number);
+      if (sum > 600) return 'require_expert_approval';
+    }
+    if (call.tool === 'invoice') {
+      const looked = before.some(
+        (c) => c.tool === 'order_lookup' && c.status === 'succeeded' && c.runId === call.runId && c.params.orderId === call.params.orderId,
+      );
+      if (!looked) return 'block';
+    }
+    return 'allow';
+  }
+
+  test('the changed decisions are exactly the brute force over the seeded history', async () => {
+    const other = await newOrg(demo.app.em());
+    const start = Date.parse('2026-09-01T00:00:00Z');
+    const seeded: Seeded[] = [];
+    const seed = async (
+      spec: { tool: string; action: string; count: number; start: number; status?: string; runId?: string },
+      input: (i: number) => Record<string, unknown>,
+    ) => {
+      const ids = await recordCalls(other, spec.count, {
+        start: spec.start,
+        toolName: spec.tool,
+        action: spec.action,
+        input,
+        status: spec.status,
+        runId: spec.runId,
+      });
+      const [{ run_id: runId }] = await demo.app.em().execute<{ run_id: string }[]>('select run_id from tool_calls where id = ?', [ids[0]]);
+      ids.forEach((id, i) => {
+        seeded.push({ id, runId, at: spec.start + i * 1000, tool: spec.tool, status: spec.status ?? 'succeeded', params: input(i) });
+      });
+      return runId;
+    };
+    const refunds = (i: number) => ({ customerId: `c-${i % 3}`, amount: ((i * 70) % 300) + 150 });
+    // Three runs of refunds interleaved a third of a second apart; the third's were blocked (they never count).
+    await seed({ tool: 'refund', action: 'issue', count: 9, start }, refunds);
+    await seed({ tool: 'refund', action: 'issue', count: 7, start: start + 333 }, (i) => refunds(i + 1));
+    await seed({ tool: 'refund', action: 'issue', count: 4, start: start + 666, status: 'blocked' }, (i) => refunds(i + 2));
+    // Lookups (one failed) and invoices in one run; an invoice in another run; lookups before and after.
+    const lookups = await seed({ tool: 'order_lookup', action: 'lookup', count: 3, start: start + 100 }, (i) => ({ orderId: `o-${i}` }));
+    await seed({ tool: 'order_lookup', action: 'lookup', count: 1, start: start + 5100, status: 'failed', runId: lookups }, () => ({
+      orderId: 'o-3',
+    }));
+    await seed({ tool: 'invoice', action: 'create', count: 6, start: start + 1200, runId: lookups }, (i) => ({ orderId: `o-${(i * 2) % 5}` }));
+    await seed({ tool: 'invoice', action: 'create', count: 2, start: start + 250 }, (i) => ({ orderId: `o-${i}` }));
+
+    const result = await simulatePolicy(demo.app.em(), other.org.id, {
+      from: new Date(start),
+      to: new Date(start + DAY),
+      rules: DRAFT,
+      first: 100,
+      pageSize: 7,
+    });
+    const expected = seeded
+      .map((c) => ({ id: c.id, outcome: bruteForce(c, seeded) }))
+      .filter((c) => c.outcome !== 'allow')
+      .sort((a, b) => a.id.localeCompare(b.id));
+    const changed = result.examples.map((e) => ({ id: e.toolCallId, outcome: e.newOutcome })).sort((a, b) => a.id.localeCompare(b.id));
+    expect(result.callsRead).toBe(seeded.length);
+    expect(result.undecidableCount).toBe(0);
+    expect(changed).toEqual(expected);
+    expect(result.changedCount).toBe(expected.length);
+    // Each kind of rule changed something, and not everything.
+    for (const outcome of ['block', 'require_expert_approval']) expect(expected.some((c) => c.outcome === outcome)).toBe(true);
+    expect(expected.length).toBeLessThan(seeded.length - 5);
+  });
+
+  test('a history condition over a redacted param of the call is undecidable', async () => {
+    const other = await newOrg(demo.app.em());
+    const start = Date.parse('2026-09-02T00:00:00Z');
+    await recordCalls(other, 2, {
+      start,
+      toolName: 'refund',
+      action: 'issue',
+      input: (i) => ({ customerId: i === 0 ? 'c-1' : '[REDACTED]', amount: 700 }),
+    });
+    const result = await simulatePolicy(demo.app.em(), other.org.id, {
+      from: new Date(start),
+      to: new Date(start + DAY),
+      rules: [DRAFT[1]],
+      first: 10,
+    });
+    expect(result).toMatchObject({ changedCount: 1, undecidableCount: 1 });
+  });
 });
