@@ -35,6 +35,8 @@ export async function openSession(
   em: SqlRunner,
   input: { orgId: string; principal: Principal; issuerName: string; idToken: string | null; now: number; ttlSeconds: number },
 ): Promise<NewSession> {
+  // Each sign-in clears the org's sessions that ran out over a day ago: the table keeps only recent ones.
+  await em.execute("delete from person_sessions where org_id = ? and expires_at < now() - interval '1 day'", [input.orgId]);
   const cookie = token();
   const session = { id: randomUUID(), token: cookie, csrfToken: csrfTokenOf(cookie), expiresAt: new Date(input.now + input.ttlSeconds * 1000) };
   await em.execute(
