@@ -132,6 +132,36 @@ test('with replays required: no replay, a replay of another draft, or one the po
   expect(errorCode(await admin(PUBLISH, { rules: draft, replay: fresh.replayId }))).toBe('POLICY_REPLAY_REQUIRED');
 });
 
+test('two publishes racing with one replay: the org lock lets one through, the other finds the policy moved on', async () => {
+  await admin(REQUIRE, { required: true });
+  const draft = [rule('raced', 1)];
+  const { replayId } = await replay(draft);
+  const versionBefore = (await state()).viewer.org.policyVersion;
+  // Both publishes start while another transaction holds the org's row, and wait on it together.
+  let racing!: Promise<Awaited<ReturnType<typeof admin>>[]>;
+  await demo.app
+    .em()
+    .fork()
+    .transactional(async (tx) => {
+      await tx.execute('select id from orgs where id = ? for update', [demo.seed.orgId]);
+      racing = Promise.all([admin(PUBLISH, { rules: draft, replay: replayId }), admin(PUBLISH, { rules: draft, replay: replayId })]);
+      for (;;) {
+        const [row] = await demo.app
+          .em()
+          .fork()
+          .execute<{ n: number }[]>(
+            "select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()",
+          );
+        if (row.n >= 2) break;
+      }
+    });
+  const answers = await racing;
+  const codes = answers.map((a) => errorCode(a) ?? 'published').sort();
+  expect(codes).toEqual(['POLICY_REPLAY_REQUIRED', 'published']);
+  expect(answers.find((a) => a.body.errors)!.body.errors![0].extensions!.reason).toBe('policy_changed');
+  expect((await state()).viewer.org.policyVersion).toBe(versionBefore + 1);
+});
+
 test('with the setting off, rule by rule edits work as before and publishing needs no replay', async () => {
   const created = await admin(UPSERT, { input: rule('plain', 7) });
   expect(created.body.errors).toBeUndefined();
