@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { EXPERT_AMOUNT, requestInvoice, startRun, useFlow } from '../approvals/approval-flow';
 import { errorCode } from '../support/app';
@@ -10,6 +11,10 @@ import { describeInBrowser, launchChromium, offlinePage, type OfflinePage } from
  * console offers no way to publish without one and the API refuses it.
  */
 jest.setTimeout(90_000);
+
+/** CONSOLE_SCREENSHOTS=1 writes docs/console-policy-editor.png and docs/console-policy-replay.png. */
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+const DOCS = path.join(__dirname, '..', '..', 'docs');
 
 const HISTORY_RULE = 'At most 1 invoice per run';
 const FLOW_RULE = 'Large invoices need the client';
@@ -49,6 +54,9 @@ describeInBrowser('policy editor in chromium', () => {
   }
 
   const names = (tab: OfflinePage) => tab.page.locator('tbody tr td:nth-child(2)').allTextContents();
+  /** Until the first rule row names `name` (Preact renders after the click's handler). */
+  const firstRuleIs = (tab: OfflinePage, name: string) =>
+    tab.page.locator('tbody tr:first-child td:nth-child(2)', { hasText: new RegExp(`^${name}`) }).waitFor();
   const ruleNames = async () =>
     (await flow.app.gql<{ policyRules: { name: string }[] }>(RULES, { key: flow.keys.admin })).body.data!.policyRules.map((r) => r.name);
 
@@ -67,12 +75,14 @@ describeInBrowser('policy editor in chromium', () => {
     await form.getByLabel('History 1 limit').fill('1');
     await form.getByLabel('Decision').selectOption('block');
     await form.getByLabel('Risk').selectOption('high');
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-policy-editor.png'), fullPage: true });
     await form.getByRole('button', { name: 'Save to draft' }).click();
     await form.waitFor({ state: 'detached' });
 
     // A draft: last until moved, nothing saved yet.
     expect(await names(tab)).toEqual([FLOW_RULE, `${HISTORY_RULE} (new)`]);
     await page.getByRole('button', { name: `Move ${HISTORY_RULE} up` }).click();
+    await firstRuleIs(tab, HISTORY_RULE);
     expect(await names(tab)).toEqual([`${HISTORY_RULE} (new)`, FLOW_RULE]);
     expect(await ruleNames()).toEqual([FLOW_RULE]);
 
@@ -91,6 +101,7 @@ describeInBrowser('policy editor in chromium', () => {
       /invoice\.send[\s\S]*require_expert_approval[\s\S]*block\s*#1 At most 1 invoice per run/,
     );
 
+    if (SCREENSHOTS) await page.screenshot({ path: path.join(DOCS, 'console-policy-replay.png'), fullPage: true });
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByRole('dialog', { name: 'Publish the draft?' }).getByRole('button', { name: 'Publish' }).click();
     await page.getByText(/^Published: policy version \d+\.$/).waitFor();
@@ -110,9 +121,10 @@ describeInBrowser('policy editor in chromium', () => {
       const { page } = tab;
       await page.getByRole('checkbox', { name: 'Replay required before publishing on' }).waitFor();
       await page.getByRole('button', { name: `Move ${HISTORY_RULE} down` }).click();
+      await firstRuleIs(tab, FLOW_RULE);
+      await page.getByText('This organization requires a replay: replay this draft before publishing it.').waitFor();
       const publish = page.getByRole('button', { name: 'Publish', exact: true });
       expect(await publish.isDisabled()).toBe(true);
-      await page.getByText('This organization requires a replay: replay this draft before publishing it.').waitFor();
 
       // The same draft straight to the API, without a replay: refused, nothing changed.
       const rules = (
@@ -135,7 +147,7 @@ describeInBrowser('policy editor in chromium', () => {
         .getByRole('status')
         .filter({ hasText: /^Replayed/ })
         .waitFor();
-      expect(await publish.isDisabled()).toBe(false);
+      // A click waits for the button to be enabled (the view reloads the policy after the replay).
       await publish.click();
       await page.getByRole('dialog', { name: 'Publish the draft?' }).getByRole('button', { name: 'Publish' }).click();
       await page.getByText(/^Published: policy version \d+\.$/).waitFor();

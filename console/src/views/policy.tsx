@@ -200,16 +200,16 @@ export function Policy({ session }: { session: Session }) {
                     {can.editsPolicy && (
                       <td class="rule-actions">
                         <button type="button" class="link" disabled={busy || index === 0} onClick={() => edit(moved(rules, index, -1))}>
-                          Move {rule.name} up
+                          Move <span class="sr-only">{rule.name} </span>up
                         </button>
                         <button type="button" class="link" disabled={busy || index === rules.length - 1} onClick={() => edit(moved(rules, index, 1))}>
-                          Move {rule.name} down
+                          Move <span class="sr-only">{rule.name} </span>down
                         </button>
                         <button type="button" class="link" disabled={busy || editing !== null} onClick={() => setEditing({ rule, index })}>
-                          Edit {rule.name}
+                          Edit<span class="sr-only"> {rule.name}</span>
                         </button>
                         <button type="button" class="link" disabled={busy} onClick={() => edit(rules.filter((_, i) => i !== index))}>
-                          Delete {rule.name}
+                          Delete<span class="sr-only"> {rule.name}</span>
                         </button>
                       </td>
                     )}
