@@ -1,4 +1,4 @@
-// `toolgate policy simulate`: a draft rule set replayed over an org's recorded calls (reads only).
+// `toolgate policy simulate` (a draft rule set replayed over an org's recorded calls) and `toolgate policy publish` (the draft put in force).
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Runtime } from '../app/main';
@@ -7,6 +7,7 @@ import { badInput } from '../errors/app-error';
 import { RISK_LEVELS } from '../catalog/risk';
 import { POLICY_OUTCOMES } from '../policy/policy-decision-outcome';
 import type { PolicyRuleInput } from '../policy/policy-rule.service';
+import { publishPolicy } from '../policy/policy-publish.service';
 import { MAX_SIMULATION_EXAMPLES, type PolicySimulation, simulatePolicy } from '../policy/policy-simulation.service';
 import { UsageError } from './commands';
 import { exportRange } from './ledger';
@@ -42,6 +43,24 @@ export function addPolicyCommands(program: Command, done: (code: number) => void
         else process.stdout.write(describeSimulation(result));
       };
       done(await onDatabase(simulating, { migrate: false }));
+    });
+  policy
+    .command('publish')
+    .description("replace an org's rules with a draft (JSON file, as simulate takes it) in one policy version; --replay names a replay of that draft")
+    .requiredOption('--org <id>', 'the org whose rules are replaced')
+    .requiredOption('--rules <file>', 'the draft: a JSON list of rules (a rule with an id replaces that rule; saved rules not listed are deleted)')
+    .option('--replay <id>', 'the replay id simulate printed for this draft (required when the org requires a replay)')
+    .option('--json', 'print { policyVersion, rules } as one JSON line')
+    .action(async (opts: { org: string; rules: string; replay?: string; json?: boolean }) => {
+      const rules = readDraft(opts.rules);
+      const publishing = async (runtime: Runtime) => {
+        const em = runtime.orm.em.fork();
+        const org = await findOrg(em, opts.org);
+        const published = await publishPolicy(em, org.id, null, rules, opts.replay ?? null);
+        if (opts.json) json({ policyVersion: published.policyVersion, rules: published.rules });
+        else process.stdout.write(`Published ${published.rules.length} rule(s): policy version ${published.policyVersion}.\n`);
+      };
+      done(await onDatabase(publishing, { migrate: false }));
     });
 }
 
@@ -102,6 +121,7 @@ function draftRule(raw: Record<string, unknown>, index: number): PolicyRuleInput
 
 function describeSimulation(result: PolicySimulation): string {
   const lines = [
+    `Replay ${result.replayId} (policy version ${result.policyVersion}): publish this draft with --replay ${result.replayId}.`,
     `Replayed ${result.callsRead} recorded call(s): ${result.changedCount} decided otherwise, ${result.undecidableCount} undecidable (a condition reads a redacted value).`,
   ];
   for (const change of result.changes) {

@@ -67,6 +67,7 @@ export const ERROR_CODES = [
   'INVALID_THINKING_BUDGET',
   // Policy replay (simulatePolicy, `toolgate policy simulate`)
   'SIMULATION_RANGE_TOO_LARGE',
+  'POLICY_REPLAY_REQUIRED',
   // Gateway
   'FEATURE_DISABLED',
   'NOT_IN_MANIFEST',
@@ -186,6 +187,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   INVALID_THINKING_BUDGET: { httpStatus: 400 },
   // A policy replay's [from, to) spans more than 92 days: nothing was read; replay shorter ranges.
   SIMULATION_RANGE_TOO_LARGE: { httpStatus: 400 },
+  // The org requires a replay before a policy change: none given, or not of this exact draft against the current version within 24 h. Nothing changed.
+  POLICY_REPLAY_REQUIRED: { httpStatus: 409 },
   FEATURE_DISABLED: { httpStatus: 403, modelMessage: 'Tool execution is not enabled for this organization' },
   NOT_IN_MANIFEST: {
     httpStatus: 403,

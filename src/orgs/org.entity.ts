@@ -18,6 +18,10 @@ export class Org {
   @Property({ type: 'boolean', default: false })
   policyShadowMode: Opt<boolean> = false;
 
+  /** Every policy change must be a publishPolicy naming a replay of that exact draft (src/policy/policy-publish.service.ts). */
+  @Property({ type: 'boolean', default: false })
+  policyReplayRequired: Opt<boolean> = false;
+
   /** Bumped on every policy change; frozen into runs and approval bindings. */
   @Property({ type: 'integer', default: 1 })
   policyVersion: Opt<number> = 1;

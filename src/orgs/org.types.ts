@@ -21,6 +21,9 @@ export class OrgType {
   @Field({ description: 'When on, policy decisions are recorded but every call is allowed' })
   policyShadowMode!: boolean;
 
+  @Field({ description: 'When on, rules change only through publishPolicy with a replay of the draft' })
+  policyReplayRequired!: boolean;
+
   @Field()
   createdAt!: Date;
 }
@@ -97,6 +100,7 @@ export const toOrgType = (org: Org): OrgType => ({
   name: org.name,
   policyVersion: org.policyVersion,
   policyShadowMode: org.policyShadowMode,
+  policyReplayRequired: org.policyReplayRequired,
   createdAt: org.createdAt,
 });
 

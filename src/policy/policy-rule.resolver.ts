@@ -3,7 +3,8 @@ import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import { PolicyRuleInputType, PolicyRuleType, toPolicyRuleType } from './policy-rule.types';
 import { deletePolicyRule, listPolicyRules, type PolicyRuleInput, setPolicyShadowMode, upsertPolicyRule } from './policy-rule.service';
-import { PolicySimulationType } from './policy-simulation.types';
+import { PolicyPublicationType, PolicySimulationType } from './policy-simulation.types';
+import { publishPolicy, setPolicyReplayRequired } from './policy-publish.service';
 import { SIMULATE_POLICY_COST, simulatePolicy } from './policy-simulation.service';
 
 @Resolver()
@@ -33,7 +34,33 @@ export class PolicyRuleResolver {
     @Arg('first', () => Int, { nullable: true, description: 'Examples to return (default 20, at most 100)' }) first: number | null,
     @Ctx() ctx: RequestContext,
   ): Promise<PolicySimulationType> {
-    return simulatePolicy(ctx.em, requireCaller(ctx).orgId, { from, to, rules: rules.map(ruleInput), first });
+    const caller = requireCaller(ctx);
+    return simulatePolicy(ctx.em, caller.orgId, { from, to, rules: rules.map(ruleInput), first, actorKeyId: caller.keyId });
+  }
+
+  @Authorized()
+  @Mutation(() => PolicyPublicationType, {
+    description:
+      "Replace the org's rules with a draft in one transaction (ids kept, new rules created, the others deleted); one policy version, one policy.changed. " +
+      'With `replay` (required when the org requires replays): a replay of this exact draft against the current policy version within 24 h, else POLICY_REPLAY_REQUIRED',
+  })
+  async publishPolicy(
+    @Arg('rules', () => [PolicyRuleInputType], { description: 'The whole rule set, positions distinct' }) rules: PolicyRuleInputType[],
+    @Arg('replay', () => ID, { nullable: true, description: 'The replayId simulatePolicy answered for this draft' }) replay: string | null,
+    @Ctx() ctx: RequestContext,
+  ): Promise<PolicyPublicationType> {
+    const caller = requireCaller(ctx);
+    const published = await publishPolicy(ctx.em, caller.orgId, caller, rules.map(ruleInput), replay ?? null);
+    return { policyVersion: published.policyVersion, rules: published.rules.map(toPolicyRuleType) };
+  }
+
+  @Authorized()
+  @Mutation(() => Boolean, {
+    description:
+      'When required, rules change only through publishPolicy with a replay of the draft (upsertPolicyRule and deletePolicyRule are refused)',
+  })
+  async setPolicyReplayRequired(@Arg('required') required: boolean, @Ctx() ctx: RequestContext): Promise<boolean> {
+    return setPolicyReplayRequired(ctx.em, requireCaller(ctx), required);
   }
 
   @Authorized()

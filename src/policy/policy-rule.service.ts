@@ -8,6 +8,7 @@ import { bumpConfigVersion } from '../orgs/config-version';
 import { findOrg, findSpecialist } from '../orgs/org.service';
 import { badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
+import { refuseUnreplayedChange } from './policy-lock';
 import { HISTORY_KINDS, HISTORY_SCOPES, type HistoryCondition, MAX_HISTORY_WINDOW_SECONDS } from './policy-history';
 
 /** A rule as an admin writes it: the evaluator's fields, optionally an id to replace, and whether it is on. */
@@ -61,6 +62,7 @@ export async function listPolicyRules(em: EntityManager, orgId: string): Promise
 export async function upsertPolicyRule(em: EntityManager, caller: Caller, input: PolicyRuleInput): Promise<PolicyRule> {
   validateRule(input);
   return em.transactional(async (tx) => {
+    await refuseUnreplayedChange(tx, caller.orgId);
     if (input.specialistId) await findSpecialist(tx, caller.orgId, input.specialistId);
     let rule: PolicyRule | null = null;
     if (input.id) {
@@ -71,18 +73,19 @@ export async function upsertPolicyRule(em: EntityManager, caller: Caller, input:
     const created = !rule;
     if (!rule) rule = tx.create(PolicyRule, { orgId: caller.orgId, ...fields });
     else tx.assign(rule, { ...fields, updatedAt: new Date() });
-    await recordPolicyChange(tx, caller, rule.id, { change: created ? 'rule_created' : 'rule_updated', rule: fields });
+    await recordPolicyChange(tx, caller.orgId, caller, rule.id, { change: created ? 'rule_created' : 'rule_updated', rule: fields });
     return rule;
   });
 }
 
 export async function deletePolicyRule(em: EntityManager, caller: Caller, ruleId: string): Promise<void> {
   await em.transactional(async (tx) => {
+    await refuseUnreplayedChange(tx, caller.orgId);
     const rule = isUuid(ruleId) ? await tx.findOne(PolicyRule, { id: ruleId, orgId: caller.orgId }) : null;
     if (!rule) throw notFound('Policy rule');
     // Past decisions lose the link (on delete set null) but keep the rule's name in their reason.
     tx.remove(rule);
-    await recordPolicyChange(tx, caller, rule.id, { change: 'rule_deleted', name: rule.name });
+    await recordPolicyChange(tx, caller.orgId, caller, rule.id, { change: 'rule_deleted', name: rule.name });
   });
 }
 
@@ -91,7 +94,7 @@ export async function setPolicyShadowMode(em: EntityManager, caller: Caller, ena
     const org = await findOrg(tx, caller.orgId);
     const previous = org.policyShadowMode;
     org.policyShadowMode = enabled;
-    return recordPolicyChange(tx, caller, caller.orgId, { change: 'shadow_mode', enabled, previous });
+    return recordPolicyChange(tx, caller.orgId, caller, caller.orgId, { change: 'shadow_mode', enabled, previous });
   });
 }
 
@@ -99,10 +102,16 @@ export async function setPolicyShadowMode(em: EntityManager, caller: Caller, ena
  * The end of every policy change: the change written, the org's policy version bumped
  * (nodes reload their rules) and `policy.changed` appended with the new version. Returns it.
  */
-async function recordPolicyChange(tx: EntityManager, caller: Caller, resourceId: string, metadata: Record<string, unknown>): Promise<number> {
+export async function recordPolicyChange(
+  tx: EntityManager,
+  orgId: string,
+  actor: Caller | null,
+  resourceId: string,
+  metadata: Record<string, unknown>,
+): Promise<number> {
   await tx.flush();
-  const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
-  await appendLedgerEvent(tx, { orgId: caller.orgId, type: 'policy.changed', resourceId, actor: caller, metadata: { ...metadata, policyVersion } });
+  const { policyVersion } = await bumpConfigVersion(tx, orgId, { policy: true });
+  await appendLedgerEvent(tx, { orgId, type: 'policy.changed', resourceId, actor, metadata: { ...metadata, policyVersion } });
   return policyVersion;
 }
 

@@ -7,12 +7,13 @@ import { type CompiledRule, historyCandidates } from './policy-evaluator';
 import { readHistory } from './policy-history';
 import { replayPolicy, type ReplayVerdict } from './policy-replay';
 import { type PolicyRuleInput, ruleFields, validateRule } from './policy-rule.service';
+import { recordReplay } from './policy-replay-record';
 
 const MAX_SIMULATION_DAYS = 92;
 export const MAX_SIMULATION_EXAMPLES = 100;
 /** A replay reads up to 92 days of calls: a fixed large cost, like verifyLedger's (src/api/limits.ts). */
 export const SIMULATE_POLICY_COST = 1000;
-const MAX_DRAFT_RULES = 500;
+export const MAX_DRAFT_RULES = 500;
 const DEFAULT_EXAMPLES = 20;
 const DEFAULT_PAGE_SIZE = 1000;
 
@@ -24,6 +25,8 @@ export interface SimulationRequest {
   first?: number | null;
   /** Calls read per query (tests set it small). */
   pageSize?: number;
+  /** Who replays (recorded with the replay); null from the command line. */
+  actorKeyId?: string | null;
 }
 
 /** A draft rule as the answer names it: its place in the draft, and the id it would replace. */
@@ -56,6 +59,10 @@ export interface SimulationExample {
 }
 
 export interface PolicySimulation {
+  /** The replay's record (policy_replays): what publishPolicy names to publish this draft. */
+  replayId: string;
+  /** The org's policy version the calls were replayed under. */
+  policyVersion: number;
   callsRead: number;
   changedCount: number;
   undecidableCount: number;
@@ -85,15 +92,18 @@ interface RecordedCallRow {
  * Replays the org's recorded calls of [from, to) against a draft rule set: what each call's
  * decision would have been, with the inputs the gateway had (tool, action, caller role, the
  * run's specialist, the tool's default risk, the stored redacted params). It reads in keyset
- * pages inside one read-only transaction: nothing is written, the range is never held whole.
+ * pages inside one read-only transaction, the range never held whole; then it records that it
+ * ran (policy_replays: the draft's hash, the policy version, the counts), and writes nothing else.
  */
 export async function simulatePolicy(em: EntityManager, orgId: string, request: SimulationRequest): Promise<PolicySimulation> {
   const examplesWanted = checkRequest(request);
   const drafts = request.rules.map((rule, index) => ({ rule, index }));
   const compiled = compileDraft(request.rules);
   const pageSize = request.pageSize ?? DEFAULT_PAGE_SIZE;
-  return em.transactional(async (tx) => {
+  const { policyVersion, tally } = await em.transactional(async (tx) => {
     await tx.execute('set transaction read only');
+    // Read in the replay's snapshot: the version its calls were decided again under.
+    const [org] = await tx.execute<{ policy_version: number }[]>('select policy_version from orgs where id = ?', [orgId]);
     for (const { rule } of drafts) if (rule.specialistId) await findSpecialist(tx, orgId, rule.specialistId);
     const tally = new SimulationTally(examplesWanted, compiled.named);
     let after: { at: string; id: string } | null = null;
@@ -119,8 +129,10 @@ export async function simulatePolicy(em: EntityManager, orgId: string, request: 
       const last = rows[rows.length - 1];
       after = { at: last.cursor_at, id: last.id };
     }
-    return tally.result();
+    return { policyVersion: org.policy_version, tally: tally.result() };
   });
+  const replayId = await recordReplay(em, orgId, { ...request, policyVersion, ...tally });
+  return { replayId, policyVersion, ...tally };
 }
 
 function checkRequest(request: SimulationRequest): number {
@@ -242,7 +254,7 @@ class SimulationTally {
     }
   }
 
-  result(): PolicySimulation {
+  result(): Omit<PolicySimulation, 'replayId' | 'policyVersion'> {
     // Largest first; ties by the draft's rule order (the catalog default last), so the answer is stable.
     const order = (c: SimulatedChange) => c.rule?.index ?? Number.MAX_SAFE_INTEGER;
     const changes = [...this.groups.values()].sort((a, b) => b.count - a.count || order(a) - order(b));

@@ -1,6 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { PolicyOutcomeEnum } from './policy-decision.types';
 import type { PolicyOutcome } from './policy-decision-outcome';
+import { PolicyRuleType } from './policy-rule.types';
 
 @ObjectType('SimulatedRule', { description: 'A rule of the draft: its place in the list sent, and the saved rule it would replace' })
 export class SimulatedRuleType {
@@ -30,6 +31,15 @@ export class SimulatedChangeType {
 
   @Field(() => Int)
   count!: number;
+}
+
+@ObjectType('PolicyPublication', { description: 'A draft published as the whole rule set' })
+export class PolicyPublicationType {
+  @Field(() => Int, { description: 'The new policy version' })
+  policyVersion!: number;
+
+  @Field(() => [PolicyRuleType], { description: 'The rules now in force, in evaluation order' })
+  rules!: PolicyRuleType[];
 }
 
 @ObjectType('SimulationExample', { description: 'One recorded call the draft decides otherwise, or cannot decide' })
@@ -62,8 +72,14 @@ export class SimulationExampleType {
   rule!: SimulatedRuleType | null;
 }
 
-@ObjectType('PolicySimulation', { description: 'A draft rule set replayed over recorded calls; nothing was written' })
+@ObjectType('PolicySimulation', { description: 'A draft rule set replayed over recorded calls; only the replay itself was recorded' })
 export class PolicySimulationType {
+  @Field(() => ID, { description: 'The recorded replay: publishPolicy names it to publish this exact draft' })
+  replayId!: string;
+
+  @Field(() => Int, { description: 'The policy version the calls were replayed under' })
+  policyVersion!: number;
+
   @Field(() => Int, { description: 'Recorded calls with a policy decision in the range' })
   callsRead!: number;
 

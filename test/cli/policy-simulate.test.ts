@@ -139,3 +139,24 @@ test('a draft with a rule over history is replayed as of each call; a bad histor
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('toolgate: BAD_USER_INPUT: history[0].kind must be one of count, sum, not_after');
 });
+
+test('policy publish puts a draft in force; with replays required, only with the replay simulate printed for that draft', async () => {
+  await pg.query('update orgs set policy_replay_required = true where id = $1', [orgId]);
+  const without = await runCli(['policy', 'publish', '--org', orgId, '--rules', rulesFile]);
+  expect(without.code).toBe(1);
+  expect(without.stderr).toContain('toolgate: POLICY_REPLAY_REQUIRED:');
+  expect((await pg.query('select count(*)::int as n from policy_rules where org_id = $1', [orgId])).rows[0].n).toBe(0);
+
+  const simulated = await runCli(['policy', 'simulate', '--org', orgId, '--from', '2026-11-01', '--to', '2026-11-02', '--rules', rulesFile]);
+  const replayId = /^Replay ([0-9a-f-]{36}) \(policy version \d+\)/m.exec(simulated.stdout)?.[1];
+  expect(replayId).toBeDefined();
+  const published = await runCli(['policy', 'publish', '--org', orgId, '--rules', rulesFile, '--replay', replayId!, '--json']);
+  expect({ code: published.code, stderr: published.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(JSON.parse(published.stdout).rules).toMatchObject([{ name: 'big invoices', position: 1, decision: 'block' }]);
+  const [event] = (
+    await pg.query("select metadata, actor_role from ledger_events where org_id = $1 and type = 'policy.changed' order by sequence desc limit 1", [
+      orgId,
+    ])
+  ).rows;
+  expect(event).toMatchObject({ actor_role: null, metadata: { change: 'published', replayId } });
+});

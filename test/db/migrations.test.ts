@@ -18,6 +18,7 @@ const DOMAIN_TABLES = [
   'run_messages',
   'tool_calls',
   'policy_rules',
+  'policy_replays',
   'policy_decisions',
   'approval_requests',
   'ledger_events',
