@@ -32,8 +32,9 @@ const STATUS_WRITES: WriteRule[] = [
     pattern: /nativeUpdate\(\s*'?(ToolCall|AgentRun|ApprovalRequest|RunMessage)'?\s*,[^;]*?\bstatus\s*:/gs,
     owners: OWNERS,
   },
-  // A statement assigning `<object>.status` (SQL comparisons such as `where c.status = …` are not statements).
-  { rule: 'assignment to an entity status', pattern: /^\s*(?!response\.http|entry\b)[\w$.]+\.status\s*=(?!=)/gm, owners: OWNERS },
+  // A statement assigning `<object>.status` (SQL comparisons such as `where c.status = …` are not
+  // statements; an HTTP response's status — Apollo's `response.http`, Koa's `ctx` in the dev issuer — is no entity's).
+  { rule: 'assignment to an entity status', pattern: /^\s*(?!response\.http|entry\b|ctx\.)[\w$.]+\.status\s*=(?!=)/gm, owners: OWNERS },
 ];
 
 /** The other writes the owners keep: a new approval, the sealed columns, any column of a run's or an approval's row. */
