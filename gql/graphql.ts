@@ -8,14 +8,16 @@ export type ApprovalDecision =
   | 'APPROVE'
   | 'REJECT';
 
-/** requested, params_viewed (revealApprovalParams), approved, rejected, expired, or cancelled (the run was cancelled) */
+/** requested, params_viewed (revealApprovalParams), voted (a vote short of the quorum), escalated (the ladder's next step), approved, rejected, expired, or cancelled (the run was cancelled) */
 export type ApprovalHistoryStep =
   | 'approved'
   | 'cancelled'
+  | 'escalated'
   | 'expired'
   | 'params_viewed'
   | 'rejected'
-  | 'requested';
+  | 'requested'
+  | 'voted';
 
 export type ApprovalKind =
   | 'client'
@@ -34,6 +36,12 @@ export type ApprovalStatus =
   | 'expired'
   | 'pending'
   | 'rejected';
+
+export type EscalationStepInput = {
+  afterSeconds: number;
+  group?: string | null | undefined;
+  role: Role;
+};
 
 export type LedgerEventFilter = {
   /** Events appended in this range */
@@ -94,12 +102,18 @@ export type PolicyRuleInput = {
   conditions?: Array<PolicyConditionInput>;
   decision: PolicyOutcome;
   enabled?: boolean;
+  /** Approval rules: at most 5 steps */
+  escalation?: Array<EscalationStepInput>;
+  /** Approval rules: the end of the ladder (required with one) */
+  expireAfterSeconds?: number | null | undefined;
   history?: Array<PolicyHistoryConditionInput>;
   /** Set to replace an existing rule */
   id?: string | number | null | undefined;
   name: string;
   /** Lower positions are evaluated first */
   position: number;
+  /** Approval rules: distinct approvers required, 1 to 5 (2: the two-person rule) */
+  quorum?: number;
   risk: RiskLevel;
   roles?: Array<Role>;
   specialistId?: string | number | null | undefined;
@@ -160,6 +174,7 @@ export type WebhookDeliveryStatus =
 
 /** An event a webhook endpoint may receive; its payload `type` is the name with a dot (`approval.requested`) */
 export type WebhookEventType =
+  | 'approval_escalated'
   | 'approval_expired'
   | 'approval_requested'
   | 'approval_resolved'
