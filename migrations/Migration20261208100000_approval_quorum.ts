@@ -30,7 +30,7 @@ export class Migration20261208100000_approval_quorum extends Migration {
       "created_at" timestamptz not null,
       constraint "approval_votes_pkey" primary key ("id"),
       constraint "approval_votes_once" unique ("approval_id", "binding_hash", "voter"),
-      constraint "approval_votes_org_id_foreign" foreign key ("org_id") references "orgs" ("id") on update cascade on delete cascade,
+      constraint "approval_votes_org_id_foreign" foreign key ("org_id") references "orgs" ("id") on update cascade,
       constraint "approval_votes_approval_id_foreign" foreign key ("approval_id") references "approval_requests" ("id") on update cascade on delete cascade
     );`);
     this.addSql(WEBHOOK_ENQUEUE("when 'approval.escalated' then 'approval.escalated'"));
@@ -53,7 +53,7 @@ export class Migration20261208100000_approval_quorum extends Migration {
 
 /** The delivery types of `…_upstream_pins` (the entity's enum check), with `approval.escalated` added by up(). */
 const DELIVERY_TYPES = (extra: string[]) =>
-  `alter table "webhook_deliveries" drop constraint "webhook_deliveries_event_type_check", add constraint "webhook_deliveries_event_type_check" check ("event_type" in (${['approval.requested', 'approval.resolved', 'approval.expired', 'run.completed', 'run.failed', 'mcp_tool.drifted', ...extra].map((t) => `'${t}'`).join(', ')}));`;
+  `alter table "webhook_deliveries" drop constraint "webhook_deliveries_event_type_check", add constraint "webhook_deliveries_event_type_check" check ("event_type" in (${['approval.requested', 'approval.resolved', 'approval.expired', ...extra, 'run.completed', 'run.failed', 'mcp_tool.drifted'].map((t) => `'${t}'`).join(', ')}));`;
 
 /** The trigger of `…_upstream_pins`, with `approval.escalated` added by up(). */
 const WEBHOOK_TRIGGER = (extra: string) => `create trigger "ledger_events_webhooks" after insert on "ledger_events" for each row
