@@ -68,7 +68,8 @@ export class ApprovalResolver {
     const { tools, orgConfig, keyring } = ctx.services;
     const edit = editedParams === null || editedParams === undefined ? null : { params: editedParams, deps: { tools, orgConfig, keyring } };
     const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, edit, ctx.services.localSteps);
-    ctx.services.metrics.approvalResolved(approval);
+    // A quorum's vote that did not complete it resolved nothing yet.
+    if (approval.status !== 'pending') ctx.services.metrics.approvalResolved(approval);
     // Chaos harness: a node killed right after the approval committed (its run step queued, and maybe started here).
     ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);
