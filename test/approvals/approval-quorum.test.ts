@@ -9,6 +9,8 @@ import { buildWebhookPayload } from '../../src/webhooks/webhook-payload';
 import { executeApproved, invoicePosts, ledgerOf, requestInvoice, rowsOf, sql, startRun, WAITING_TRAIL } from './approval-flow';
 import type { PolicyRuleInput } from '../gql/graphql';
 import { ensurePrincipal } from '../../src/identity/principals';
+import { EXPIRE_APPROVALS_TASK, jobTasks } from '../../src/jobs/worker';
+import { createLogger } from '../../src/support/logger';
 import { expireDueApprovals, resolveApproval } from '../../src/approvals/approval.service';
 
 /**
@@ -120,6 +122,8 @@ describe('quorum: "Invoices over $10,000 need two different experts"', () => {
     const types = events.map((e) => e.type);
     expect(types.slice(0, 6)).toEqual([...WAITING_TRAIL, 'approval.vote_recorded']);
     expect(types).toContain('tool_call.approved');
+    const history = (await approvalOf(ids.toolCallId)).approvalRequest.history.map((h: { step: string }) => h.step);
+    expect(history).toEqual(['requested', 'voted', 'approved']);
     const vote = events.find((e) => e.type === 'approval.vote_recorded')!;
     expect(vote.metadata).toMatchObject({ approvals: 1, quorum: 2, person: { subject: 'person-grace' } });
     expect(events.find((e) => e.type === 'tool_call.approved')!.metadata).toMatchObject({
@@ -208,6 +212,16 @@ describe('quorum: "Invoices over $10,000 need two different experts"', () => {
       expect(types.filter((t) => t === 'tool_call.approved')).toHaveLength(1);
     }
   });
+
+  test('race: the first two votes at once still complete it (votes take turns: the second one counts the first)', async () => {
+    for (let round = 0; round < 3; round++) {
+      const ids = await waiting(BIG);
+      const answers = await Promise.all([asPerson(grace, ids.approvalId, 'APPROVE'), asPerson(edsger, ids.approvalId, 'APPROVE')]);
+      expect(answers.map((a) => a.body.errors)).toEqual([undefined, undefined]);
+      expect(answers.map((a) => a.body.data.resolveApproval.status).sort()).toEqual(['approved', 'pending']);
+      expect((await rowsOf(flow.app, ids.toolCallId)).call.status).toBe('approved');
+    }
+  });
 });
 
 describe('escalation: "If nobody approves within 15 minutes, page the on-call approver group; deny after 2 hours"', () => {
@@ -264,6 +278,15 @@ describe('escalation: "If nobody approves within 15 minutes, page the on-call ap
       .getConnection()
       .execute<{ event_type: string }[]>('select event_type from webhook_deliveries where endpoint_id = ? order by created_at', [endpoint.id]);
     expect(after.map((d) => d.event_type)).toEqual(['approval.escalated', 'approval.expired']);
+  });
+
+  test("the scheduled approval job's task escalates a due step (system clock)", async () => {
+    const ids = await waiting(LADDER);
+    await sql(flow.app, `update approval_requests set step_ends_at = now() - interval '1 second' where id = ?`, [ids.approvalId]);
+    const tasks = jobTasks(flow.app.orm, createLogger(flow.app.config));
+    await tasks[EXPIRE_APPROVALS_TASK]!(undefined, undefined as never);
+    const { approval } = await rowsOf(flow.app, ids.toolCallId);
+    expect([approval!.status, approval!.step, approval!.stepEndsAt]).toEqual(['pending', 1, null]);
   });
 
   test('the step decides nothing else: an expert approves at the escalated step', async () => {
