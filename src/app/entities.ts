@@ -4,6 +4,7 @@ import { OidcLogin } from '../identity/oidc-login.entity';
 import { Person } from '../identity/person.entity';
 import { PersonSession } from '../identity/person-session.entity';
 import { ApprovalRequest } from '../approvals/approval-request.entity';
+import { ApprovalVote } from '../approvals/approval-vote.entity';
 import { IntegrationCredential } from '../credentials/integration-credential.entity';
 import { FeatureFlag } from '../orgs/feature-flag.entity';
 import { LedgerEvent } from '../ledger/ledger-event.entity';
@@ -46,6 +47,7 @@ export const ENTITIES = [
   PolicyReplayRecord,
   PolicyDecision,
   ApprovalRequest,
+  ApprovalVote,
   LedgerEvent,
   LedgerHead,
   ToolgateNode,

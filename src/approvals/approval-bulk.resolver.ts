@@ -51,7 +51,7 @@ export class ApprovalBulkResolver {
   ): Promise<ApprovalResolutionType[]> {
     const results = await resolveApprovals(ctx.em, requireCaller(ctx), ids, decision, reason ?? null, ctx.services.localSteps, ctx.logger);
     return results.map(({ approvalId, approval, error }) => {
-      if (approval) ctx.services.metrics.approvalResolved(approval);
+      if (approval && approval.status !== 'pending') ctx.services.metrics.approvalResolved(approval);
       return { approvalId, approvalRequest: approval ? toApprovalRequestType(approval) : null, error };
     });
   }

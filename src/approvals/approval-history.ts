@@ -8,18 +8,20 @@ import { graphqlEnum } from '../graphql/enums';
 export const HISTORY_EVENT_TYPES = [
   'tool_call.approval_requested',
   'approval.params_viewed',
+  'approval.vote_recorded',
+  'approval.escalated',
   'tool_call.approved',
   'tool_call.rejected',
   'tool_call.expired',
   'tool_call.blocked',
 ] as const;
 
-export const HISTORY_STEPS = ['requested', 'params_viewed', 'approved', 'rejected', 'expired', 'cancelled'] as const;
+export const HISTORY_STEPS = ['requested', 'params_viewed', 'voted', 'escalated', 'approved', 'rejected', 'expired', 'cancelled'] as const;
 export type HistoryStep = (typeof HISTORY_STEPS)[number];
 export const ApprovalHistoryStepEnum = graphqlEnum(
   HISTORY_STEPS,
   'ApprovalHistoryStep',
-  'requested, params_viewed (revealApprovalParams), approved, rejected, expired, or cancelled (the run was cancelled)',
+  "requested, params_viewed (revealApprovalParams), voted (a vote short of the quorum), escalated (the ladder's next step), approved, rejected, expired, or cancelled (the run was cancelled)",
 );
 
 @ObjectType('ApprovalHistoryEntry', { description: "One step of an approval's history, from the ledger: who did what, and when" })
@@ -84,7 +86,7 @@ export function toHistory(events: LedgerEvent[]): ApprovalHistoryEntryType[] {
         actorRole: event.actorRole,
         channel: text(m.channel),
         // A rejection's ledger `reason` is its code word; the reviewer's words are its `note`.
-        reason: step === 'rejected' ? text(m.note) : step === 'approved' ? text(m.reason) : null,
+        reason: step === 'rejected' ? text(m.note) : step === 'approved' || step === 'voted' ? text(m.reason) : null,
         edited,
         originalParams: edited ? object(m.originalParams) : null,
         editedParams: edited ? object(m.editedParams) : null,

@@ -4,6 +4,7 @@ import { Org } from '../orgs/org.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { ToolCall } from '../gateway/tool-call.entity';
 import type { SealedJson } from '../credentials/sealed-json';
+import type { EscalationStep } from '../policy/approval-routing';
 
 export const APPROVAL_KINDS = ['expert', 'client'] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
@@ -15,6 +16,7 @@ export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 @Index({ properties: ['orgId', 'createdAt', 'id'] })
 @Index({ properties: ['orgId', 'status', 'kind', 'createdAt'] })
 @Index({ properties: ['status', 'expiresAt'] })
+@Index({ properties: ['status', 'stepEndsAt'] })
 @Check({ name: 'approval_requests_resolution_check', expression: "(status = 'pending') = (resolved_at is null)" })
 export class ApprovalRequest {
   @PrimaryKey({ type: 'uuid' })
@@ -68,6 +70,22 @@ export class ApprovalRequest {
 
   @Property({ ...TIMESTAMPTZ })
   expiresAt!: Date;
+
+  /** Distinct approvers needed (the rule's, when it opened); below it a vote is an approval_votes row. */
+  @Property({ type: 'integer', default: 1 })
+  quorum: Opt<number> = 1;
+
+  /** The rule's escalation ladder when it opened; step 0 is before its first step. */
+  @Property({ type: 'json', default: '[]' })
+  escalation: Opt<EscalationStep[]> = [];
+
+  /** The current step of the ladder (0: not escalated). */
+  @Property({ type: 'integer', default: 0 })
+  step: Opt<number> = 0;
+
+  /** When the current step ends and the next begins; null on the last step (expiresAt ends it). */
+  @Property({ ...TIMESTAMPTZ, nullable: true })
+  stepEndsAt: Date | null = null;
 
   @Property({ ...TIMESTAMPTZ, nullable: true })
   resolvedAt: Date | null = null;

@@ -8,6 +8,7 @@ import { insertSql } from '../db/insert-sql';
 import type { JoinedWrite } from '../ledger/ledger.service';
 import { sqlList } from '../db/sql-list';
 import type { SealedJson } from '../credentials/sealed-json';
+import type { EscalationStep } from '../policy/approval-routing';
 
 /**
  * The ApprovalRequest state machine and its only writer. Each transition is one
@@ -18,6 +19,7 @@ import type { SealedJson } from '../credentials/sealed-json';
  *   (new) → pending                  openApproval (its INSERT travels with the call's batch)
  *   pending → approved | rejected    resolveApprovalRow (only before it expires; approve may carry an edit)
  *   pending → expired                expireApprovalRow
+ *   pending (votes, no status change) rebindPendingApproval (a quorum vote's edit), escalateApprovalRow (the ladder's next step)
  *   pending → cancelled              cancelRunApprovals (its run was cancelled)
  */
 export const APPROVAL_TRANSITIONS = {
@@ -48,6 +50,10 @@ export interface NewApproval {
   sealedParams: SealedJson;
   requestedBy: string | null;
   expiresAt: Date;
+  /** The rule's quorum and ladder (absent: one approver, no ladder). */
+  quorum?: number;
+  escalation?: EscalationStep[];
+  stepEndsAt?: Date | null;
 }
 
 /**
@@ -81,7 +87,7 @@ export async function resolveApprovalRow(
     decision === 'reject'
       ? ', sealed_params = null'
       : edit
-        ? ', requested_binding_hash = binding_hash, binding_hash = ?, sealed_params = ?, edited_params_redacted = ?, edited_by = ?'
+        ? ', requested_binding_hash = coalesce(requested_binding_hash, binding_hash), binding_hash = ?, sealed_params = ?, edited_params_redacted = ?, edited_by = ?'
         : '';
   const editParams =
     decision === 'approve' && edit
@@ -95,6 +101,56 @@ export async function resolveApprovalRow(
   return won.length > 0;
 }
 
+/** A pending approval locked for a vote (votes of one approval take turns); null when it is not pending. */
+export async function lockPendingApproval(
+  tx: EntityManager,
+  approval: { id: string; orgId: string },
+): Promise<{ bindingHash: string; quorum: number; live: boolean } | null> {
+  const [row] = await tx.execute<{ binding_hash: string; quorum: number; live: boolean }[]>(
+    `select binding_hash, quorum, expires_at > now() as live from approval_requests
+      where id = ? and org_id = ? and status in (${sqlList(APPROVAL_TRANSITIONS.approve.from)}) for update`,
+    [approval.id, approval.orgId],
+  );
+  return row ? { bindingHash: row.binding_hash, quorum: row.quorum, live: row.live } : null;
+}
+
+/**
+ * A quorum approval's params edited by a vote: pending stays pending, bound to the edited
+ * params (earlier votes were for others and no longer count). The requested binding is kept.
+ */
+export async function rebindPendingApproval(
+  tx: EntityManager,
+  approval: { id: string; orgId: string },
+  edit: ApprovalEditWrite,
+  editedBy: string | null,
+): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update approval_requests set requested_binding_hash = coalesce(requested_binding_hash, binding_hash), binding_hash = ?, sealed_params = ?,
+            edited_params_redacted = ?, edited_by = ?
+      where id = ? and org_id = ? and status = 'pending' returning id`,
+    [edit.bindingHash, JSON.stringify(edit.sealedParams), JSON.stringify(edit.editedParamsRedacted), editedBy, approval.id, approval.orgId],
+  );
+  return rows.length > 0;
+}
+
+/** The next step of its escalation ladder, once its step has ended (the scheduled job); false when another got there first. */
+export async function escalateApprovalRow(tx: EntityManager, approval: { id: string; step: number }, stepEndsAt: Date | null): Promise<boolean> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `update approval_requests set step = step + 1, step_ends_at = ? where id = ? and status = 'pending' and step = ? returning id`,
+    [stepEndsAt, approval.id, approval.step],
+  );
+  return rows.length > 0;
+}
+
+/** Pending approvals whose ladder step has ended at `now`, locked for this transaction (other nodes skip them). */
+export function lockDueEscalations(tx: EntityManager, now: Date, limit: number): Promise<ApprovalRequest[]> {
+  return tx.find(
+    ApprovalRequest,
+    { status: 'pending', stepEndsAt: { $lte: now } },
+    { orderBy: { stepEndsAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+  );
+}
+
 /** pending → expired (its sealed params are dropped). */
 export async function expireApprovalRow(tx: EntityManager, approvalId: string): Promise<boolean> {
   const rows = await tx.execute<{ id: string }[]>(
@@ -106,10 +162,10 @@ export async function expireApprovalRow(tx: EntityManager, approvalId: string): 
 }
 
 /** Pending approvals whose time is up, locked for this transaction (other nodes skip them). */
-export function lockDueApprovals(tx: EntityManager, limit: number): Promise<ApprovalRequest[]> {
+export function lockDueApprovals(tx: EntityManager, limit: number, now: Date = new Date()): Promise<ApprovalRequest[]> {
   return tx.find(
     ApprovalRequest,
-    { status: 'pending', expiresAt: { $lte: new Date() } },
+    { status: 'pending', expiresAt: { $lte: now } },
     { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
   );
 }
@@ -135,6 +191,10 @@ export function approvalChangeOf(event: Pick<LedgerEvent, 'type' | 'metadata'>):
       return 'rejected';
     case 'tool_call.expired':
       return 'expired';
+    case 'approval.vote_recorded':
+      return 'voted';
+    case 'approval.escalated':
+      return 'escalated';
     case 'tool_call.blocked':
       return event.metadata.reason === 'run_cancelled' ? 'cancelled' : null;
     default:

@@ -1,5 +1,6 @@
 import type DataLoader from 'dataloader';
 import { ApprovalRequest } from './approval-request.entity';
+import { ApprovalVote } from './approval-vote.entity';
 import { HISTORY_EVENT_TYPES } from './approval-history';
 import { LedgerEvent } from '../ledger/ledger-event.entity';
 import { NESTED_LIST_CAP, firstOfEach, groupLoader, uniqueLoader, type OrgRows } from '../graphql/loaders';
@@ -9,6 +10,8 @@ declare module '../graphql/context' {
     approvalRequestByToolCall: DataLoader<string, ApprovalRequest | null>;
     /** The ledger events an approval's history is drawn from, per tool call (approval-history.ts). */
     approvalEventsByToolCall: DataLoader<string, LedgerEvent[]>;
+    /** A quorum approval's votes, oldest first (at most quorum per bound params, so a handful). */
+    approvalVotesByApproval: DataLoader<string, ApprovalVote[]>;
   }
 }
 
@@ -16,6 +19,10 @@ export const approvalLoaders = (rows: OrgRows) => ({
   approvalRequestByToolCall: uniqueLoader(
     rows(ApprovalRequest, 'select * from approval_requests where org_id = ? and tool_call_id = any(?::uuid[])'),
     (row) => row.toolCallId,
+  ),
+  approvalVotesByApproval: groupLoader(
+    rows(ApprovalVote, 'select * from approval_votes where org_id = ? and approval_id = any(?::uuid[]) order by created_at, id'),
+    (row) => row.approvalId,
   ),
   // Capped like every nested list: a call's views (params_viewed) are one event each.
   approvalEventsByToolCall: groupLoader(

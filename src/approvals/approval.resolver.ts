@@ -1,9 +1,10 @@
-import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
+import { Arg, Args, Authorized, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root, registerEnumType } from 'type-graphql';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
 import {
   ApprovalRequestConnection,
+  ApprovalVoteType,
   ApprovalRequestType,
   ApprovalRequestsArgs,
   RevealedApprovalParamsType,
@@ -67,7 +68,8 @@ export class ApprovalResolver {
     const { tools, orgConfig, keyring } = ctx.services;
     const edit = editedParams === null || editedParams === undefined ? null : { params: editedParams, deps: { tools, orgConfig, keyring } };
     const approval = await resolveApproval(ctx.em, requireCaller(ctx), id, decision, reason ?? null, edit, ctx.services.localSteps);
-    ctx.services.metrics.approvalResolved(approval);
+    // A quorum's vote that did not complete it resolved nothing yet.
+    if (approval.status !== 'pending') ctx.services.metrics.approvalResolved(approval);
     // Chaos harness: a node killed right after the approval committed (its run step queued, and maybe started here).
     ctx.services.failpoints.hit('after_approval');
     return toApprovalRequestType(approval);
@@ -96,6 +98,30 @@ export class ApprovalResolver {
   })
   async history(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<ApprovalHistoryEntryType[]> {
     return toHistory(await ctx.loaders.approvalEventsByToolCall.load(approval.toolCallId));
+  }
+
+  @FieldResolver(() => [ApprovalVoteType], { description: 'Quorum approvals: the votes so far, oldest first, with who and when' })
+  async votes(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<ApprovalVoteType[]> {
+    const votes = await ctx.loaders.approvalVotesByApproval.load(approval.id);
+    return Promise.all(
+      votes.map(async (v) => {
+        const person = v.personId ? await ctx.loaders.personById.load(v.personId) : null;
+        return {
+          keyId: v.keyId,
+          personId: v.personId,
+          by: person?.displayName ?? person?.email ?? (await nameOfKey(ctx.loaders, v.keyId)),
+          decision: v.decision,
+          counts: v.bindingHash === approval.bindingHash,
+          at: v.createdAt,
+        };
+      }),
+    );
+  }
+
+  @FieldResolver(() => Int, { description: 'Quorum approvals: distinct approvals of the params it is bound to now' })
+  async approvals(@Root() approval: ApprovalRequestType, @Ctx() ctx: RequestContext): Promise<number> {
+    const votes = await ctx.loaders.approvalVotesByApproval.load(approval.id);
+    return votes.filter((v) => v.decision === 'approve' && v.bindingHash === approval.bindingHash).length;
   }
 
   @FieldResolver(() => ToolCallType)

@@ -5,8 +5,10 @@ import { AppError, badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { approveCall, expireCall, rejectCall } from '../gateway/tool-call-state';
 import { releaseApproval } from '../runs/run-state';
-import { expireApprovalRow, lockDueApprovals, resolveApprovalRow } from './approval-state';
+import { expireApprovalRow, lockDueApprovals, lockPendingApproval, rebindPendingApproval, resolveApprovalRow } from './approval-state';
+import { countApprovals, recordVote } from './approval-votes';
 import type { Caller } from '../auth/caller';
+import { type Clock, systemClock } from '../support/clock';
 import { checkApprovalEdit, type ApprovalEditDeps } from './approval-edit';
 import { APPROVAL_RESOLVER } from '../auth/access';
 import { withLocalSteps, type LocalStepStarter, type StepBatch } from '../runs/step-batches';
@@ -92,8 +94,11 @@ async function settle(
   // Committed either way (an expired one too, whose run then continues): its step may start here.
   const outcome = await withLocalSteps(em, local, (batch) =>
     em.transactional(async (tx): Promise<ApprovalRequest | { expired: ApprovalRequest }> => {
+      // A quorum approval takes votes first: one that does not complete it changes no status.
+      const vote = approval.quorum > 1 ? await castVote(tx, caller, approval, decision, reason, edit, extra) : null;
+      if (vote?.recorded) return vote.recorded;
       // Checked only while pending (a resolved one answers APPROVAL_ALREADY_RESOLVED below); a refusal throws: nothing written.
-      const checked = edit && approval.status === 'pending' ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
+      const checked = edit && !vote && approval.status === 'pending' ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
       if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason, checked?.write ?? null))) {
         const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
         if (current.status === 'pending') {
@@ -107,11 +112,25 @@ async function settle(
       }
       const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
       // Every resolution names its channel and its principal (the key, and its role).
-      const metadata = { approvalRequestId: resolved.id, kind: resolved.kind, ...extra, principal: { keyId: caller.keyId, role: caller.role } };
+      const metadata = {
+        approvalRequestId: resolved.id,
+        kind: resolved.kind,
+        ...extra,
+        principal: { keyId: caller.keyId, role: caller.role },
+        ...(vote?.approvals ? { approvals: vote.approvals, quorum: resolved.quorum } : {}),
+      };
       const code = resolved.kind === 'expert' ? 'EXPERT_REJECTED' : 'CLIENT_REJECTED';
+      // A quorum completed on params a voter edited runs with them (the row holds them since that vote).
+      const quorumEdit = vote?.approvals && resolved.editedParamsRedacted !== null ? resolved.editedParamsRedacted : null;
       const event =
         decision === 'approve'
-          ? await approveCall(tx, resolved.toolCallId, caller, { ...metadata, reason, ...checked?.ledger }, checked?.editedInputRedacted ?? null)
+          ? await approveCall(
+              tx,
+              resolved.toolCallId,
+              caller,
+              { ...metadata, reason, ...checked?.ledger, ...(quorumEdit !== null ? { edited: true, editedParams: quorumEdit } : {}) },
+              checked?.editedInputRedacted ?? quorumEdit,
+            )
           : await rejectCall(tx, resolved.toolCallId, code, caller, {
               ...metadata,
               reason: resolved.kind === 'expert' ? 'expert_rejected' : 'client_rejected',
@@ -130,11 +149,75 @@ async function settle(
   return outcome;
 }
 
+/**
+ * A vote on a quorum approval, under its row lock (votes of one approval take turns, so two
+ * last votes cannot both complete it). A rejection is recorded and then ends the approval as
+ * any rejection does; an approval is recorded for the params it saw — an edit binds new
+ * params first, so earlier votes stop counting — and completes the quorum or is the ledger's
+ * `approval.vote_recorded`. The same person (or key) twice for the same params:
+ * APPROVAL_ALREADY_VOTED, nothing written. Null: not pending or out of time, the resolution
+ * below answers as for any approval.
+ */
+async function castVote(
+  tx: EntityManager,
+  caller: Caller,
+  approval: ApprovalRequest,
+  decision: ApprovalDecision,
+  reason: string | null,
+  edit: ApprovalEdit | null,
+  extra: Record<string, unknown>,
+): Promise<{ recorded?: ApprovalRequest; approvals?: number } | null> {
+  const locked = await lockPendingApproval(tx, approval);
+  if (!locked?.live) return null;
+  // The voter decided on what they loaded: an edit since then changed the params under them.
+  if (locked.bindingHash !== approval.bindingHash) {
+    throw new AppError('CONFLICT', 'The params were edited since this approval was loaded: review it again', { field: 'approvalId' });
+  }
+  if (decision === 'reject') {
+    await recordVote(tx, approval, caller, 'reject', locked.bindingHash);
+    return {};
+  }
+  const checked = edit ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
+  if (checked) await rebindPendingApproval(tx, approval, checked.write, caller.keyId);
+  const binding = checked?.write.bindingHash ?? locked.bindingHash;
+  if (!(await recordVote(tx, approval, caller, 'approve', binding))) {
+    throw new AppError('APPROVAL_ALREADY_VOTED', 'You already approved this request: it needs another approver', { quorum: locked.quorum });
+  }
+  const approvals = await countApprovals(tx, approval.id, binding);
+  if (approvals >= locked.quorum) return { approvals };
+  await appendLedgerEvents(
+    tx,
+    [
+      {
+        orgId: approval.orgId,
+        runId: approval.runId,
+        type: 'approval.vote_recorded',
+        resourceId: approval.toolCallId,
+        actor: caller,
+        metadata: {
+          approvalRequestId: approval.id,
+          kind: approval.kind,
+          ...extra,
+          principal: { keyId: caller.keyId, role: caller.role },
+          decision: 'approve',
+          approvals,
+          quorum: locked.quorum,
+          reason,
+          // An edit restarts the quorum: this vote is the first for the edited params.
+          ...(checked ? { ...checked.ledger, restarted: true } : {}),
+        },
+      },
+    ],
+    checked ? [checked.decisionRow] : [],
+  );
+  return { recorded: await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true }) };
+}
+
 /** Expires pending approvals whose time is up (the scheduled job). Returns them. */
-export async function expireDueApprovals(em: EntityManager, limit = 100): Promise<ApprovalRequest[]> {
+export async function expireDueApprovals(em: EntityManager, limit = 100, clock: Clock = systemClock): Promise<ApprovalRequest[]> {
   const expired = await em.transactional(async (tx) => {
     // Several nodes may run the job: each takes rows the others have not locked.
-    const due = await lockDueApprovals(tx, limit);
+    const due = await lockDueApprovals(tx, limit, new Date(clock.now()));
     for (const approval of due) await expireApproval(tx, approval);
     return due.map((approval) => approval.id);
   });

@@ -1,4 +1,5 @@
-import { ArgsType, Field, Float, ID, InputType, ObjectType } from 'type-graphql';
+import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { VOTE_DECISIONS, type VoteDecision } from './approval-vote.entity';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { APPROVAL_KINDS, APPROVAL_STATUSES, type ApprovalKind, type ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
@@ -14,6 +15,29 @@ export const ApprovalOrderEnum = graphqlEnum(
   'ApprovalOrder',
   'newest / oldest: by creation; time_left: the nearest expiry first; risk: the highest risk first, then the nearest expiry',
 );
+
+export const VoteDecisionEnum = graphqlEnum(VOTE_DECISIONS, 'ApprovalVoteDecision');
+
+@ObjectType('ApprovalVote', { description: "One approver's vote on a quorum approval" })
+export class ApprovalVoteType {
+  @Field(() => String, { nullable: true, description: 'The principal that voted (a person acts through one)' })
+  keyId!: string | null;
+
+  @Field(() => ID, { nullable: true, description: 'The person who voted (null: an API key)' })
+  personId!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Who voted, as people know them: the person, else the key' })
+  by!: string | null;
+
+  @Field(() => VoteDecisionEnum)
+  decision!: VoteDecision;
+
+  @Field({ description: 'It counts toward the quorum: it was for the params the approval is bound to now (an edit since restarts the count)' })
+  counts!: boolean;
+
+  @Field()
+  at!: Date;
+}
 
 @ObjectType('ApprovalRequest', { description: 'A human decision a tool call waits for' })
 export class ApprovalRequestType {
@@ -50,8 +74,26 @@ export class ApprovalRequestType {
   @Field(() => String, { nullable: true, description: 'The key that edited the params' })
   editedBy!: string | null;
 
-  @Field()
+  @Field({ description: 'When it expires, denied (the end of its escalation ladder, if any)' })
   expiresAt!: Date;
+
+  @Field(() => Int, { description: "Distinct approvers it needs (its rule's quorum; 1 unless the rule says more)" })
+  quorum!: number;
+
+  @Field(() => Int, { description: 'The step of its escalation ladder (0: not escalated)' })
+  step!: number;
+
+  @Field(() => Int, { description: 'The steps of its escalation ladder (0: none)' })
+  steps!: number;
+
+  @Field({ description: 'When the current step ends: the next escalation, else the expiry' })
+  stepEndsAt!: Date;
+
+  @Field(() => String, { nullable: true, description: 'The approver group the current step pages (null: the whole role)' })
+  group!: string | null;
+
+  /** The params it is bound to now (which votes count); not in the schema. */
+  bindingHash!: string;
 
   @Field(() => Date, { nullable: true })
   resolvedAt!: Date | null;
@@ -131,6 +173,12 @@ export const toApprovalRequestType = (a: ApprovalRequest): ApprovalRequestType =
   editedParams: a.editedParamsRedacted as Record<string, unknown> | null,
   editedBy: a.editedBy,
   expiresAt: a.expiresAt,
+  quorum: a.quorum,
+  step: a.step,
+  steps: a.escalation.length,
+  stepEndsAt: a.stepEndsAt ?? a.expiresAt,
+  group: a.step > 0 ? (a.escalation[a.step - 1]?.group ?? null) : null,
+  bindingHash: a.bindingHash,
   resolvedAt: a.resolvedAt,
   createdAt: a.createdAt,
 });

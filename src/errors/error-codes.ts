@@ -41,6 +41,7 @@ export const ERROR_CODES = [
   'RUN_NOT_ACTIVE',
   'APPROVALS_PENDING',
   'APPROVAL_ALREADY_RESOLVED',
+  'APPROVAL_ALREADY_VOTED',
   'APPROVAL_EDIT_ESCALATES',
   'TOO_MANY_APPROVALS',
   'APPROVAL_EDIT_REDACTED_VALUE',
@@ -154,6 +155,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorSpec> = {
   RUN_NOT_ACTIVE: { httpStatus: 409 },
   APPROVALS_PENDING: { httpStatus: 409 },
   APPROVAL_ALREADY_RESOLVED: { httpStatus: 409 },
+  // A quorum approval: this person (or key) already approved these params; another approver is needed.
+  APPROVAL_ALREADY_VOTED: { httpStatus: 409 },
   // An approval's edited params would need another approver, a higher risk, or are blocked: nothing changed.
   // resolveApprovals named more than MAX_BULK_APPROVALS: nothing was resolved.
   TOO_MANY_APPROVALS: { httpStatus: 400 },

@@ -14,6 +14,9 @@ interface RuleRow {
   specialist_id: string | null;
   risk: PolicyRule['risk'];
   decision: PolicyRule['decision'];
+  quorum: number;
+  escalation: PolicyRule['escalation'];
+  expire_after_seconds: number | null;
 }
 
 /** What the gateway decides with, per org: flags and ordered rules. */
@@ -46,7 +49,8 @@ export class OrgConfigCache {
     this.loads += 1;
     const flags = await tx.execute<{ key: string; enabled: boolean }[]>('select key, enabled from feature_flags where org_id = ?', [orgId]);
     const rules = await tx.execute<RuleRow[]>(
-      `select id, name, position, tool_pattern, action_pattern, conditions, history, roles, specialist_id, risk, decision
+      `select id, name, position, tool_pattern, action_pattern, conditions, history, roles, specialist_id, risk, decision,
+              quorum, escalation, expire_after_seconds
          from policy_rules where org_id = ? and enabled = true order by position asc, created_at asc, id asc`,
       [orgId],
     );
@@ -66,6 +70,7 @@ export class OrgConfigCache {
         specialistId: r.specialist_id,
         risk: r.risk,
         decision: r.decision,
+        routing: { quorum: r.quorum, escalation: r.escalation, expireAfterSeconds: r.expire_after_seconds },
       })),
     };
     // A slower load of an older version must not replace a newer one.

@@ -4,6 +4,7 @@ import { ToolCall } from './tool-call.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import type { ApprovalRequest } from '../approvals/approval-request.entity';
 import { dropSealedParams, openApproval } from '../approvals/approval-state';
+import { type ApprovalRouting, ladderTimes } from '../policy/approval-routing';
 import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
 import { sealJson } from '../credentials/sealed-json';
 import type { MasterKeyring } from '../credentials/keyring';
@@ -95,6 +96,11 @@ function toolUseOf(base: CallBase): { runId: string; toolUseId: string } | undef
   return base.request.toolUseId ? { runId: base.run.id, toolUseId: base.request.toolUseId } : undefined;
 }
 
+/** An approval's quorum, ladder and times from its rule's routing. */
+function routedApproval(routing: ApprovalRouting, nowMs: number, ttlMs: number) {
+  return { quorum: routing.quorum, escalation: routing.escalation, ...ladderTimes(routing, nowMs, ttlMs) };
+}
+
 /** A call the policy decided: decision row, call row, and an approval request when needed. */
 export async function recordDecidedCall(
   tx: SqlTransaction,
@@ -171,7 +177,10 @@ export async function recordDecidedCall(
       }),
       sealedParams: sealed(),
       requestedBy: request.caller.keyId,
-      expiresAt: new Date(Date.now() + input.approvalTtlMs),
+      // The rule's quorum and ladder travel with the approval: a later rule change does not move them.
+      ...(verdict.routing
+        ? routedApproval(verdict.routing, Date.now(), input.approvalTtlMs)
+        : { expiresAt: new Date(Date.now() + input.approvalTtlMs) }),
     });
     approvalRequestId = opened.approval.id;
     rows.push(opened.insert);
@@ -180,6 +189,8 @@ export async function recordDecidedCall(
         approvalRequestId,
         kind: effect.approver,
         expiresAt: opened.approval.expiresAt.toISOString(),
+        ...(opened.approval.quorum > 1 ? { quorum: opened.approval.quorum } : {}),
+        ...(opened.approval.stepEndsAt ? { stepEndsAt: opened.approval.stepEndsAt.toISOString() } : {}),
       }),
     );
     // The run's row is locked here, before the ledger's append point, as on every path.

@@ -4,6 +4,7 @@ import { Pool } from 'pg';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../support/logger';
 import { expireDueApprovals } from '../approvals/approval.service';
+import { escalateDueApprovals } from '../approvals/approval-escalation';
 import type { AgentRuntime } from '../runtime/agent-runtime';
 import { RUN_AGENT_TASK } from '../runs/run-jobs';
 import type { WebhookDeliverer } from '../webhooks/webhook-deliverer';
@@ -19,7 +20,7 @@ export const EXPIRE_APPROVALS_TASK = 'expire_approvals';
  * Durable jobs on PostgreSQL (graphile-worker): picked up on any node through
  * LISTEN/NOTIFY, each job run once. Run steps of the agent runtime (one queue per run);
  * webhook attempts (one queue per org, in a worker pool of their own); scheduled: approval
- * expiry, every minute.
+ * expiry and escalation, every minute.
  */
 export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, webhooks?: WebhookDeliverer, metrics?: ToolgateMetrics): TaskList {
   return {
@@ -40,6 +41,12 @@ export function jobTasks(orm: MikroORM, logger: Logger, runtime?: AgentRuntime, 
         }
       : {}),
     [EXPIRE_APPROVALS_TASK]: async () => {
+      // Escalation ladders first (one step per pass, until none is due), then expiry.
+      for (;;) {
+        const escalated = await escalateDueApprovals(orm.em.fork());
+        if (escalated.length > 0) logger.info({ count: escalated.length }, 'approval requests escalated');
+        if (escalated.length === 0) break;
+      }
       // Drain in batches so a backlog after downtime is cleared in one run.
       for (;;) {
         const expired = await expireDueApprovals(orm.em.fork());

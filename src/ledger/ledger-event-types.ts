@@ -22,6 +22,8 @@ export const LEDGER_EVENT_TYPES = [
   'tool_call.interrupted',
   'tool_call.review_acknowledged',
   'approval.params_viewed',
+  'approval.vote_recorded',
+  'approval.escalated',
   'credential.created',
   'credential.rotated',
   'policy.changed',

@@ -4,6 +4,7 @@ import type { PolicyCondition } from './policy-rule.entity';
 import { globMatches } from './glob';
 import { canonicalJson } from '../ledger/canonical-json';
 import type { HistoryAnswers, HistoryCondition } from './policy-history';
+import type { ApprovalRouting } from './approval-routing';
 
 /** The rule data the evaluator needs; loaded once per org config version, kept in memory. */
 export interface CompiledRule {
@@ -19,6 +20,8 @@ export interface CompiledRule {
   specialistId: string | null;
   risk: RiskLevel;
   decision: PolicyOutcome;
+  /** An approval rule's quorum and ladder; absent: one approver, APPROVAL_TTL. */
+  routing?: ApprovalRouting;
 }
 
 export interface PolicyInput {
@@ -38,6 +41,8 @@ export interface PolicyVerdict {
   risk: RiskLevel;
   matchedRuleId: string | null;
   reason: string;
+  /** The matched rule's approval routing (quorum, ladder); absent: one approver, APPROVAL_TTL. */
+  routing?: ApprovalRouting;
 }
 
 /** With no matching rule, the catalog's default risk decides. */
@@ -62,7 +67,13 @@ export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInpu
     return true;
   });
   const decided: Omit<PolicyVerdict, 'shadowOutcome'> = rule
-    ? { outcome: rule.decision, risk: rule.risk, matchedRuleId: rule.id, reason: `rule "${rule.name}" (position ${rule.position})${explained}` }
+    ? {
+        outcome: rule.decision,
+        risk: rule.risk,
+        matchedRuleId: rule.id,
+        reason: `rule "${rule.name}" (position ${rule.position})${explained}`,
+        ...(rule.routing ? { routing: rule.routing } : {}),
+      }
     : {
         outcome: DEFAULT_DECISION[input.defaultRisk],
         risk: input.defaultRisk,

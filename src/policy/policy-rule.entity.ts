@@ -5,6 +5,7 @@ import { Specialist } from '../orgs/specialist.entity';
 import { RISK_LEVELS, type RiskLevel } from '../catalog/risk';
 import { POLICY_OUTCOMES, type PolicyOutcome } from './policy-decision-outcome';
 import type { HistoryCondition } from './policy-history';
+import type { EscalationStep } from './approval-routing';
 
 export interface PolicyCondition {
   /** JSON path into the call's params, e.g. `amount` or `customer.country`. */
@@ -56,6 +57,18 @@ export class PolicyRule {
 
   @Enum({ items: [...POLICY_OUTCOMES], type: 'text' })
   decision!: PolicyOutcome;
+
+  /** An approval rule: how many distinct people (or keys) must approve (approval-routing.ts). */
+  @Property({ type: 'integer', default: 1 })
+  quorum: Opt<number> = 1;
+
+  /** An approval rule: its escalation ladder, steps counted from the request. */
+  @Property({ type: 'json', default: '[]' })
+  escalation: Opt<EscalationStep[]> = [];
+
+  /** An approval rule: the end of its ladder (expiry, deny); null: APPROVAL_TTL. */
+  @Property({ type: 'integer', nullable: true })
+  expireAfterSeconds: number | null = null;
 
   @Property({ type: 'boolean', default: true })
   enabled: Opt<boolean> = true;

@@ -9,10 +9,11 @@ import { findOrg, findSpecialist } from '../orgs/org.service';
 import { badInput, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { refuseUnreplayedChange } from './policy-lock';
+import { type ApprovalRouting, type RoutingInput, routingFields, validateRouting } from './approval-routing';
 import { HISTORY_KINDS, HISTORY_SCOPES, type HistoryCondition, MAX_HISTORY_WINDOW_SECONDS } from './policy-history';
 
 /** A rule as an admin writes it: the evaluator's fields, optionally an id to replace, and whether it is on. */
-export interface PolicyRuleInput extends Omit<CompiledRule, 'id' | 'specialistId' | 'history'> {
+export interface PolicyRuleInput extends Omit<CompiledRule, 'id' | 'specialistId' | 'history' | 'routing'>, RoutingInput {
   id?: string | null;
   /** Absent fields are null (checked by validateRule). */
   history?: readonly Partial<HistoryCondition>[];
@@ -21,8 +22,11 @@ export interface PolicyRuleInput extends Omit<CompiledRule, 'id' | 'specialistId
 }
 
 /** A rule's fields as stored and evaluated: the name trimmed, roles once each, no specialist as null. */
-export function ruleFields(input: PolicyRuleInput): Omit<CompiledRule, 'id' | 'history'> & { history: HistoryCondition[] } {
+export function ruleFields(
+  input: PolicyRuleInput,
+): Omit<CompiledRule, 'id' | 'history' | 'routing'> & { history: HistoryCondition[] } & ApprovalRouting {
   return {
+    ...routingFields(input),
     name: input.name.trim(),
     position: input.position,
     toolPattern: input.toolPattern,
@@ -146,6 +150,7 @@ export function validateRule(input: PolicyRuleInput): void {
   if (!Array.isArray(history)) throw badInput('history must be a list of history conditions', { field: 'history' });
   if (history.length > 10) throw badInput('at most 10 history conditions', { field: 'history' });
   for (const [i, h] of history.entries()) validateHistory(h, `history[${i}]`);
+  validateRouting(input.decision, input);
 }
 
 /** One history condition (policy-history.ts): every field the kind and scope need, and nothing that means nothing. */

@@ -107,6 +107,30 @@ export class PolicyHistoryConditionInput {
   limit?: number | null;
 }
 
+@ObjectType('EscalationStep', { description: "A step of an approval rule's escalation ladder (docs/policy.md)" })
+export class EscalationStepType {
+  @Field(() => Int, { description: 'Seconds after the request at which this step begins (60 s to 7 days, increasing)' })
+  afterSeconds!: number;
+
+  @Field(() => RoleEnum, { description: "Who may resolve from this step on: the approval kind's role" })
+  role!: Role;
+
+  @Field(() => String, { nullable: true, description: 'The approver group paged at this step (named in approval.escalated); null: the whole role' })
+  group!: string | null;
+}
+
+@InputType()
+export class EscalationStepInput {
+  @Field(() => Int)
+  afterSeconds!: number;
+
+  @Field(() => RoleEnum)
+  role!: Role;
+
+  @Field(() => String, { nullable: true })
+  group?: string | null;
+}
+
 @ObjectType('PolicyRule', { description: 'An ordered org rule; the first enabled rule that matches decides' })
 export class PolicyRuleType {
   @Field(() => ID)
@@ -144,6 +168,15 @@ export class PolicyRuleType {
 
   @Field()
   enabled!: boolean;
+
+  @Field(() => Int, { description: 'Approval rules: how many distinct people (or keys) must approve' })
+  quorum!: number;
+
+  @Field(() => [EscalationStepType], { description: 'Approval rules: the escalation ladder' })
+  escalation!: EscalationStepType[];
+
+  @Field(() => Int, { nullable: true, description: 'Approval rules: seconds after the request at which it expires (deny); null: APPROVAL_TTL' })
+  expireAfterSeconds!: number | null;
 
   @Field()
   updatedAt!: Date;
@@ -186,6 +219,15 @@ export class PolicyRuleInputType {
 
   @Field({ defaultValue: true })
   enabled: boolean = true;
+
+  @Field(() => Int, { defaultValue: 1, description: 'Approval rules: distinct approvers required, 1 to 5 (2: the two-person rule)' })
+  quorum: number = 1;
+
+  @Field(() => [EscalationStepInput], { defaultValue: [], description: 'Approval rules: at most 5 steps' })
+  escalation!: EscalationStepInput[];
+
+  @Field(() => Int, { nullable: true, description: 'Approval rules: the end of the ladder (required with one)' })
+  expireAfterSeconds?: number | null;
 }
 
 export const toPolicyRuleType = (r: PolicyRule): PolicyRuleType => ({
@@ -201,5 +243,8 @@ export const toPolicyRuleType = (r: PolicyRule): PolicyRuleType => ({
   risk: r.risk,
   decision: r.decision,
   enabled: r.enabled,
+  quorum: r.quorum,
+  escalation: r.escalation.map((s) => ({ afterSeconds: s.afterSeconds, role: s.role as Role, group: s.group })),
+  expireAfterSeconds: r.expireAfterSeconds,
   updatedAt: r.updatedAt,
 });

@@ -52,6 +52,17 @@ export async function buildWebhookPayload(em: EntityManager, type: WebhookEventT
     Object.assign(data, { decision: approved ? 'approved' : 'rejected', status: approved ? 'approved' : 'rejected' });
     if (typeof said === 'string' && said !== '') data.reason = said;
     data.resolvedBy = await resolvedBy(em, event);
+  } else if (type === 'approval.escalated') {
+    // The step it moved to, who is paged (role and group), and how long that step lasts.
+    Object.assign(data, {
+      status: 'pending',
+      step: meta.step ?? null,
+      steps: meta.steps ?? null,
+      role: meta.role ?? null,
+      group: meta.group ?? null,
+      stepEndsAt: meta.stepEndsAt ?? null,
+      expiresAt: meta.expiresAt ?? null,
+    });
   } else {
     Object.assign(data, { decision: null, status: 'expired', reason: 'approval_expired' });
   }

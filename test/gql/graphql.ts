@@ -51,6 +51,12 @@ export type CreateSpecialistInput = {
   thinkingBudgetTokens?: number | null | undefined;
 };
 
+export type EscalationStepInput = {
+  afterSeconds: number;
+  group?: string | null | undefined;
+  role: Role;
+};
+
 export type ExecuteToolCallInput = {
   action: string;
   /** Traces the call across systems (1-128 of A-Z a-z 0-9 . _ : -) */
@@ -131,12 +137,18 @@ export type PolicyRuleInput = {
   conditions?: Array<PolicyConditionInput>;
   decision: PolicyOutcome;
   enabled?: boolean;
+  /** Approval rules: at most 5 steps */
+  escalation?: Array<EscalationStepInput>;
+  /** Approval rules: the end of the ladder (required with one) */
+  expireAfterSeconds?: number | null | undefined;
   history?: Array<PolicyHistoryConditionInput>;
   /** Set to replace an existing rule */
   id?: string | number | null | undefined;
   name: string;
   /** Lower positions are evaluated first */
   position: number;
+  /** Approval rules: distinct approvers required, 1 to 5 (2: the two-person rule) */
+  quorum?: number;
   risk: RiskLevel;
   roles?: Array<Role>;
   specialistId?: string | number | null | undefined;

@@ -88,6 +88,9 @@ export function Inbox({ session }: { session: Session }) {
             editedParams: request.edited ? request.editedParams : null,
           }),
         );
+      } else if (request && (event.change === 'voted' || event.change === 'escalated')) {
+        // A quorum's progress or the ladder's next step: the card shows it in place.
+        setItems((list) => list.map((i) => (i.id === request.id ? { ...i, ...request } : i)));
       } else if (request && event.change === 'requested' && request.status === 'pending' && !resolved.has(request.id)) {
         const item = { ...request, toolCall: event.toolCall };
         if (!matches(current.current, item) || seen.has(item.id)) return;
@@ -331,6 +334,8 @@ function ApprovalCard({
   const [busy, setBusy] = useState(false);
   const [editing, setEditing] = useState(false);
   const [error, setError] = useState<unknown>(null);
+  /** This reviewer's approval counted, short of the quorum: the card stays for the next approver. */
+  const [voted, setVoted] = useState<{ approvals: number; quorum: number } | null>(null);
   const call = item.toolCall;
   const decision = call.policyDecision;
   const mayResolve = session.can.resolves && session.viewer.role === item.kind;
@@ -338,12 +343,18 @@ function ApprovalCard({
     setBusy(true);
     setError(null);
     try {
-      await session.api.request(ConsoleResolveApprovalDocument, {
+      const answer = await session.api.request(ConsoleResolveApprovalDocument, {
         id: item.id,
         decision: choice,
         reason: reason.trim() || null,
         editedParams: editedParams ?? null,
       });
+      const { status, approvals, quorum } = answer.resolveApproval;
+      if (status === 'pending') {
+        setVoted({ approvals, quorum });
+        setEditing(false);
+        return;
+      }
       onResolved(choice === 'APPROVE' ? (editedParams ? 'approved with edits' : 'approved') : 'rejected');
     } catch (e) {
       setError(e);
@@ -378,6 +389,24 @@ function ApprovalCard({
       <dl class="facts">
         <dt>Time left</dt>
         <dd class={`time-left due-${urgency(item.expiresAt, now)}`}>{timeLeft(item.expiresAt, now)}</dd>
+        {item.quorum > 1 && (
+          <>
+            <dt>Approvals</dt>
+            <dd class="quorum">
+              {voted?.approvals ?? item.approvals} of {item.quorum} approvals
+              {voted ? ' (yours counted: another approver is needed)' : ''}
+            </dd>
+          </>
+        )}
+        {item.steps > 0 && (
+          <>
+            <dt>Escalation</dt>
+            <dd class={`step-left due-${urgency(item.stepEndsAt, now)}`}>
+              step {item.step + 1} of {item.steps + 1}
+              {item.group ? ` (${item.group})` : ''}: {timeLeft(item.stepEndsAt, now)} left in this step
+            </dd>
+          </>
+        )}
         <dt>Resolved by</dt>
         <dd>{whoResolves}</dd>
         <dt>Required by</dt>
