@@ -158,6 +158,58 @@ describeInBrowser('policy editor in chromium', () => {
     }
   });
 
+  test("a publish keeps an approval rule's quorum and ladder, and the form edits them", async () => {
+    const QUORUM_RULE = 'Two experts for big invoices';
+    const saved = await flow.app.gql('mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }', {
+      key: flow.keys.admin,
+      variables: {
+        input: {
+          name: QUORUM_RULE,
+          position: 5,
+          toolPattern: 'invoice',
+          actionPattern: 'send',
+          conditions: [{ path: 'amount', op: 'gt', value: 10000 }],
+          risk: 'high',
+          decision: 'require_expert_approval',
+          quorum: 2,
+          escalation: [{ afterSeconds: 900, role: 'expert', group: 'oncall' }],
+          expireAfterSeconds: 7200,
+        },
+      },
+    });
+    expect(saved.body.errors).toBeUndefined();
+    const tab = await openPolicy(flow.keys.admin);
+    const { page } = tab;
+    await page.getByRole('button', { name: `Edit ${QUORUM_RULE}` }).click();
+    const form = page.getByRole('form', { name: `Edit rule: ${QUORUM_RULE}` });
+    expect(await form.getByLabel('Approvers required (1–5)').inputValue()).toBe('2');
+    expect(await form.getByLabel('Step 1 group paged (empty: none)').inputValue()).toBe('oncall');
+    await form.getByLabel('Approvers required (1–5)').fill('3');
+    await form.getByRole('button', { name: 'Save to draft' }).click();
+    await form.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Replay the last 30 days' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Replayed/ })
+      .waitFor();
+    await page.getByRole('button', { name: 'Publish', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Publish the draft?' }).getByRole('button', { name: 'Publish' }).click();
+    await page.getByText(/^Published: policy version \d+\.$/).waitFor();
+    const rules = (
+      await flow.app.gql<{ policyRules: { name: string; quorum: number; escalation: unknown[]; expireAfterSeconds: number | null }[] }>(
+        '{ policyRules { name quorum escalation { afterSeconds role group } expireAfterSeconds } }',
+        { key: flow.keys.admin },
+      )
+    ).body.data!.policyRules;
+    expect(rules.find((r) => r.name === QUORUM_RULE)).toEqual({
+      name: QUORUM_RULE,
+      quorum: 3,
+      escalation: [{ afterSeconds: 900, role: 'expert', group: 'oncall' }],
+      expireAfterSeconds: 7200,
+    });
+    expect(tab.consoleErrors).toEqual([]);
+  });
+
   test('an expert reads the rules and cannot edit them', async () => {
     const tab = await openPolicy(flow.keys.expert);
     await tab.page.getByText('Read only: admin keys edit the policy.').waitFor();

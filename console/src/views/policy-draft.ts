@@ -32,6 +32,14 @@ export interface DraftHistory {
   limit: string;
 }
 
+/** One step of an approval rule's escalation ladder. */
+export interface DraftStep {
+  afterSeconds: string;
+  role: Role;
+  /** The group paged at this step (empty: none). */
+  group: string;
+}
+
 export interface DraftRule {
   /** Stable while the draft lives (a new rule has no id yet). */
   key: string;
@@ -46,6 +54,11 @@ export interface DraftRule {
   history: DraftHistory[];
   risk: RiskLevel;
   decision: PolicyOutcome;
+  /** Approval rules: distinct approvers required (1–5). */
+  quorum: string;
+  escalation: DraftStep[];
+  /** Approval rules with a ladder: when the request expires (empty: the default). */
+  expireAfterSeconds: string;
   enabled: boolean;
 }
 
@@ -78,8 +91,16 @@ export const newRule = (): DraftRule => ({
   history: [],
   risk: 'medium',
   decision: 'require_expert_approval',
+  quorum: '1',
+  escalation: [],
+  expireAfterSeconds: '',
   enabled: true,
 });
+
+export const newStep = (role: Role): DraftStep => ({ afterSeconds: '', role, group: '' });
+
+/** Whether a decision waits for people (the only rules that take a quorum and a ladder). */
+export const asksApproval = (decision: PolicyOutcome): boolean => decision === 'require_expert_approval' || decision === 'require_client_approval';
 
 export const newCondition = (): DraftCondition => ({ path: '', op: 'equals', value: '' });
 
@@ -122,6 +143,9 @@ export function fromSaved(rule: ConsolePolicyRuleFragment): DraftRule {
     })),
     risk: rule.risk,
     decision: rule.decision,
+    quorum: String(rule.quorum),
+    escalation: rule.escalation.map((step) => ({ afterSeconds: String(step.afterSeconds), role: step.role, group: text(step.group) })),
+    expireAfterSeconds: text(rule.expireAfterSeconds),
     enabled: rule.enabled,
   };
 }
@@ -170,6 +194,14 @@ export function toInputs(draft: readonly DraftRule[]): PolicyRuleInput[] {
     }),
     risk: rule.risk,
     decision: rule.decision,
+    // A rule that asks nobody keeps the defaults (the server refuses anything else).
+    ...(asksApproval(rule.decision)
+      ? {
+          quorum: Number(rule.quorum) || 1,
+          escalation: rule.escalation.map((step) => ({ afterSeconds: Number(step.afterSeconds), role: step.role, group: orNull(step.group) })),
+          expireAfterSeconds: numberOrNull(rule.expireAfterSeconds),
+        }
+      : { quorum: 1, escalation: [], expireAfterSeconds: null }),
     enabled: rule.enabled,
   }));
 }

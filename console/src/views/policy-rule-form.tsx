@@ -1,14 +1,17 @@
 import { useState } from 'preact/hooks';
 import type { JSX } from 'preact';
 import {
+  asksApproval,
   CONDITION_OPS,
   type DraftHistory,
   type DraftRule,
+  type DraftStep,
   HISTORY_KIND_FIELDS,
   HISTORY_KINDS,
   HISTORY_SCOPES,
   newCondition,
   newHistory,
+  newStep,
   OUTCOMES,
   RISKS,
   RULE_ROLES,
@@ -28,6 +31,7 @@ const SECTIONS: { title: string; Fields: (props: SectionProps) => JSX.Element }[
   { title: "Conditions over the call's params", Fields: ParamConditionFields },
   { title: 'Conditions over history', Fields: HistoryFields },
   { title: 'What it decides', Fields: DecisionFields },
+  { title: 'Who approves', Fields: ApproverFields },
 ];
 
 /** Adds a rule to the draft, or edits one of it; nothing is saved until the draft is published. */
@@ -230,5 +234,49 @@ function DecisionFields({ rule, change }: SectionProps) {
         Enabled
       </label>
     </div>
+  );
+}
+
+/** Approval rules: how many distinct people must approve, and who is offered the request when. */
+function ApproverFields({ rule, change }: SectionProps) {
+  if (!asksApproval(rule.decision)) return <p class="muted">Only a rule that asks for approval names its approvers.</p>;
+  const role = rule.decision === 'require_client_approval' ? 'client' : 'expert';
+  const set = (i: number, patch: Partial<DraftStep>) => change({ escalation: rule.escalation.map((s, j) => (j === i ? { ...s, ...patch } : s)) });
+  return (
+    <>
+      <div class="rule-fields">
+        <label>
+          Approvers required (1–5)
+          <input required inputMode="numeric" value={rule.quorum} onInput={(e) => change({ quorum: value(e) })} />
+        </label>
+        {rule.escalation.length > 0 && (
+          <label>
+            Expires after (seconds)
+            <input required inputMode="numeric" value={rule.expireAfterSeconds} onInput={(e) => change({ expireAfterSeconds: value(e) })} />
+          </label>
+        )}
+      </div>
+      {rule.escalation.map((step, i) => {
+        const n = i + 1;
+        return (
+          <div class="rule-fields" key={`step-${n}`}>
+            <label>
+              Step {n} after (seconds)
+              <input required inputMode="numeric" value={step.afterSeconds} onInput={(e) => set(i, { afterSeconds: value(e) })} />
+            </label>
+            <label>
+              Step {n} group paged (empty: none)
+              <input value={step.group} onInput={(e) => set(i, { group: value(e) })} />
+            </label>
+            <button type="button" class="link" onClick={() => change({ escalation: rule.escalation.filter((_, j) => j !== i) })}>
+              Remove step {n}
+            </button>
+          </div>
+        );
+      })}
+      <button type="button" onClick={() => change({ escalation: [...rule.escalation, newStep(role)] })}>
+        Add an escalation step
+      </button>
+    </>
   );
 }
