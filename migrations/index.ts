@@ -25,6 +25,7 @@ import { Migration20261206150000_run_owner } from './Migration20261206150000_run
 import { Migration20261207110000_review_acknowledgement } from './Migration20261207110000_review_acknowledgement';
 import { Migration20261208090000_identity } from './Migration20261208090000_identity';
 import { Migration20261208091000_policy_history } from './Migration20261208091000_policy_history';
+import { Migration20261208100000_cedar_policies } from './Migration20261208100000_cedar_policies';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -51,4 +52,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261207110000_review_acknowledgement', class: Migration20261207110000_review_acknowledgement },
   { name: 'Migration20261208090000_identity', class: Migration20261208090000_identity },
   { name: 'Migration20261208091000_policy_history', class: Migration20261208091000_policy_history },
+  { name: 'Migration20261208100000_cedar_policies', class: Migration20261208100000_cedar_policies },
 ];

@@ -11,6 +11,7 @@ import { LedgerHead } from '../ledger/ledger-head.entity';
 import { Org } from '../orgs/org.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import { PolicyRule } from '../policy/policy-rule.entity';
+import { CedarPolicy } from '../policy/cedar-policy.entity';
 import { RunMessage } from '../runs/run-message.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { Specialist } from '../orgs/specialist.entity';
@@ -42,6 +43,7 @@ export const ENTITIES = [
   RunMessage,
   ToolCall,
   PolicyRule,
+  CedarPolicy,
   PolicyDecision,
   ApprovalRequest,
   LedgerEvent,

@@ -1,4 +1,4 @@
-// `toolgate policy simulate`: a draft rule set replayed over an org's recorded calls (reads only).
+// `toolgate policy simulate`: a draft rule set replayed over an org's recorded calls (reads only); `policy cedar-schema`: the Cedar schema.
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Runtime } from '../app/main';
@@ -8,6 +8,7 @@ import { RISK_LEVELS } from '../catalog/risk';
 import { POLICY_OUTCOMES } from '../policy/policy-decision-outcome';
 import type { PolicyRuleInput } from '../policy/policy-rule.service';
 import { MAX_SIMULATION_EXAMPLES, type PolicySimulation, simulatePolicy } from '../policy/policy-simulation.service';
+import { cedarSchemaText, orgCedarSchema } from '../policy/cedar-policy.service';
 import { UsageError } from './commands';
 import { exportRange } from './ledger';
 import { group, json, onDatabase } from './support';
@@ -42,6 +43,20 @@ export function addPolicyCommands(program: Command, done: (code: number) => void
         else process.stdout.write(describeSimulation(result));
       };
       done(await onDatabase(simulating, { migrate: false }));
+    });
+  policy
+    .command('cedar-schema')
+    .description("print an org's generated Cedar schema (its tools, callers and params), which Cedar policies are validated against")
+    .requiredOption('--org <id>', 'the org whose tools the schema declares')
+    .option('--json', "print Cedar's JSON schema format instead of its own syntax")
+    .action(async (opts: { org: string; json?: boolean }) => {
+      const printing = async (runtime: Runtime) => {
+        const em = runtime.orm.em.fork();
+        const schema = await orgCedarSchema(em, (await findOrg(em, opts.org)).id);
+        if (opts.json) json(schema);
+        else process.stdout.write(cedarSchemaText(schema));
+      };
+      done(await onDatabase(printing, { migrate: false }));
     });
 }
 

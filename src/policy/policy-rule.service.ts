@@ -99,7 +99,7 @@ export async function setPolicyShadowMode(em: EntityManager, caller: Caller, ena
  * The end of every policy change: the change written, the org's policy version bumped
  * (nodes reload their rules) and `policy.changed` appended with the new version. Returns it.
  */
-async function recordPolicyChange(tx: EntityManager, caller: Caller, resourceId: string, metadata: Record<string, unknown>): Promise<number> {
+export async function recordPolicyChange(tx: EntityManager, caller: Caller, resourceId: string, metadata: Record<string, unknown>): Promise<number> {
   await tx.flush();
   const { policyVersion } = await bumpConfigVersion(tx, caller.orgId, { policy: true });
   await appendLedgerEvent(tx, { orgId: caller.orgId, type: 'policy.changed', resourceId, actor: caller, metadata: { ...metadata, policyVersion } });

@@ -1,0 +1,171 @@
+import { startTestApp, errorCode, type TestApp } from '../support/app';
+import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
+import { ToolDefinition } from '../../src/catalog/tool-definition.entity';
+import type { ExecutionOutcome, ToolExecutor } from '../../src/executor/executor.types';
+import { GatewayClient } from '../gateway/gateway-helpers';
+
+/**
+ * Cedar policies beside the rules (docs/policy.md, "Cedar"), through the real gateway on a
+ * real PostgreSQL: validated against the generated schema on save, a forbid that blocks, a
+ * permit that asks an expert above an amount, and the order between Cedar and the rules.
+ */
+let app: TestApp;
+let seed: SeedResult;
+let gw: GatewayClient;
+
+const executor: ToolExecutor = {
+  async execute(): Promise<ExecutionOutcome> {
+    return { ok: true, data: { done: true }, vendorStatusCode: 200, retries: [] };
+  },
+};
+
+beforeAll(async () => {
+  app = await startTestApp({}, { executor });
+  await app.em().transactional(async (tx) => {
+    tx.create(ToolDefinition, {
+      toolName: 'refund',
+      action: 'issue',
+      vendor: 'test',
+      description: 'refund.issue (test)',
+      defaultRisk: 'low',
+      idempotent: false,
+      inputSchema: {
+        type: 'object',
+        properties: { customerId: { type: 'string' }, amount: { type: 'number' }, items: { type: 'integer' } },
+        required: ['customerId', 'amount'],
+        additionalProperties: false,
+      },
+    });
+  });
+  seed = await seedDemo(app.em(), app.masterKey);
+  gw = new GatewayClient(app, seed);
+});
+afterAll(async () => app?.close());
+
+const UPSERT = `mutation($input: CedarPolicyInput!) { upsertCedarPolicy(input: $input) { id name } }`;
+const POLICIES = `query { cedarPolicies { id name } viewer { org { policyVersion } } }`;
+const DELETE = `mutation($id: ID!) { deleteCedarPolicy(id: $id) }`;
+const UPSERT_RULE = `mutation($input: PolicyRuleInput!) { upsertPolicyRule(input: $input) { id } }`;
+const DELETE_RULE = `mutation($id: ID!) { deletePolicyRule(id: $id) }`;
+
+const NO_REFUNDS_TO_MALLORY = {
+  name: 'no refunds to mallory',
+  position: 1,
+  text: '@risk("high") forbid (principal, action == Toolgate::Action::"refund.issue", resource) when { context.params.customerId == "mallory" };',
+};
+const EXPERT_ABOVE_250 = {
+  name: 'refunds above 250 need an expert',
+  position: 2,
+  text: `@outcome("require_expert_approval") @risk("high")
+permit (principal in Toolgate::Role::"agent", action == Toolgate::Action::"refund.issue", resource)
+when { context.params.amount.greaterThan(decimal("250.0")) };`,
+};
+
+async function setCedar(...policies: { name: string; position: number; text: string }[]): Promise<void> {
+  for (const { id } of (await gw.ok(POLICIES)).cedarPolicies) await gw.ok(DELETE, { id });
+  for (const input of policies) await gw.ok(UPSERT, { input });
+}
+
+async function refund(params: Record<string, unknown>) {
+  const answer = await gw.execute((await gw.startRun()).id, 'refund', 'issue', params);
+  const recorded = await gw.call(answer.toolCallId);
+  return { status: answer.status, risk: recorded.policyDecision?.risk, reason: recorded.policyDecision?.reason ?? null };
+}
+
+test('the generated schema declares the callers, the tools and the params with their Cedar types', async () => {
+  const { cedarSchema } = await gw.ok('query { cedarSchema }');
+  expect(cedarSchema).toContain('entity Person in [Role];');
+  expect(cedarSchema).toContain('action "refund.issue" appliesTo');
+  expect(cedarSchema).toMatch(/amount: __cedar::decimal,\s+customerId: __cedar::String,\s+items\?: __cedar::Long/);
+});
+
+test('a Cedar forbid blocks the call, and the decision names the Cedar policy', async () => {
+  await setCedar(NO_REFUNDS_TO_MALLORY);
+  expect(await refund({ customerId: 'mallory', amount: 5 })).toEqual({
+    status: 'blocked',
+    risk: 'high',
+    reason: 'Cedar policy "no refunds to mallory" (forbid)',
+  });
+  expect(await refund({ customerId: 'alice', amount: 5 })).toEqual({
+    status: 'succeeded',
+    risk: 'low',
+    reason: 'no rule matched; catalog default risk low',
+  });
+});
+
+test('a Cedar permit with @outcome asks an expert above an amount (decimals included)', async () => {
+  await setCedar(EXPERT_ABOVE_250);
+  const asked = {
+    status: 'waiting_approval',
+    risk: 'high',
+    reason: `Cedar policy "${EXPERT_ABOVE_250.name}" (position 2, permit @outcome("require_expert_approval"))`,
+  };
+  expect(await refund({ customerId: 'alice', amount: 300 })).toEqual(asked);
+  expect(await refund({ customerId: 'alice', amount: 250.01 })).toEqual(asked);
+  expect((await refund({ customerId: 'alice', amount: 250 })).status).toBe('succeeded');
+});
+
+test('a number Cedar cannot hold exactly blocks the call rather than being rounded', async () => {
+  await setCedar(EXPERT_ABOVE_250);
+  expect(await refund({ customerId: 'alice', amount: 250.00001 })).toEqual({
+    status: 'blocked',
+    risk: 'high',
+    reason: 'Cedar policies cannot be asked: params.amount (250.00001) is not a Cedar decimal: at most 4 decimal places; blocked (fails closed)',
+  });
+});
+
+test('order: a Cedar forbid, then the first rule that matches, then the Cedar permit', async () => {
+  await setCedar(NO_REFUNDS_TO_MALLORY, EXPERT_ABOVE_250);
+  const rule = await gw.ok(UPSERT_RULE, {
+    input: { name: 'refunds are observed', position: 1, toolPattern: 'refund', risk: 'medium', decision: 'observe' },
+  });
+  try {
+    expect((await refund({ customerId: 'mallory', amount: 5 })).reason).toBe('Cedar policy "no refunds to mallory" (forbid)');
+    expect(await refund({ customerId: 'alice', amount: 300 })).toEqual({
+      status: 'succeeded',
+      risk: 'medium',
+      reason: 'rule "refunds are observed" (position 1)',
+    });
+  } finally {
+    await gw.ok(DELETE_RULE, { id: rule.upsertPolicyRule.id });
+  }
+  expect((await refund({ customerId: 'alice', amount: 300 })).status).toBe('waiting_approval');
+});
+
+describe('a policy an admin may not save is refused with nothing written', () => {
+  test.each([
+    ['a syntax error', 'permit (principal, action, resource) when { x };', /invalid variable: x/],
+    [
+      'an attribute the schema does not have',
+      '@outcome("observe") permit (principal, action == Toolgate::Action::"refund.issue", resource) when { context.params.currency == "EUR" };',
+      /attribute `params.currency` in context for Toolgate::Action::"refund.issue" not found/,
+    ],
+    [
+      'an optional attribute read without `has`',
+      '@outcome("observe") permit (principal, action == Toolgate::Action::"refund.issue", resource) when { context.params.items > 3 };',
+      /items/,
+    ],
+    [
+      'a comparison of a decimal as a number',
+      '@outcome("observe") permit (principal, action == Toolgate::Action::"refund.issue", resource) when { context.params.amount > 3 };',
+      /Long/,
+    ],
+    ['a permit without @outcome', 'permit (principal, action == Toolgate::Action::"refund.issue", resource);', /a permit needs @outcome/],
+    ['a forbid with another outcome', '@outcome("allow") forbid (principal, action, resource);', /a forbid blocks/],
+    ['two policies in one', `${NO_REFUNDS_TO_MALLORY.text} ${NO_REFUNDS_TO_MALLORY.text}`, /exactly one policy/],
+    ['an unknown action', '@outcome("allow") permit (principal, action == Toolgate::Action::"refund.steal", resource);', /refund.steal/],
+  ])('%s', async (_, text, message) => {
+    await setCedar();
+    const before = await gw.ok(POLICIES);
+    const res = await app.gql(UPSERT, { key: seed.keys.admin, variables: { input: { name: 'draft', position: 1, text } } });
+    expect(errorCode(res)).toBe('BAD_USER_INPUT');
+    expect(res.body.errors?.[0]?.extensions?.field).toBe('text');
+    expect(res.body.errors?.[0]?.message).toMatch(message);
+    expect(await gw.ok(POLICIES)).toEqual(before);
+  });
+
+  test('only admins write Cedar policies', async () => {
+    const res = await app.gql(UPSERT, { key: seed.keys.agent, variables: { input: { ...NO_REFUNDS_TO_MALLORY } } });
+    expect(errorCode(res)).toBe('FORBIDDEN');
+  });
+});
