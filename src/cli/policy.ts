@@ -119,6 +119,9 @@ function describeSimulation(result: PolicySimulation): string {
   const lines = [
     `Replayed ${result.callsRead} recorded call(s): ${result.changedCount} decided otherwise, ${result.undecidableCount} undecidable (a condition reads a redacted value).`,
   ];
+  if (result.cedarPoliciesNotReplayed > 0) {
+    lines.push(`Not replayed: the org's ${result.cedarPoliciesNotReplayed} enabled Cedar policies (a call one of them decided may show as changed).`);
+  }
   for (const change of result.changes) {
     const rule = change.rule ? `rule #${change.rule.index} "${change.rule.name}"` : 'catalog default';
     lines.push(`  ${change.count} × ${change.oldOutcome} → ${change.newOutcome ?? 'undecidable'} (${rule})`);

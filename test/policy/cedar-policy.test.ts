@@ -132,6 +132,18 @@ test('order: a Cedar forbid, then the first rule that matches, then the Cedar pe
   expect((await refund({ customerId: 'alice', amount: 300 })).status).toBe('waiting_approval');
 });
 
+test('a replay does not evaluate Cedar policies, and says so', async () => {
+  await setCedar(NO_REFUNDS_TO_MALLORY, EXPERT_ABOVE_250);
+  expect((await refund({ customerId: 'mallory', amount: 5 })).status).toBe('blocked');
+  const simulate = `query($from: DateTimeISO!, $to: DateTimeISO!) {
+    simulatePolicy(from: $from, to: $to, rules: []) { callsRead changedCount cedarPoliciesNotReplayed }
+  }`;
+  const answer = await gw.ok(simulate, { from: new Date(Date.now() - 3_600_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString() });
+  expect(answer.simulatePolicy.cedarPoliciesNotReplayed).toBe(2);
+  // The Cedar-blocked calls show as changed by an empty draft: the count above says why.
+  expect(answer.simulatePolicy.changedCount).toBeGreaterThan(0);
+});
+
 describe('a policy an admin may not save is refused with nothing written', () => {
   test.each([
     ['a syntax error', 'permit (principal, action, resource) when { x };', /invalid variable: x/],
