@@ -139,3 +139,13 @@ test('a draft with a rule over history is replayed as of each call; a bad histor
   expect(refused.code).toBe(1);
   expect(refused.stderr).toContain('toolgate: BAD_USER_INPUT: history[0].kind must be one of count, sum, not_after');
 });
+
+test('policy cedar-schema prints the org’s Cedar schema (Cedar syntax, or its JSON with --json)', async () => {
+  const text = await runCli(['policy', 'cedar-schema', '--org', orgId]);
+  expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(text.stdout).toContain('namespace Toolgate {');
+  expect(text.stdout).toMatch(/action "invoice\.send" appliesTo \{[\s\S]*amount: __cedar::decimal/);
+  const json = await runCli(['policy', 'cedar-schema', '--org', orgId, '--json']);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.stdout).Toolgate.actions['invoice.send'].appliesTo.resourceTypes).toEqual(['Tool']);
+});

@@ -3,6 +3,7 @@ import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { ToolDefinition } from '../../src/catalog/tool-definition.entity';
 import type { ExecutionOutcome, ToolExecutor } from '../../src/executor/executor.types';
 import { GatewayClient } from '../gateway/gateway-helpers';
+import { EXECUTE_APPROVED_TOOL_CALL, RESOLVE_APPROVAL } from '../support/documents';
 
 /**
  * Cedar policies beside the rules (docs/policy.md, "Cedar"), through the real gateway on a
@@ -130,6 +131,16 @@ test('order: a Cedar forbid, then the first rule that matches, then the Cedar pe
     await gw.ok(DELETE_RULE, { id: rule.upsertPolicyRule.id });
   }
   expect((await refund({ customerId: 'alice', amount: 300 })).status).toBe('waiting_approval');
+});
+
+test('a Cedar forbid added while a refund waits for its expert blocks it when approved', async () => {
+  await setCedar(EXPERT_ABOVE_250);
+  const waiting = await gw.execute((await gw.startRun()).id, 'refund', 'issue', { customerId: 'mallory', amount: 300 });
+  expect(waiting.status).toBe('waiting_approval');
+  await setCedar(NO_REFUNDS_TO_MALLORY, EXPERT_ABOVE_250);
+  await gw.ok(RESOLVE_APPROVAL, { id: waiting.approvalRequestId!, decision: 'APPROVE' }, seed.keys.expert);
+  const answer = await gw.ok(EXECUTE_APPROVED_TOOL_CALL, { id: waiting.toolCallId }, seed.keys.agent);
+  expect(answer.executeApprovedToolCall.status).toBe('blocked');
 });
 
 test('a replay does not evaluate Cedar policies, and says so', async () => {
