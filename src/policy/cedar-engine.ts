@@ -26,6 +26,8 @@ export interface CedarPolicySet {
   token: number;
   texts: Record<string, string>;
   policies: ReadonlyMap<string, CompiledCedarPolicy>;
+  /** A stored policy that no longer reads (a newer engine): every call is blocked, naming it, until it is saved again or deleted. */
+  unreadable: { name: string; error: string } | null;
 }
 
 export interface CedarRequest {
@@ -80,23 +82,43 @@ let compilations = 0;
 /** Which compilation each engine key holds now. */
 const loaded = new Map<string, number>();
 
-/** Null when the org has no enabled Cedar policy (nothing is asked then). A stored policy that no longer reads is left out. */
+/**
+ * Null when the org has no enabled Cedar policy (nothing is asked then). A stored policy that
+ * no longer reads is not left out (a forbid left out would let through what it blocks): the set
+ * then blocks every call, naming it.
+ */
 export function compileCedarPolicies(orgId: string, rows: readonly { name: string; position: number; text: string }[]): CedarPolicySet | null {
+  if (rows.length === 0) return null;
   const policies = new Map<string, CompiledCedarPolicy>();
   const texts: Record<string, string> = {};
+  let unreadable: CedarPolicySet['unreadable'] = null;
   for (const row of rows) {
     const read = readCedarPolicy(row.text);
-    if ('error' in read) continue;
+    if ('error' in read) {
+      unreadable ??= { name: row.name, error: read.error };
+      continue;
+    }
     policies.set(row.name, { name: row.name, position: row.position, ...read });
     texts[row.name] = row.text;
   }
-  if (policies.size === 0) return null;
   compilations += 1;
-  return { key: `org:${orgId}`, token: compilations, texts, policies };
+  const set = { key: `org:${orgId}`, token: compilations, texts, policies, unreadable };
+  // Handed to the engine now: a set that does not parse as a whole blocks too.
+  if (!unreadable) {
+    const parsed = preparsePolicySet(set.key, { staticPolicies: texts });
+    if (parsed.type === 'failure') set.unreadable = { name: '', error: parsed.errors.map((e) => e.message).join('; ') };
+    else loaded.set(set.key, set.token);
+  }
+  return set;
 }
 
 /** The org's Cedar policies on a call. A forbid that errors counts as matching (fails closed); a permit that errors does not. */
 export function evaluateCedar(set: CedarPolicySet, request: CedarRequest): CedarVerdict {
+  if (set.unreadable) {
+    const which = set.unreadable.name ? `Cedar policy "${set.unreadable.name}"` : "the org's Cedar policies";
+    const reason = `${which} no longer reads (${set.unreadable.error}); blocked (fails closed)`;
+    return { forbid: { name: set.unreadable.name, outcome: 'block', risk: 'high', reason }, permit: null };
+  }
   let params: Record<string, CedarValueJson>;
   try {
     params = (toCedarValue(paramsType(request.inputSchema), request.params, 'params') ?? {}) as Record<string, CedarValueJson>;

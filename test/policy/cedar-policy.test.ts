@@ -143,6 +143,38 @@ test('a Cedar forbid added while a refund waits for its expert blocks it when ap
   expect(answer.executeApprovedToolCall.status).toBe('blocked');
 });
 
+test('a forbid whose evaluation errors blocks (fails closed); a permit that errors does not decide', async () => {
+  const overflow = 'context.params has items && context.params.items * 4611686018427387904 > 0';
+  await setCedar({
+    name: 'overflowing forbid',
+    position: 1,
+    text: `forbid (principal, action == Toolgate::Action::"refund.issue", resource) when { ${overflow} };`,
+  });
+  const blocked = await refund({ customerId: 'alice', amount: 5, items: 3 });
+  expect(blocked.status).toBe('blocked');
+  expect(blocked.reason).toMatch(/^Cedar policy "overflowing forbid" \(forbid\) could not be evaluated \(.*overflow.*\); blocked \(fails closed\)$/);
+  await setCedar(EXPERT_ABOVE_250, {
+    name: 'overflowing permit',
+    position: 1,
+    text: `@outcome("require_client_approval") permit (principal, action, resource) when { ${overflow} };`,
+  });
+  expect((await refund({ customerId: 'alice', amount: 300, items: 3 })).reason).toBe(
+    `Cedar policy "${EXPERT_ABOVE_250.name}" (position 2, permit @outcome("require_expert_approval"))`,
+  );
+});
+
+test('a stored policy that no longer reads blocks every call rather than being left out', async () => {
+  await setCedar(NO_REFUNDS_TO_MALLORY);
+  // As a newer engine might find it: written past the API's validation, the org's config marked stale.
+  await app.em().execute(`update cedar_policies set text = 'forbid (principal, action, resource) when { x };' where org_id = ?`, [seed.orgId]);
+  await app.em().execute('update orgs set config_version = config_version + 1 where id = ?', [seed.orgId]);
+  const answer = await refund({ customerId: 'alice', amount: 5 });
+  expect(answer.status).toBe('blocked');
+  expect(answer.reason).toMatch(/^Cedar policy "no refunds to mallory" no longer reads \(.*invalid variable: x.*\); blocked \(fails closed\)$/);
+  await setCedar();
+  expect((await refund({ customerId: 'alice', amount: 5 })).status).toBe('succeeded');
+});
+
 test('a replay does not evaluate Cedar policies, and says so', async () => {
   await setCedar(NO_REFUNDS_TO_MALLORY, EXPERT_ABOVE_250);
   expect((await refund({ customerId: 'mallory', amount: 5 })).status).toBe('blocked');
