@@ -14,6 +14,7 @@ import { median } from './lib/stats';
 import { renderMarkdown, renderSummary, type Report } from './lib/report';
 import { gatewayScenario } from './scenarios/gateway';
 import { gatewayHistoryScenario } from './scenarios/gateway-history';
+import { gatewayCedarScenario } from './scenarios/gateway-cedar';
 import { ormScenario } from './scenarios/orm';
 import { buildReadsOrg, readsScenario } from './scenarios/reads';
 import { countStatements, type StatementCounts } from './scenarios/statements';
@@ -34,7 +35,19 @@ import { growthScenario } from './scenarios/growth';
  * the growth scenario's history).
  */
 const SPREAD_ORGS = 32;
-const SCENARIOS = ['gateway', 'gateway-history', 'orm', 'reads', 'subscriptions', 'subscriptions-10k', 'tokens', 'approval-resume', 'mcp', 'growth'];
+const SCENARIOS = [
+  'gateway',
+  'gateway-history',
+  'gateway-cedar',
+  'orm',
+  'reads',
+  'subscriptions',
+  'subscriptions-10k',
+  'tokens',
+  'approval-resume',
+  'mcp',
+  'growth',
+];
 /** What runs without BENCH_ONLY: all but MCP (scenario 8 has no goal; BENCH_ONLY=mcp runs it). */
 const DEFAULT_SCENARIOS = SCENARIOS.filter((name) => name !== 'mcp');
 
@@ -89,7 +102,10 @@ async function main(): Promise<void> {
   if (unknown.length) throw new Error(`BENCH_ONLY: unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.join(', ')}`);
   // BENCH_ONLY=gateway runs the gateway with 20 history rules too (docs/policy.md).
   if (only.has('gateway')) only.add('gateway-history');
-  const sqlScenarios = only.has('gateway') || only.has('gateway-history') || only.has('orm') || only.has('reads') || only.has('mcp');
+  // And with 20 Cedar policies (docs/policy.md, "Cedar").
+  if (only.has('gateway')) only.add('gateway-cedar');
+  const sqlScenarios =
+    only.has('gateway') || only.has('gateway-history') || only.has('gateway-cedar') || only.has('orm') || only.has('reads') || only.has('mcp');
   const t0 = Date.now();
   const startedAt = new Date().toISOString();
   const log = (line: string) => {
@@ -154,6 +170,7 @@ async function main(): Promise<void> {
       statements = await countStatements(ctx, db, { demo, reads });
       if (only.has('gateway')) figures.push(...(await gatewayScenario(ctx, { server, pool, notifier, demo, spread })));
       if (only.has('gateway-history')) figures.push(...(await gatewayHistoryScenario(ctx, { server, pool, notifier, demo, spread })));
+      if (only.has('gateway-cedar')) figures.push(...(await gatewayCedarScenario(ctx, { server, pool, notifier, demo, spread })));
       if (only.has('orm')) figures.push(...(await ormScenario(ctx, { server, pool, notifier, demo, spread })));
       if (only.has('reads')) figures.push(...(await readsScenario(ctx, { server, pool, org: reads })));
       if (only.has('mcp')) figures.push(...(await mcpScenario(ctx, { server, demo })));

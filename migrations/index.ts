@@ -26,6 +26,7 @@ import { Migration20261207110000_review_acknowledgement } from './Migration20261
 import { Migration20261208090000_identity } from './Migration20261208090000_identity';
 import { Migration20261208091000_policy_history } from './Migration20261208091000_policy_history';
 import { Migration20261208100000_approval_quorum } from './Migration20261208100000_approval_quorum';
+import { Migration20261208110000_cedar_policies } from './Migration20261208110000_cedar_policies';
 import { Migration20261208120000_policy_replays } from './Migration20261208120000_policy_replays';
 
 export const MIGRATIONS: MigrationObject[] = [
@@ -54,5 +55,6 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261208090000_identity', class: Migration20261208090000_identity },
   { name: 'Migration20261208091000_policy_history', class: Migration20261208091000_policy_history },
   { name: 'Migration20261208100000_approval_quorum', class: Migration20261208100000_approval_quorum },
+  { name: 'Migration20261208110000_cedar_policies', class: Migration20261208110000_cedar_policies },
   { name: 'Migration20261208120000_policy_replays', class: Migration20261208120000_policy_replays },
 ];

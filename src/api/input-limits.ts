@@ -24,6 +24,7 @@ export const MAX_INPUT_LENGTH: Readonly<Record<string, number>> = {
   'Mutation.postMessage.text': 100_000,
   'StartAgentRunInput.message': 100_000,
   'CreateSpecialistInput.systemPrompt': 20_000,
+  'CedarPolicyInput.text': 20_000,
   'CreateSpecialistInput.description': 2_000,
   'Mutation.resolveApproval.reason': 2_000,
   'Mutation.resolveApprovals.reason': 2_000,

@@ -15,6 +15,7 @@ import { PolicyDecisionResolver } from '../policy/policy-decision.resolver';
 import { LedgerResolver } from '../ledger/ledger.resolver';
 import { LedgerEventResolver } from '../ledger/ledger-event.resolver';
 import { PolicyRuleResolver } from '../policy/policy-rule.resolver';
+import { CedarPolicyResolver } from '../policy/cedar-policy.resolver';
 import { RunLifecycleResolver } from '../runs/run-lifecycle.resolver';
 import { GatewayResolver } from '../gateway/gateway.resolver';
 import { SubscriptionResolver } from '../realtime/subscriptions.resolver';
@@ -46,6 +47,7 @@ export const RESOLVERS = [
   LedgerResolver,
   LedgerEventResolver,
   PolicyRuleResolver,
+  CedarPolicyResolver,
   RunLifecycleResolver,
   GatewayResolver,
   SubscriptionResolver,

@@ -13,6 +13,7 @@ import { Org } from '../orgs/org.entity';
 import { PolicyDecision } from '../policy/policy-decision.entity';
 import { PolicyRule } from '../policy/policy-rule.entity';
 import { PolicyReplayRecord } from '../policy/policy-replay-record.entity';
+import { CedarPolicy } from '../policy/cedar-policy.entity';
 import { RunMessage } from '../runs/run-message.entity';
 import { AgentRun } from '../runs/agent-run.entity';
 import { Specialist } from '../orgs/specialist.entity';
@@ -45,6 +46,7 @@ export const ENTITIES = [
   ToolCall,
   PolicyRule,
   PolicyReplayRecord,
+  CedarPolicy,
   PolicyDecision,
   ApprovalRequest,
   ApprovalVote,

@@ -1,4 +1,4 @@
-// `toolgate policy simulate` (a draft rule set replayed over an org's recorded calls) and `toolgate policy publish` (the draft put in force).
+// `toolgate policy simulate` (a draft rule set replayed over an org's recorded calls), `policy publish` (the draft put in force), `policy cedar-schema` (the Cedar schema).
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Runtime } from '../app/main';
@@ -9,6 +9,7 @@ import { POLICY_OUTCOMES } from '../policy/policy-decision-outcome';
 import type { PolicyRuleInput } from '../policy/policy-rule.service';
 import { publishPolicy } from '../policy/policy-publish.service';
 import { MAX_SIMULATION_EXAMPLES, type PolicySimulation, simulatePolicy } from '../policy/policy-simulation.service';
+import { cedarSchemaText, orgCedarSchema } from '../policy/cedar-policy.service';
 import { UsageError } from './commands';
 import { exportRange } from './ledger';
 import { group, json, onDatabase } from './support';
@@ -61,6 +62,20 @@ export function addPolicyCommands(program: Command, done: (code: number) => void
         else process.stdout.write(`Published ${published.rules.length} rule(s): policy version ${published.policyVersion}.\n`);
       };
       done(await onDatabase(publishing, { migrate: false }));
+    });
+  policy
+    .command('cedar-schema')
+    .description("print an org's generated Cedar schema (its tools, callers and params), which Cedar policies are validated against")
+    .requiredOption('--org <id>', 'the org whose tools the schema declares')
+    .option('--json', "print Cedar's JSON schema format instead of its own syntax")
+    .action(async (opts: { org: string; json?: boolean }) => {
+      const printing = async (runtime: Runtime) => {
+        const em = runtime.orm.em.fork();
+        const schema = await orgCedarSchema(em, (await findOrg(em, opts.org)).id);
+        if (opts.json) json(schema);
+        else process.stdout.write(cedarSchemaText(schema));
+      };
+      done(await onDatabase(printing, { migrate: false }));
     });
 }
 
@@ -124,6 +139,9 @@ function describeSimulation(result: PolicySimulation): string {
     `Replay ${result.replayId} (policy version ${result.policyVersion}): publish this draft with --replay ${result.replayId}.`,
     `Replayed ${result.callsRead} recorded call(s): ${result.changedCount} decided otherwise, ${result.undecidableCount} undecidable (a condition reads a redacted value).`,
   ];
+  if (result.cedarPoliciesNotReplayed > 0) {
+    lines.push(`Not replayed: the org's ${result.cedarPoliciesNotReplayed} enabled Cedar policies (a call one of them decided may show as changed).`);
+  }
   for (const change of result.changes) {
     const rule = change.rule ? `rule #${change.rule.index} "${change.rule.name}"` : 'catalog default';
     lines.push(`  ${change.count} × ${change.oldOutcome} → ${change.newOutcome ?? 'undecidable'} (${rule})`);

@@ -3,6 +3,7 @@ import type { RiskLevel } from '../catalog/risk';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { type CompiledRule, evaluatePolicy, historyCandidates, type PolicyInput } from '../policy/policy-evaluator';
 import { readHistory } from '../policy/policy-history';
+import type { CedarVerdict } from '../policy/cedar-engine';
 import { redactInput } from '../redaction/redact';
 import { effectOf } from '../policy/policy-outcomes';
 import { dropSealedParams } from '../approvals/approval-state';
@@ -30,7 +31,12 @@ export interface ApprovedUnderNewPolicy {
  * rule that blocks it, its approved params are dropped, and true is answered; nothing runs.
  * Any other verdict (allow, or an approval a person has just given) lets it run.
  */
-export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly CompiledRule[], approved: ApprovedUnderNewPolicy): Promise<boolean> {
+export async function blockIfPolicyBlocks(
+  tx: EntityManager,
+  rules: readonly CompiledRule[],
+  approved: ApprovedUnderNewPolicy,
+  cedar?: CedarVerdict | null,
+): Promise<boolean> {
   const { call } = approved;
   const input: PolicyInput = {
     toolName: call.toolName,
@@ -42,13 +48,13 @@ export async function blockIfPolicyBlocks(tx: EntityManager, rules: readonly Com
   };
   // Rules over history as they are now, the call itself as "this call". No locks: this
   // transaction holds the run's row, which a deciding call takes after its limits' locks.
-  const wanted = historyCandidates(rules, input);
+  const wanted = cedar?.forbid ? [] : historyCandidates(rules, input);
   const subject = { orgId: call.orgId, runId: call.runId, toolName: call.toolName, action: call.action, params: approved.params, now: approved.now };
   const history =
     wanted.length > 0
       ? await readHistory(tx, wanted, { ...subject, storedParams: redactInput(approved.params), exceptCallId: call.id }, { lock: false })
       : undefined;
-  const verdict = evaluatePolicy(rules, input, approved.shadowMode, history);
+  const verdict = evaluatePolicy(rules, input, approved.shadowMode, history, cedar);
   // An outcome this server does not know blocks too (policy-outcomes.ts: it fails closed).
   const { blockCode } = effectOf(verdict.outcome);
   if (!blockCode) return false;

@@ -6,6 +6,7 @@ import { isUuid } from '../db/ids';
 import { TOOL_CALLING_FLAG } from '../orgs/feature-flag.entity';
 import { ACTIVE_RUN_STATUSES, type RunStatus } from '../runs/agent-run.entity';
 import { evaluatePolicy, historyCandidates, type PolicyInput, type PolicyVerdict } from '../policy/policy-evaluator';
+import { evaluateCedar } from '../policy/cedar-engine';
 import { readHistory } from '../policy/policy-history';
 import { outcomeRequiring } from '../policy/policy-outcomes';
 import { redactInput } from '../redaction/redact';
@@ -231,17 +232,37 @@ export class ToolGateway {
         // Policy changed since the call was decided: approving runs it unless the policy now blocks it.
         if (run.decided_policy_version !== null && run.policy_version !== run.decided_policy_version) {
           const config = await this.deps.orgConfig.get(tx, call.orgId, run.config_version);
-          const blockedNow = await blockIfPolicyBlocks(tx, config.rules, {
-            call,
-            approvalRequestId: approval.id,
-            params,
-            callerRole: run.caller_role ?? 'agent',
-            specialistId: run.specialist_id,
-            defaultRisk: tool.definition.defaultRisk,
-            policyVersion: run.policy_version,
-            shadowMode: run.policy_shadow_mode,
-            now: new Date(this.deps.clock.now()),
-          });
+          // Cedar as it is now, the principal the decision's role (the person who called is not kept).
+          const cedar = config.cedar
+            ? evaluateCedar(config.cedar, {
+                orgId: call.orgId,
+                toolName: call.toolName,
+                action: call.action,
+                params,
+                inputSchema: tool.definition.inputSchema,
+                callerRole: run.caller_role ?? 'agent',
+                personId: null,
+                runId: call.runId,
+                specialistId: run.specialist_id,
+                defaultRisk: tool.definition.defaultRisk,
+              })
+            : null;
+          const blockedNow = await blockIfPolicyBlocks(
+            tx,
+            config.rules,
+            {
+              call,
+              approvalRequestId: approval.id,
+              params,
+              callerRole: run.caller_role ?? 'agent',
+              specialistId: run.specialist_id,
+              defaultRisk: tool.definition.defaultRisk,
+              policyVersion: run.policy_version,
+              shadowMode: run.policy_shadow_mode,
+              now: new Date(this.deps.clock.now()),
+            },
+            cedar,
+          );
           if (blockedNow) return current();
         }
         if (!(await start())) return current();
@@ -355,7 +376,17 @@ export class ToolGateway {
     // when there is none), under the locks of their limits. The call is stamped with the same
     // time its windows end at.
     const now = this.stamp();
-    const wanted = config.hasHistory ? historyCandidates(config.rules, input) : [];
+    // Cedar policies, when the org has any: a forbid decides before the rules (and their history).
+    const cedar = config.cedar
+      ? evaluateCedar(config.cedar, {
+          ...input,
+          orgId: run.orgId,
+          inputSchema: tool.definition.inputSchema,
+          personId: request.caller.person?.id ?? null,
+          runId: run.id,
+        })
+      : null;
+    const wanted = config.hasHistory && !cedar?.forbid ? historyCandidates(config.rules, input) : [];
     const history =
       wanted.length > 0
         ? await readHistory(tx, wanted, {
@@ -368,7 +399,7 @@ export class ToolGateway {
             now,
           })
         : undefined;
-    const verdict: PolicyVerdict = evaluatePolicy(config.rules, input, run.shadowMode, history);
+    const verdict: PolicyVerdict = evaluatePolicy(config.rules, input, run.shadowMode, history, cedar);
     traceDecision(verdict);
     const call = await recordDecidedCall(tx, {
       ...base,

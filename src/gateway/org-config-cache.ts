@@ -1,6 +1,7 @@
 import type { SqlTransaction } from '../db/raw-transaction';
 import type { PolicyRule } from '../policy/policy-rule.entity';
 import type { CompiledRule } from '../policy/policy-evaluator';
+import { type CedarPolicySet, compileCedarPolicies } from '../policy/cedar-engine';
 
 interface RuleRow {
   id: string;
@@ -26,6 +27,8 @@ export interface OrgConfig {
   rules: readonly CompiledRule[];
   /** Some enabled rule has history conditions: only then does a decision look for them. */
   hasHistory: boolean;
+  /** The org's enabled Cedar policies, compiled; null when it has none (Cedar is not asked). */
+  cedar: CedarPolicySet | null;
 }
 
 /**
@@ -54,8 +57,13 @@ export class OrgConfigCache {
          from policy_rules where org_id = ? and enabled = true order by position asc, created_at asc, id asc`,
       [orgId],
     );
+    const cedar = await tx.execute<{ name: string; position: number; text: string }[]>(
+      'select name, position, text from cedar_policies where org_id = ? and enabled = true order by position asc, name asc',
+      [orgId],
+    );
     const config: OrgConfig = {
       configVersion,
+      cedar: compileCedarPolicies(orgId, cedar),
       hasHistory: rules.some((r) => r.history.length > 0),
       flags: new Map(flags.map((f) => [f.key, f.enabled])),
       rules: rules.map((r) => ({

@@ -5,6 +5,7 @@ import { globMatches } from './glob';
 import { canonicalJson } from '../ledger/canonical-json';
 import type { HistoryAnswers, HistoryCondition } from './policy-history';
 import type { ApprovalRouting } from './approval-routing';
+import type { CedarVerdict } from './cedar-engine';
 
 /** The rule data the evaluator needs; loaded once per org config version, kept in memory. */
 export interface CompiledRule {
@@ -56,30 +57,43 @@ export const DEFAULT_DECISION: Record<RiskLevel, PolicyOutcome> = {
  * The first enabled rule (by position) whose every clause matches decides. Pure: history
  * conditions are answered beforehand (`historyCandidates`, then readHistory). A history
  * condition left unanswered does not hold (a reviewer's edit is re-checked without history).
+ * With Cedar policies (cedar-engine.ts, asked beforehand): a Cedar forbid first, then the
+ * rules, then the Cedar permit, then the catalog's default.
  */
-export function evaluatePolicy(rules: readonly CompiledRule[], input: PolicyInput, shadowMode: boolean, history?: HistoryAnswers): PolicyVerdict {
+export function evaluatePolicy(
+  rules: readonly CompiledRule[],
+  input: PolicyInput,
+  shadowMode: boolean,
+  history?: HistoryAnswers,
+  cedar?: CedarVerdict | null,
+): PolicyVerdict {
   let explained = '';
-  const rule = rules.find((r) => {
-    if (!ruleMatches(r, input)) return false;
-    const explanation = historyExplanation(r, history);
-    if (explanation === null) return false;
-    explained = explanation;
-    return true;
-  });
-  const decided: Omit<PolicyVerdict, 'shadowOutcome'> = rule
-    ? {
-        outcome: rule.decision,
-        risk: rule.risk,
-        matchedRuleId: rule.id,
-        reason: `rule "${rule.name}" (position ${rule.position})${explained}`,
-        ...(rule.routing ? { routing: rule.routing } : {}),
-      }
-    : {
-        outcome: DEFAULT_DECISION[input.defaultRisk],
-        risk: input.defaultRisk,
-        matchedRuleId: null,
-        reason: `no rule matched; catalog default risk ${input.defaultRisk}`,
-      };
+  const rule = cedar?.forbid
+    ? undefined
+    : rules.find((r) => {
+        if (!ruleMatches(r, input)) return false;
+        const explanation = historyExplanation(r, history);
+        if (explanation === null) return false;
+        explained = explanation;
+        return true;
+      });
+  const byCedar = cedar?.forbid ?? (rule ? null : (cedar?.permit ?? null));
+  const decided: Omit<PolicyVerdict, 'shadowOutcome'> = byCedar
+    ? { outcome: byCedar.outcome, risk: byCedar.risk, matchedRuleId: null, reason: byCedar.reason }
+    : rule
+      ? {
+          outcome: rule.decision,
+          risk: rule.risk,
+          matchedRuleId: rule.id,
+          reason: `rule "${rule.name}" (position ${rule.position})${explained}`,
+          ...(rule.routing ? { routing: rule.routing } : {}),
+        }
+      : {
+          outcome: DEFAULT_DECISION[input.defaultRisk],
+          risk: input.defaultRisk,
+          matchedRuleId: null,
+          reason: `no rule matched; catalog default risk ${input.defaultRisk}`,
+        };
   if (!shadowMode) return { ...decided, shadowOutcome: null };
   return { ...decided, outcome: 'allow', shadowOutcome: decided.outcome, reason: `shadow mode: ${decided.reason}` };
 }

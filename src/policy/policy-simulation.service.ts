@@ -68,6 +68,11 @@ export interface PolicySimulation {
   undecidableCount: number;
   changes: SimulatedChange[];
   examples: SimulationExample[];
+  /**
+   * The org's enabled Cedar policies, which a replay does not evaluate (docs/policy.md, "Cedar"):
+   * when above 0, a call a Cedar policy decided may show as changed by the draft.
+   */
+  cedarPoliciesNotReplayed: number;
 }
 
 /** One recorded call with its decision, as the gateway saw it. */
@@ -129,7 +134,10 @@ export async function simulatePolicy(em: EntityManager, orgId: string, request: 
       const last = rows[rows.length - 1];
       after = { at: last.cursor_at, id: last.id };
     }
-    return { policyVersion: org.policy_version, tally: tally.result() };
+    const [cedar] = await tx.execute<{ count: number }[]>('select count(*)::int as count from cedar_policies where org_id = ? and enabled = true', [
+      orgId,
+    ]);
+    return { policyVersion: org.policy_version, tally: { ...tally.result(), cedarPoliciesNotReplayed: cedar.count } };
   });
   const replayId = await recordReplay(em, orgId, { ...request, policyVersion, ...tally });
   return { replayId, policyVersion, ...tally };
@@ -254,7 +262,7 @@ class SimulationTally {
     }
   }
 
-  result(): Omit<PolicySimulation, 'replayId' | 'policyVersion'> {
+  result(): Omit<PolicySimulation, 'replayId' | 'policyVersion' | 'cedarPoliciesNotReplayed'> {
     // Largest first; ties by the draft's rule order (the catalog default last), so the answer is stable.
     const order = (c: SimulatedChange) => c.rule?.index ?? Number.MAX_SAFE_INTEGER;
     const changes = [...this.groups.values()].sort((a, b) => b.count - a.count || order(a) - order(b));

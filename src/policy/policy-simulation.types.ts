@@ -94,4 +94,10 @@ export class PolicySimulationType {
 
   @Field(() => [SimulationExampleType], { description: 'The first `first` of them, oldest first' })
   examples!: SimulationExampleType[];
+
+  @Field(() => Int, {
+    description:
+      "The org's enabled Cedar policies, which a replay does not evaluate: when above 0, a call a Cedar policy decided may show as changed",
+  })
+  cedarPoliciesNotReplayed!: number;
 }

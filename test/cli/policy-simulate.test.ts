@@ -160,3 +160,13 @@ test('policy publish puts a draft in force; with replays required, only with the
   ).rows;
   expect(event).toMatchObject({ actor_role: null, metadata: { change: 'published', replayId } });
 });
+
+test('policy cedar-schema prints the org’s Cedar schema (Cedar syntax, or its JSON with --json)', async () => {
+  const text = await runCli(['policy', 'cedar-schema', '--org', orgId]);
+  expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(text.stdout).toContain('namespace Toolgate {');
+  expect(text.stdout).toMatch(/action "invoice\.send" appliesTo \{[\s\S]*amount: __cedar::decimal/);
+  const json = await runCli(['policy', 'cedar-schema', '--org', orgId, '--json']);
+  expect(json.code).toBe(0);
+  expect(JSON.parse(json.stdout).Toolgate.actions['invoice.send'].appliesTo.resourceTypes).toEqual(['Tool']);
+});
