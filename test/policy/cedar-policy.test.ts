@@ -219,6 +219,19 @@ describe('a policy an admin may not save is refused with nothing written', () =>
     expect(await gw.ok(POLICIES)).toEqual(before);
   });
 
+  test('while the org requires a replay before a change, Cedar policies cannot change (a replay does not evaluate them)', async () => {
+    await setCedar();
+    const before = await gw.ok(POLICIES);
+    await app.em().execute('update orgs set policy_replay_required = true where id = ?', [seed.orgId]);
+    try {
+      const res = await app.gql(UPSERT, { key: seed.keys.admin, variables: { input: { ...NO_REFUNDS_TO_MALLORY } } });
+      expect(errorCode(res)).toBe('POLICY_REPLAY_REQUIRED');
+      expect(await gw.ok(POLICIES)).toEqual(before);
+    } finally {
+      await app.em().execute('update orgs set policy_replay_required = false where id = ?', [seed.orgId]);
+    }
+  });
+
   test('only admins write Cedar policies', async () => {
     const res = await app.gql(UPSERT, { key: seed.keys.agent, variables: { input: { ...NO_REFUNDS_TO_MALLORY } } });
     expect(errorCode(res)).toBe('FORBIDDEN');
