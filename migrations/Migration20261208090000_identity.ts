@@ -55,6 +55,7 @@ export class Migration20261208090000_identity extends Migration {
       "person_id" uuid not null,
       "issuer_name" text not null,
       "id_token" text null,
+      "groups" jsonb not null default '[]',
       "created_at" timestamptz not null default now(),
       "expires_at" timestamptz not null,
       "ended_at" timestamptz null,

@@ -11,6 +11,7 @@ import type { Caller } from '../auth/caller';
 import { type Clock, systemClock } from '../support/clock';
 import { checkApprovalEdit, type ApprovalEditDeps } from './approval-edit';
 import { APPROVAL_RESOLVER } from '../auth/access';
+import { offeredToGroup } from '../policy/approval-routing';
 import { withLocalSteps, type LocalStepStarter, type StepBatch } from '../runs/step-batches';
 
 export type ApprovalDecision = 'approve' | 'reject';
@@ -49,7 +50,22 @@ export async function resolveApproval(
   if (APPROVAL_RESOLVER[approval.kind] !== caller.role) {
     throw new AppError('FORBIDDEN', `Only ${APPROVAL_RESOLVER[approval.kind]} keys resolve ${approval.kind} approvals`);
   }
+  requireStepGroup(approval, caller);
   return settle(em, caller, approval, decision, reason, { channel: 'graphql' satisfies ResolutionChannel }, edit, local);
+}
+
+/**
+ * At a step offered to a group, only its members resolve: people whose groups (the binding's
+ * role claim, from their sign-in or token) include it. A key has no groups, so it cannot. The
+ * step is the one read with the request (an escalation moving on meanwhile is not waited for).
+ */
+function requireStepGroup(approval: ApprovalRequest, caller: Caller): void {
+  const group = offeredToGroup(approval);
+  if (group !== null && !caller.person?.groups?.includes(group)) {
+    throw new AppError('FORBIDDEN', `This approval has escalated to the group ${group}: only its members, signed in as themselves, resolve it now`, {
+      group,
+    });
+  }
 }
 
 /** How a resolution reached Toolgate: recorded on its ledger event (`channel`) with who made it (`principal`). */
@@ -76,6 +92,7 @@ export async function resolveApprovalByElicitation(
   const approval = isUuid(answer.approvalId) ? await em.findOne(ApprovalRequest, { id: answer.approvalId, orgId: caller.orgId }) : null;
   if (!approval || approval.runId !== answer.runId) throw notFound('Approval request');
   if (approval.kind !== 'client') throw new AppError('FORBIDDEN', 'Only client approvals are answered by elicitation');
+  requireStepGroup(approval, caller);
   if (approval.bindingHash !== answer.bindingHash) throw new AppError('CONFLICT', 'The answer is for another call than the one waiting');
   // An MCP run is external: its resolution queues no step.
   return settle(em, caller, approval, answer.decision, null, { via: 'mcp_elicitation', channel: answer.channel }, null, null);

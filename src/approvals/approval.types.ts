@@ -4,6 +4,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { APPROVAL_KINDS, APPROVAL_STATUSES, type ApprovalKind, type ApprovalRequest, type ApprovalStatus } from './approval-request.entity';
 import { PageArgs, connectionType } from '../graphql/pagination';
 import { graphqlEnum } from '../graphql/enums';
+import { offeredToGroup } from '../policy/approval-routing';
 
 export const ApprovalKindEnum = graphqlEnum(APPROVAL_KINDS, 'ApprovalKind');
 export const ApprovalStatusEnum = graphqlEnum(APPROVAL_STATUSES, 'ApprovalStatus');
@@ -177,7 +178,7 @@ export const toApprovalRequestType = (a: ApprovalRequest): ApprovalRequestType =
   step: a.step,
   steps: a.escalation.length,
   stepEndsAt: a.stepEndsAt ?? a.expiresAt,
-  group: a.step > 0 ? (a.escalation[a.step - 1]?.group ?? null) : null,
+  group: offeredToGroup(a),
   bindingHash: a.bindingHash,
   resolvedAt: a.resolvedAt,
   createdAt: a.createdAt,

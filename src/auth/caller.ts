@@ -11,6 +11,8 @@ export interface PersonRef {
   name: string | null;
   /** The org's binding says whether the ledger keeps the name (else issuer and subject only). */
   recordName: boolean;
+  /** Their values of the binding's role claim (their groups), as the issuer gave them at sign-in or in the token. */
+  groups?: readonly string[];
 }
 
 /** Who is calling: resolved from the API key (or a person's sign-in), the only source of org scope. */

@@ -7,7 +7,7 @@ import { bindingForIdentity } from './identity-bindings';
 import type { Issuers } from './issuers';
 import { loadJose } from './issuers';
 import { ensurePrincipal, personClaims } from './principals';
-import { chooseRole, mappedRoles, tokenScopes } from './role-mapping';
+import { chooseRole, groupsOf, mappedRoles, tokenScopes } from './role-mapping';
 
 type JWTPayload = import('jose', { with: { 'resolution-mode': 'import' }}).JWTPayload;
 
@@ -89,7 +89,7 @@ export class AccessTokens {
       const client = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : 'unknown-client';
       const principal = await ensurePrincipal(this.db, binding.orgId, who, 'agent', { oauthClient: client, recordName: binding.recordNames });
       valid = {
-        caller: { orgId: binding.orgId, role: 'agent', keyId: principal.keyId, person: principal.person },
+        caller: { orgId: binding.orgId, role: 'agent', keyId: principal.keyId, person: { ...principal.person, groups: groupsOf(binding, payload) } },
         expiresAt: (payload.exp ?? 0) * 1000,
       };
     } else {
@@ -102,7 +102,10 @@ export class AccessTokens {
           null,
         );
       const principal = await ensurePrincipal(this.db, binding.orgId, who, role, { recordName: binding.recordNames });
-      valid = { caller: { orgId: binding.orgId, role, keyId: principal.keyId, person: principal.person }, expiresAt: (payload.exp ?? 0) * 1000 };
+      valid = {
+        caller: { orgId: binding.orgId, role, keyId: principal.keyId, person: { ...principal.person, groups: groupsOf(binding, payload) } },
+        expiresAt: (payload.exp ?? 0) * 1000,
+      };
     }
     await this.checkOrg(binding.orgId);
     if (this.remembered.size >= REMEMBERED_MAX) this.remembered.clear();

@@ -12,7 +12,7 @@ import { bindingOfOrg } from './identity-bindings';
 import type { Identity } from './identity';
 import { loadOpenIdClient } from './issuers';
 import { ensurePrincipal, personClaims } from './principals';
-import { chooseRole, mappedRoles, PERSON_ROLES } from './role-mapping';
+import { chooseRole, groupsOf, mappedRoles, PERSON_ROLES } from './role-mapping';
 import { csrfTokenOf, openSession, SESSION_COOKIE } from './sessions';
 import { checkCookieRequest, cookieRequestOf } from './cookie-requests';
 
@@ -151,6 +151,7 @@ export function authRoutes(options: AuthRouteOptions): express.Router {
           principal,
           issuerName: issuer.name,
           idToken,
+          groups: groupsOf(binding, claims),
           now: identity.clock.now(),
           ttlSeconds: identity.config.sessionTtlSeconds,
         });

@@ -34,6 +34,10 @@ export class PersonSession {
   @Property({ type: 'text', nullable: true })
   idToken: string | null = null;
 
+  /** The person's values of the binding's role claim (their groups) at sign-in: an escalation step's group is checked against them. */
+  @Property({ type: 'jsonb', default: '[]' })
+  groups: Opt<string[]> = [];
+
   @Property({ ...TIMESTAMPTZ, defaultRaw: 'now()' })
   createdAt: Opt<Date> = new Date();
 

@@ -16,6 +16,13 @@ function claimValues(claims: Claims, name: string): string[] {
   return [];
 }
 
+/** The person's groups as Toolgate keeps them: the role claim's values (at most 200, each at most 256 characters). */
+export function groupsOf(binding: Pick<IdentityBinding, 'roleClaim'>, claims: Claims): string[] {
+  return claimValues(claims, binding.roleClaim)
+    .filter((value) => value.length > 0 && value.length <= 256)
+    .slice(0, 200);
+}
+
 /** Whether the person belongs to the binding's tenant (always, when the binding names none). */
 export function tenantMatches(binding: Pick<IdentityBinding, 'tenantClaim' | 'tenantValue'>, claims: Claims): boolean {
   if (binding.tenantClaim === null) return true;

@@ -33,15 +33,23 @@ export interface NewSession {
 /** Opens a session for a principal; the ID token is kept for the issuer's logout. */
 export async function openSession(
   em: SqlRunner,
-  input: { orgId: string; principal: Principal; issuerName: string; idToken: string | null; now: number; ttlSeconds: number },
+  input: {
+    orgId: string;
+    principal: Principal;
+    issuerName: string;
+    idToken: string | null;
+    groups: readonly string[];
+    now: number;
+    ttlSeconds: number;
+  },
 ): Promise<NewSession> {
   // Each sign-in clears the org's sessions that ran out over a day ago: the table keeps only recent ones.
   await em.execute("delete from person_sessions where org_id = ? and expires_at < now() - interval '1 day'", [input.orgId]);
   const cookie = token();
   const session = { id: randomUUID(), token: cookie, csrfToken: csrfTokenOf(cookie), expiresAt: new Date(input.now + input.ttlSeconds * 1000) };
   await em.execute(
-    `insert into person_sessions (id, token_hash, csrf_hash, org_id, principal_id, person_id, issuer_name, id_token, expires_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `insert into person_sessions (id, token_hash, csrf_hash, org_id, principal_id, person_id, issuer_name, id_token, groups, expires_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       session.id,
       hash(session.token),
@@ -51,6 +59,7 @@ export async function openSession(
       input.principal.person.id,
       input.issuerName,
       input.idToken,
+      JSON.stringify(input.groups),
       session.expiresAt,
     ],
   );
@@ -75,12 +84,13 @@ interface SessionRow {
   record_names: boolean;
   issuer_name: string;
   id_token: string | null;
+  groups: string[];
 }
 
 const SESSION_LOOKUP = `select s.id, s.org_id, s.principal_id, k.role, s.csrf_hash, s.expires_at, s.ended_at is not null as ended,
     k.revoked_at is not null as revoked, o.suspended_at is not null as suspended,
     p.id as person_id, p.issuer, p.subject, p.display_name, p.email, coalesce(b.record_names, true) as record_names,
-    s.issuer_name, s.id_token
+    s.issuer_name, s.id_token, s.groups
   from person_sessions s
   join api_keys k on k.id = s.principal_id
   join orgs o on o.id = s.org_id
@@ -108,7 +118,14 @@ function validSession(row: SessionRow | undefined, now: number): ValidSession {
       role: row.role,
       keyId: row.principal_id,
       sessionId: row.id,
-      person: { id: row.person_id, issuer: row.issuer, subject: row.subject, name: row.display_name, recordName: row.record_names },
+      person: {
+        id: row.person_id,
+        issuer: row.issuer,
+        subject: row.subject,
+        name: row.display_name,
+        recordName: row.record_names,
+        groups: row.groups,
+      },
     },
     expiresAt,
     sessionId: row.id,

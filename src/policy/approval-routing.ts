@@ -96,3 +96,8 @@ export function ladderTimes(routing: ApprovalRouting, openedAtMs: number, defaul
   const first = routing.escalation[0];
   return { stepEndsAt: first ? new Date(openedAtMs + first.afterSeconds * 1000) : null, expiresAt };
 }
+
+/** The approver group an approval's current escalation step is offered to; null before the ladder or at a step without one. */
+export function offeredToGroup(approval: { step: number; escalation: readonly EscalationStep[] }): string | null {
+  return approval.step > 0 ? (approval.escalation[approval.step - 1]?.group ?? null) : null;
+}

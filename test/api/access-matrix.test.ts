@@ -43,6 +43,7 @@ beforeAll(async () => {
       principal,
       issuerName: 'example',
       idToken: null,
+      groups: [],
       now: Date.now(),
       ttlSeconds: 3600,
     });

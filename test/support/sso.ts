@@ -1,5 +1,5 @@
 import { freePort } from './processes';
-import { startDevIdp, type DevIdp } from '../../src/identity/dev-idp';
+import { startDevIdp, type DevIdp, type DevPerson } from '../../src/identity/dev-idp';
 import { setIdentityBinding, type IdentityBindingInput } from '../../src/identity/identity-bindings';
 import { SESSION_COOKIE } from '../../src/identity/sessions';
 import { startFlow, type Flow } from '../approvals/approval-flow';
@@ -42,11 +42,17 @@ export interface SsoFlow extends Flow {
  * demo org bound to it (DEMO_BINDING unless `binding` says otherwise).
  */
 export async function startSsoFlow(
-  options: { env?: Record<string, string>; binding?: IdentityBindingInput | null; app?: Parameters<typeof startFlow>[1] } = {},
+  options: {
+    env?: Record<string, string>;
+    binding?: IdentityBindingInput | null;
+    app?: Parameters<typeof startFlow>[1];
+    /** The issuer's people (default DEMO_PEOPLE). */
+    people?: DevPerson[];
+  } = {},
 ): Promise<SsoFlow> {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  const idp = await startDevIdp({ toolgateUrl: publicUrl, port: 0 });
+  const idp = await startDevIdp({ toolgateUrl: publicUrl, port: 0, people: options.people });
   let flow: Flow;
   try {
     flow = await startFlow(
