@@ -2,6 +2,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { TOOLS, type BenchOrg, type BenchServer } from '../lib/app';
 import { GraphQLClient } from '../lib/http-client';
 import { figure, measure, type BenchContext, type Figure, type Variant } from '../lib/measure';
+import { GOALS, percent } from '../lib/goals';
 import { EXECUTE, callers, nextCallIds } from './gateway';
 
 /**
@@ -9,7 +10,8 @@ import { EXECUTE, callers, nextCallIds } from './gateway';
  * (the official SDK client over Streamable HTTP, a 2025-11-25 session bound to the
  * caller's run at `/mcp/runs/:id`) against `executeToolCall` over HTTP in the same rounds.
  * The difference is what MCP adds: JSON-RPC and the SDK on both sides, the run binding and
- * the approval lookup before the gateway, the result rendering. Reported, without a goal.
+ * the approval lookup before the gateway, the result rendering. Goal (round three): MCP
+ * throughput ≥ 80 % of executeToolCall's at the same concurrency, in the same org.
  */
 const TOOL = TOOLS[0];
 const TOOL_NAME = `${TOOL.toolName}.${TOOL.action}`;
@@ -42,16 +44,25 @@ export async function mcpScenario(ctx: BenchContext, env: { server: BenchServer;
       ];
       const m = await measure(ctx, 'mcp', concurrency, variants);
       figures.push(
-        figure({
-          id: `mcp.call.c${concurrency}`,
-          section: 'MCP tools/call against executeToolCall',
-          name: 'MCP tools/call',
-          concurrency,
-          subject: m.mcp,
-          baselineName: 'executeToolCall over HTTP',
-          baseline: m.graphql,
-          note: 'the same allowed call, the instant vendor; Δp50 is what MCP adds',
-        }),
+        figure(
+          {
+            id: `mcp.call.c${concurrency}`,
+            section: 'MCP tools/call against executeToolCall',
+            name: 'MCP tools/call',
+            concurrency,
+            subject: m.mcp,
+            baselineName: 'executeToolCall over HTTP',
+            baseline: m.graphql,
+            note: 'the same allowed call, the instant vendor; Δp50 is what MCP adds',
+          },
+          ({ ratio }) => [
+            {
+              label: `throughput ≥ ${percent(GOALS.mcpOfHttp)} of executeToolCall over HTTP`,
+              short: `≥${percent(GOALS.mcpOfHttp)}`,
+              pass: ratio >= GOALS.mcpOfHttp,
+            },
+          ],
+        ),
       );
     } finally {
       http.close();
