@@ -85,7 +85,7 @@ interface TurnTiming {
 
 export async function agentTurnsScenario(ctx: BenchContext, env: { db: BenchDatabase }): Promise<Figure[]> {
   const { settings } = ctx;
-  const perRound = envInt('BENCH_TURNS', settings.quick ? 3 : 10);
+  const perRound = envInt('BENCH_TURNS', settings.quick ? 3 : 6);
   const vendorMs = envInt('BENCH_VENDOR_MS', 200);
   ctx.log(`agent turns: ${CALLS_PER_TURN.join(', ')} tool calls per turn at ${vendorMs} ms vendor latency, ${perRound} turns per round`);
   const timings = new Map<number, TurnTiming>();
