@@ -132,7 +132,11 @@ export function gatewayGoals(key: 'inproc' | 'http', { ratio, subject, baseline 
       short: `≥${percent(GOALS.gatewayHttpOfRaw)}`,
       pass: ratio >= GOALS.gatewayHttpOfRaw,
     },
-    { label: `CPU per call ≤ ${cpu}× raw`, short: `CPU ≤${cpu}×`, pass: subject.cpuMsPerOp <= cpu * baseline.cpuMsPerOp },
+    {
+      label: `CPU per call ≤ ${cpu}× raw (${subject.cpuMsPerOp.toFixed(2)} against ${baseline.cpuMsPerOp.toFixed(2)} ms: ${(subject.cpuMsPerOp / baseline.cpuMsPerOp).toFixed(1)}×)`,
+      short: `CPU ≤${cpu}×`,
+      pass: subject.cpuMsPerOp <= cpu * baseline.cpuMsPerOp,
+    },
   ];
 }
 
