@@ -233,6 +233,8 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       const order = round % 2 === 0 ? ['toolgate', 'sdk'] : ['sdk', 'toolgate'];
       for (const which of order) {
         if (which === 'toolgate') {
+          // Fresh sockets: one idle through the SDK's round may be closed by the server as it is reused (ECONNRESET).
+          http.reset();
           const meter = new RunMeter().start();
           const ttfts: number[] = [];
           const runtimeTtft: number[] = [];
