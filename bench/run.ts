@@ -22,6 +22,7 @@ import { SUBSCRIPTIONS_10K, subscriptionsScenario } from './scenarios/subscripti
 import { tokensScenario } from './scenarios/tokens';
 import { approvalResumeScenario } from './scenarios/approval-resume';
 import { mcpScenario } from './scenarios/mcp';
+import { agentTurnsScenario } from './scenarios/agent-turns';
 import { growthScenario } from './scenarios/growth';
 
 /**
@@ -29,9 +30,9 @@ import { growthScenario } from './scenarios/growth';
  * against an instant vendor, measures each scenario against its baseline in the same
  * rounds, writes bench/results/report.{md,json} and prints a summary. Progress goes to
  * stderr. BENCH_QUICK=1: a ~1–2-minute smoke run (report-quick.*). BENCH_ONLY=gateway,orm,reads,
- * subscriptions,tokens,approval-resume,mcp,growth limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
+ * subscriptions,tokens,approval-resume,agent-turns,mcp,growth limits the scenarios; BENCH_DURATION_MS, BENCH_WARMUP_MS,
  * BENCH_RUNS override the timing (BENCH_SUBSCRIBERS, BENCH_SUBS_RATE, BENCH_SUBS_BURST,
- * BENCH_TOKEN_RUNS, BENCH_RESUMES those of the realtime and runtime scenarios, BENCH_GROWTH_RUNS
+ * BENCH_TOKEN_RUNS, BENCH_RESUMES, BENCH_TURNS, BENCH_VENDOR_MS those of the realtime and runtime scenarios, BENCH_GROWTH_RUNS
  * the growth scenario's history).
  */
 const SPREAD_ORGS = 32;
@@ -45,11 +46,12 @@ const SCENARIOS = [
   'subscriptions-10k',
   'tokens',
   'approval-resume',
+  'agent-turns',
   'mcp',
   'growth',
 ];
-/** What runs without BENCH_ONLY: all but MCP (scenario 8 has no goal; BENCH_ONLY=mcp runs it). */
-const DEFAULT_SCENARIOS = SCENARIOS.filter((name) => name !== 'mcp');
+/** What runs without BENCH_ONLY: every scenario (each has a goal of round three or an earlier one). */
+const DEFAULT_SCENARIOS = SCENARIOS;
 
 function settingsFromEnv(): BenchSettings {
   const quick = process.env.BENCH_QUICK === '1' || process.env.BENCH_QUICK === 'true';
@@ -188,6 +190,7 @@ async function main(): Promise<void> {
     }
     if (only.has('tokens')) figures.push(...(await tokensScenario(ctx, { db })));
     if (only.has('approval-resume')) figures.push(...(await approvalResumeScenario(ctx, { db })));
+    if (only.has('agent-turns')) figures.push(...(await agentTurnsScenario(ctx, { db })));
     if (only.has('growth')) figures.push(...(await growthScenario(ctx, { db })));
     const failed = new Set<string>();
     for (const f of figures) {

@@ -1,6 +1,6 @@
 import { OfflineModelServer } from '../../src/llm/dev-double/offline-model.server';
 import { respond } from '../../src/llm/dev-double/offline-model.brain';
-import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
+import type { MessagesRequest, RespondFn } from '../../src/llm/dev-double/offline-model.types';
 import type { ToolExecutor } from '../../src/executor/executor.types';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { startBenchServer, VENDOR_RESULT, type BenchServer } from './app';
@@ -49,14 +49,24 @@ export const instantAgentExecutor: ToolExecutor = {
   }),
 };
 
-export async function startAgentServer(db: BenchDatabase, options: { deltaDelayMs?: number; wordsPerDelta?: number } = {}): Promise<AgentServer> {
+export async function startAgentServer(
+  db: BenchDatabase,
+  options: {
+    deltaDelayMs?: number;
+    wordsPerDelta?: number;
+    /** The vendor (default: the instant one). */
+    executor?: ToolExecutor;
+    /** The model's brain (default: the offline model's). */
+    respond?: RespondFn;
+  } = {},
+): Promise<AgentServer> {
   let agent: AgentServer | null = null;
   const model = new OfflineModelServer({
     deltaDelayMs: options.deltaDelayMs,
     wordsPerDelta: options.wordsPerDelta,
     respond: (request) => {
       agent?.onModelRequest?.(request, wallNow());
-      return respond(request);
+      return (options.respond ?? respond)(request);
     },
   });
   const modelUrl = await model.start();
@@ -66,7 +76,7 @@ export async function startAgentServer(db: BenchDatabase, options: { deltaDelayM
     server = await startBenchServer(db, {
       offlineModelUrl: modelUrl,
       worker: true,
-      executor: instantAgentExecutor,
+      executor: options.executor ?? instantAgentExecutor,
       onQuery: count ? () => void (agent && agent.statements !== null && agent.statements++) : undefined,
     });
   } catch (error) {

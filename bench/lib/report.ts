@@ -154,6 +154,19 @@ export function renderMarkdown(report: Report): string {
     );
   }
 
+  const judged = report.figures.filter((f) => f.goals.length > 0);
+  if (judged.length) {
+    lines.push('## Goals, pass or miss', '');
+    lines.push('| section | figure | at | goal | result |', '| --- | --- | ---: | --- | --- |');
+    for (const f of judged) {
+      for (const g of f.goals) {
+        lines.push(
+          `| ${f.section} | ${f.name} (vs ${f.baselineName}) | ${f.concurrency} | ${g.label} | ${g.pass ? 'pass' : g.stretch ? 'no (stretch)' : '**miss**'} |`,
+        );
+      }
+    }
+    lines.push('');
+  }
   const missed = misses(report.figures);
   lines.push('## Goals missed', '');
   lines.push(...(missed.length ? missed.map((m) => `- ${m}`) : ['- none']), '');
@@ -226,7 +239,9 @@ export function renderSummary(report: Report): string {
   if (report.statements.baselineDiff.length) {
     lines.push('', "WARNING: the raw baseline no longer sends the gateway's statements (see the report); update bench/lib/raw-tool-call.ts");
   }
-  lines.push('', missed.length ? `Goals missed (${missed.length}):` : 'Goals missed: none');
+  const goals = report.figures.flatMap((f) => f.goals.filter((g) => !g.stretch));
+  lines.push('', `Goals: ${goals.filter((g) => g.pass).length} pass, ${goals.filter((g) => !g.pass).length} miss`);
+  lines.push(missed.length ? `Goals missed (${missed.length}):` : 'Goals missed: none');
   for (const m of missed) lines.push(`  - ${m.replace(/\*\*/g, '')}`);
   return lines.join('\n');
 }

@@ -4,6 +4,7 @@ import { startAgentServer, type AgentServer } from '../lib/agent-server';
 import { createSiblingDatabase, type BenchDatabase } from '../lib/database';
 import { GraphQLClient } from '../lib/http-client';
 import { figure, type BenchContext, type Figure } from '../lib/measure';
+import { GOALS } from '../lib/goals';
 import { median, summarize, type RunStats } from '../lib/stats';
 import { bounded, envInt, fmtMs, RunMeter, until, wallNow } from '../lib/timing';
 import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
@@ -270,8 +271,8 @@ export async function approvalResumeScenario(ctx: BenchContext, env: ApprovalRes
         },
       },
       ({ subject: s }) => [
-        { label: 'p50 ≤ 10 ms', short: 'p50 ≤ 10 ms', pass: s.p50 <= 10 },
-        { label: 'p99 ≤ 25 ms', short: 'p99 ≤ 25 ms', pass: s.p99 <= 25 },
+        { label: `p50 ≤ ${GOALS.resumeP50Ms} ms`, short: `p50 ≤ ${GOALS.resumeP50Ms} ms`, pass: s.p50 <= GOALS.resumeP50Ms },
+        { label: `p99 ≤ ${GOALS.resumeP99Ms} ms`, short: `p99 ≤ ${GOALS.resumeP99Ms} ms`, pass: s.p99 <= GOALS.resumeP99Ms },
       ],
     );
     f.details = [

@@ -135,8 +135,8 @@ export async function gatewayScenario(ctx: BenchContext, env: GatewayEnv): Promi
           const id = `gateway.${key}.c${concurrency}${suffix}`;
           const fields = { section, name, concurrency, subject: m[key], note: where };
           figures.push(
-            figure({ ...fields, id, baselineName: 'raw pg, same statements', baseline: m.raw }, (f) => gatewayGoals(key, concurrency, f)),
-            figure({ ...fields, id: `${id}.floor`, baselineName: 'minimal floor', baseline: m.floor }, gatewayFloorGoals),
+            figure({ ...fields, id, baselineName: 'raw pg, same statements', baseline: m.raw }, (f) => gatewayGoals(key, f)),
+            figure({ ...fields, id: `${id}.floor`, baselineName: 'minimal floor', baseline: m.floor }, (f) => gatewayFloorGoals(key, f)),
           );
         }
       } finally {

@@ -7,6 +7,7 @@ import { GqlSocket } from '../lib/gql-ws';
 import { profiled } from '../lib/profile';
 import { GraphQLClient } from '../lib/http-client';
 import { figure, type BenchContext, type Figure, type Goal } from '../lib/measure';
+import { GOALS } from '../lib/goals';
 import { latencyStats, median, summarize, type RunStats } from '../lib/stats';
 import { bounded, envInt, fmtMs, RunMeter, until } from '../lib/timing';
 import type { MessagesRequest } from '../../src/llm/dev-double/offline-model.types';
@@ -232,6 +233,8 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       const order = round % 2 === 0 ? ['toolgate', 'sdk'] : ['sdk', 'toolgate'];
       for (const which of order) {
         if (which === 'toolgate') {
+          // Fresh sockets: one idle through the SDK's round may be closed by the server as it is reused (ECONNRESET).
+          http.reset();
           const meter = new RunMeter().start();
           const ttfts: number[] = [];
           const runtimeTtft: number[] = [];
@@ -298,9 +301,9 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       concurrencyLabel: 'subscribers',
       note: `offline model: ${WORDS_PER_DELTA} word per text delta, ${DELTA_DELAY_MS} ms between deltas; ${perRound} runs per round, one at a time`,
     };
-    // Time to first token: issue 15's goal (added p99 ≤ 15 ms); per delta: round one's (p99 ≤ 20 ms).
-    const goals = (p50: number, p99: number, p99Max: number): Goal[] => [
-      { label: 'p50 ≤ 5 ms', short: 'p50 ≤ 5 ms', pass: p50 <= 5 },
+    // Time to first token: round three's goals (bench/lib/goals.ts); per delta: round one's (p50 ≤ 5, p99 ≤ 20 ms).
+    const goals = (p50: number, p99: number, p99Max: number, p50Max = 5): Goal[] => [
+      { label: `p50 ≤ ${p50Max} ms`, short: `p50 ≤ ${p50Max} ms`, pass: p50 <= p50Max },
       { label: `p99 ≤ ${p99Max} ms`, short: `p99 ≤ ${p99Max} ms`, pass: p99 <= p99Max },
     ];
     const ttftFigure = figure(
@@ -317,7 +320,12 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           firstDeltaRelayP50: median(rounds.map((r) => median(r.firstRelay))),
         },
       },
-      ({ p50DeltaMs, p99DeltaMs }) => goals(p50DeltaMs, p99DeltaMs, 15).map((g) => ({ ...g, label: `added ${g.label}`, short: `Δ${g.short}` })),
+      ({ p50DeltaMs, p99DeltaMs }) =>
+        goals(p50DeltaMs, p99DeltaMs, GOALS.firstTokenAddedP99Ms, GOALS.firstTokenAddedP50Ms).map((g) => ({
+          ...g,
+          label: `added ${g.label}`,
+          short: `Δ${g.short}`,
+        })),
     );
     const deltaFigure = figure(
       {
