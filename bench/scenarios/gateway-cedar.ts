@@ -1,8 +1,8 @@
 import { upsertCedarPolicy } from '../../src/policy/cedar-policy.service';
 import { newOrg, TOOLS, type BenchOrg, type BenchServer } from '../lib/app';
-import { GraphQLClient } from '../lib/http-client';
-import { figure, measure, type BenchContext, type Figure } from '../lib/measure';
-import { callers, type GatewayEnv, gatewayVariants } from './gateway';
+import type { BenchContext, Figure } from '../lib/measure';
+import type { GatewayEnv } from './gateway';
+import { gatewayPolicyVariant } from './gateway-policy-variant';
 
 /**
  * 1c. Gateway with 20 Cedar policies (docs/policy.md, "Cedar") on the called tool, 10 forbids
@@ -34,42 +34,11 @@ async function orgWithCedarPolicies(server: BenchServer): Promise<BenchOrg> {
 }
 
 export async function gatewayCedarScenario(ctx: BenchContext, env: GatewayEnv): Promise<Figure[]> {
-  const figures: Figure[] = [];
-  const org = await orgWithCedarPolicies(env.server);
-  for (const concurrency of [1, 8]) {
-    ctx.log(`gateway, 20 Cedar policies: ${concurrency} concurrent caller(s)`);
-    const set = await callers(env.server, () => org, concurrency);
-    const plain = await callers(env.server, () => env.demo, concurrency);
-    const client = new GraphQLClient(env.server.url, concurrency);
-    try {
-      const [raw, , inproc, http] = gatewayVariants(env, set, client);
-      const [, , inprocPlain] = gatewayVariants(env, plain, client);
-      const m = await measure(ctx, 'gateway cedar', concurrency, [
-        raw,
-        { ...inprocPlain, key: 'plain', label: 'in-process, demo org without rules' },
-        inproc,
-        http,
-      ]);
-      const section = 'Gateway — 20 Cedar policies';
-      const note = 'all callers in one org with 20 Cedar policies on the tool (none matches)';
-      for (const [key, name] of [
-        ['inproc', 'executeToolCall in-process, 20 Cedar policies'],
-        ['http', 'executeToolCall over HTTP, 20 Cedar policies'],
-      ] as const) {
-        const fields = { section, name, concurrency, subject: m[key], note };
-        figures.push(
-          figure({ ...fields, id: `gateway-cedar.${key}.c${concurrency}`, baselineName: 'raw pg, same statements (no policy)', baseline: m.raw }),
-          figure({
-            ...fields,
-            id: `gateway-cedar.${key}.c${concurrency}.plain`,
-            baselineName: 'in-process, one org without rules',
-            baseline: m.plain,
-          }),
-        );
-      }
-    } finally {
-      client.close();
-    }
-  }
-  return figures;
+  return gatewayPolicyVariant(ctx, env, await orgWithCedarPolicies(env.server), {
+    id: 'gateway-cedar',
+    what: '20 Cedar policies',
+    section: 'Gateway — 20 Cedar policies',
+    note: 'all callers in one org with 20 Cedar policies on the tool (none matches)',
+    rawBaseline: 'raw pg, same statements (no policy)',
+  });
 }

@@ -1,9 +1,9 @@
 import { upsertPolicyRule, type PolicyRuleInput } from '../../src/policy/policy-rule.service';
 import type { HistoryCondition } from '../../src/policy/policy-history';
 import { newOrg, TOOLS, type BenchOrg, type BenchServer } from '../lib/app';
-import { GraphQLClient } from '../lib/http-client';
-import { figure, measure, type BenchContext, type Figure } from '../lib/measure';
-import { callers, type GatewayEnv, gatewayVariants } from './gateway';
+import type { BenchContext, Figure } from '../lib/measure';
+import type { GatewayEnv } from './gateway';
+import { gatewayPolicyVariant } from './gateway-policy-variant';
 
 /**
  * 1b. Gateway with 20 rules over history (docs/policy.md) active on the called tool: every
@@ -65,42 +65,11 @@ async function orgWithHistoryRules(server: BenchServer): Promise<BenchOrg> {
 }
 
 export async function gatewayHistoryScenario(ctx: BenchContext, env: GatewayEnv): Promise<Figure[]> {
-  const figures: Figure[] = [];
-  const org = await orgWithHistoryRules(env.server);
-  for (const concurrency of [1, 8]) {
-    ctx.log(`gateway, 20 history rules: ${concurrency} concurrent caller(s)`);
-    const set = await callers(env.server, () => org, concurrency);
-    const plain = await callers(env.server, () => env.demo, concurrency);
-    const client = new GraphQLClient(env.server.url, concurrency);
-    try {
-      const [raw, , inproc, http] = gatewayVariants(env, set, client);
-      const [, , inprocPlain] = gatewayVariants(env, plain, client);
-      const m = await measure(ctx, 'gateway history', concurrency, [
-        raw,
-        { ...inprocPlain, key: 'plain', label: 'in-process, demo org without rules' },
-        inproc,
-        http,
-      ]);
-      const section = 'Gateway — 20 rules over history';
-      const note = 'all callers in one org with 20 history rules on the tool (none reaches its limit)';
-      for (const [key, name] of [
-        ['inproc', 'executeToolCall in-process, 20 history rules'],
-        ['http', 'executeToolCall over HTTP, 20 history rules'],
-      ] as const) {
-        const fields = { section, name, concurrency, subject: m[key], note };
-        figures.push(
-          figure({ ...fields, id: `gateway-history.${key}.c${concurrency}`, baselineName: 'raw pg, same statements (no history)', baseline: m.raw }),
-          figure({
-            ...fields,
-            id: `gateway-history.${key}.c${concurrency}.plain`,
-            baselineName: 'in-process, one org without rules',
-            baseline: m.plain,
-          }),
-        );
-      }
-    } finally {
-      client.close();
-    }
-  }
-  return figures;
+  return gatewayPolicyVariant(ctx, env, await orgWithHistoryRules(env.server), {
+    id: 'gateway-history',
+    what: '20 history rules',
+    section: 'Gateway — 20 rules over history',
+    note: 'all callers in one org with 20 history rules on the tool (none reaches its limit)',
+    rawBaseline: 'raw pg, same statements (no history)',
+  });
 }
