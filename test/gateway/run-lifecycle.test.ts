@@ -208,8 +208,24 @@ describe('idempotency by toolUseId', () => {
     const decisions = new Client({ connectionString: demo.app.db.url });
     await inserts.connect();
     await decisions.connect();
+    // pg_locks is the whole server's: only this database's waiters count (another suite's
+    // advisory or table locks, on the shared server of a CI run, would stall or fake a stage).
     const waitingOn = async (sql: string) =>
-      Number((await inserts.query<{ n: string }>(`select count(*) as n from pg_locks where not granted and ${sql}`)).rows[0].n);
+      Number(
+        (
+          await inserts.query<{ n: string }>(
+            `select count(*) as n from pg_locks where not granted and database = (select oid from pg_database where datname = current_database()) and ${sql}`,
+          )
+        ).rows[0].n,
+      );
+    // Polls pg_locks for a stage of the interleaving, for at most 15 s: a stage never reached
+    // must end the test (and release the locks in `finally`), never spin past jest's timeout
+    // while holding them (the suite's next tests would then wait behind them).
+    const reached = async (stage: () => Promise<boolean>): Promise<boolean> => {
+      const until = Date.now() + 15_000;
+      while (!(await stage())) if (Date.now() > until) return false;
+      return true;
+    };
     let settled: PromiseSettledResult<Awaited<ReturnType<GatewayClient['execute']>>>[] | undefined;
     try {
       const [{ pid }] = (await decisions.query<{ pid: number }>('select pg_backend_pid() as pid')).rows;
@@ -223,20 +239,25 @@ describe('idempotency by toolUseId', () => {
       void racing.then((answers) => {
         settled = answers;
       });
-      while ((await waitingOn("(relation = 'tool_calls'::regclass or locktype = 'advisory')")) < 2);
+      if (!(await reached(async () => (await waitingOn("(relation = 'tool_calls'::regclass or locktype = 'advisory')")) >= 2))) {
+        throw new Error('stage 1 not reached: the two requests did not both wait (one for tool_calls, one for the org lock)');
+      }
       // 2. Queue a lock that will hold back the second request's INSERT (the decision row goes
       // first) once the first request has committed, while its outcome transaction goes ahead.
       await decisions.query('begin');
       const decisionsLocked = decisions.query('lock table policy_decisions in share mode');
-      while ((await waitingOn(`pid = ${pid}`)) < 1);
+      if (!(await reached(async () => (await waitingOn(`pid = ${pid}`)) >= 1)))
+        throw new Error('stage 2 not reached: the policy_decisions lock was not queued');
       await inserts.query('commit');
       await decisionsLocked;
       // 3. Either both answered (the second saw the first's call at the lock), or the deadlock's
       // stage is set: the winner's outcome waits for the org's lock, the loser's INSERT for us.
-      while (
-        !settled &&
-        !((await waitingOn("locktype = 'advisory'")) === 1 && (await waitingOn(`relation = 'policy_decisions'::regclass and pid <> ${pid}`)) === 1)
+      const staged = await reached(
+        async () =>
+          settled !== undefined ||
+          ((await waitingOn("locktype = 'advisory'")) === 1 && (await waitingOn(`relation = 'policy_decisions'::regclass and pid <> ${pid}`)) === 1),
       );
+      if (!staged) throw new Error('stage 3 not reached: neither both answered nor the deadlock stage set');
       await decisions.query('commit');
       settled = await racing;
     } finally {
