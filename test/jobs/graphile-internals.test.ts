@@ -142,8 +142,12 @@ test("claim, complete, fail and release leave graphile-worker's rows as its work
   expect((await jobLocksOf(sql, [OWNER])).map((lock) => lock.jobId).sort()).toEqual([completed, failed, released, wrongOwner].sort());
 
   const ran: string[] = [];
+  // The worker's own pool, with the same error listener as ours (graphile would end its pool at
+  // stop; a socket still closing then meets the forced drop with nobody listening).
+  const workerPool = new Pool({ connectionString: db.url, max: 4 });
+  workerPool.on('error', () => undefined);
   const runner: Runner = await run({
-    connectionString: db.url,
+    pgPool: workerPool,
     concurrency: 2,
     noHandleSignals: true,
     pollInterval: 100,
@@ -196,5 +200,6 @@ test("claim, complete, fail and release leave graphile-worker's rows as its work
   } finally {
     await runner.stop();
     await runner.promise.catch(() => undefined);
+    await workerPool.end();
   }
 }, 30_000);
