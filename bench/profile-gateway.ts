@@ -2,7 +2,7 @@ import './lib/production-env';
 import { createBenchDatabase } from './lib/database';
 import { demoOrg, newRun, startBenchServer, TOOLS } from './lib/app';
 import { GraphQLClient } from './lib/http-client';
-import { profiled } from './lib/profile';
+import { profileOps, runScript } from './lib/profile';
 import { EXECUTE, nextCallIds } from './scenarios/gateway';
 
 /**
@@ -39,15 +39,7 @@ async function main(): Promise<void> {
       ['gateway-inprocess', inProcess],
       ['gateway-http', overHttp],
     ] as const) {
-      await drive(callers, calls / 3, op);
-      const started = process.hrtime.bigint();
-      const cpu = process.cpuUsage();
-      await profiled(name, () => drive(callers, calls, op));
-      const used = process.cpuUsage(cpu);
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      process.stderr.write(
-        `${name}: ${calls} calls in ${ms.toFixed(0)} ms, ${(calls / (ms / 1000)).toFixed(0)}/s, CPU ${((used.user + used.system) / 1000 / calls).toFixed(2)} ms/call\n`,
-      );
+      await profileOps(name, callers, calls, calls / 3, op);
     }
   } finally {
     await server.close();
@@ -55,19 +47,4 @@ async function main(): Promise<void> {
   }
 }
 
-async function drive(callers: number, total: number, op: (caller: number) => Promise<unknown>): Promise<void> {
-  let left = total;
-  await Promise.all(
-    Array.from({ length: callers }, async (_, i) => {
-      while (left-- > 0) await op(i);
-    }),
-  );
-}
-
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runScript(main);

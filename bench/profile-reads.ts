@@ -2,7 +2,7 @@ import './lib/production-env';
 import { createBenchDatabase } from './lib/database';
 import { startBenchServer } from './lib/app';
 import { GraphQLClient } from './lib/http-client';
-import { profiled } from './lib/profile';
+import { profiled, runScript } from './lib/profile';
 import { PAGE, READS, bareGraphql, buildReadsOrg } from './scenarios/reads';
 
 /**
@@ -44,10 +44,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runScript(main);
