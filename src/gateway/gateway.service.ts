@@ -376,7 +376,7 @@ export class ToolGateway {
     // when there is none), under the locks of their limits. The call is stamped with the same
     // time its windows end at.
     const now = this.stamp();
-    // Cedar policies, when the org has any: a forbid decides before the rules (and their history).
+    // Cedar policies, if the org has some: a forbid decides before the rules (and their history).
     const cedar = config.cedar
       ? evaluateCedar(config.cedar, {
           ...input,

@@ -79,16 +79,25 @@ export async function setIdentityBinding(
     // Serialises binding changes per issuer: the overlap check below sees every committed one.
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`identity_binding:${fields.issuerName}`]);
     const others = await tx.find(IdentityBinding, { issuerName: fields.issuerName, orgId: { $ne: orgId } });
+    // Orgs on one issuer are told apart by one claim: two claims (say `tenant` and `email`) could
+    // both match one person, who would then land in no org — one tenant admin locking out another's people.
     const overlapping = others.find(
       (other) =>
         other.tenantClaim === null ||
         fields.tenantClaim === null ||
-        (other.tenantClaim === fields.tenantClaim && other.tenantValue === fields.tenantValue),
+        other.tenantClaim !== fields.tenantClaim ||
+        other.tenantValue === fields.tenantValue,
     );
     if (overlapping) {
+      const why =
+        overlapping.tenantClaim === null || fields.tenantClaim === null
+          ? 'without a tenant claim'
+          : overlapping.tenantClaim !== fields.tenantClaim
+            ? `by another tenant claim (${overlapping.tenantClaim})`
+            : 'with the same tenant';
       throw new AppError(
         'CONFLICT',
-        `Another organization is bound to the issuer ${fields.issuerName} ${overlapping.tenantClaim === null || fields.tenantClaim === null ? 'without a tenant claim' : 'with the same tenant'}: tell them apart by tenantClaim and tenantValue`,
+        `Another organization is bound to the issuer ${fields.issuerName} ${why}: orgs on one issuer are told apart by one tenantClaim, each with its own tenantValue`,
       );
     }
     let binding = await tx.findOne(IdentityBinding, { orgId });

@@ -131,6 +131,8 @@ describe('people: access tokens, websockets, bindings', () => {
     for (const input of [
       { issuerName: 'dev', tenantClaim: 'tenant', tenantValue: 'acme', expert: ['toolgate-experts'] },
       { issuerName: 'dev', expert: ['toolgate-experts'] },
+      // Another claim that also matches acme's people would leave them in no org.
+      { issuerName: 'dev', tenantClaim: 'email', tenantValue: 'grace@acme.test', expert: ['toolgate-experts'] },
     ]) {
       expect(errorCode(await set(other.keys.admin, input))).toBe('CONFLICT');
     }
