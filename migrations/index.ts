@@ -28,6 +28,7 @@ import { Migration20261208091000_policy_history } from './Migration2026120809100
 import { Migration20261208100000_approval_quorum } from './Migration20261208100000_approval_quorum';
 import { Migration20261208110000_cedar_policies } from './Migration20261208110000_cedar_policies';
 import { Migration20261208120000_policy_replays } from './Migration20261208120000_policy_replays';
+import { Migration20261209090000_ledger_append } from './Migration20261209090000_ledger_append';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -57,4 +58,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261208100000_approval_quorum', class: Migration20261208100000_approval_quorum },
   { name: 'Migration20261208110000_cedar_policies', class: Migration20261208110000_cedar_policies },
   { name: 'Migration20261208120000_policy_replays', class: Migration20261208120000_policy_replays },
+  { name: 'Migration20261209090000_ledger_append', class: Migration20261209090000_ledger_append },
 ];

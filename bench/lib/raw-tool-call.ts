@@ -1,7 +1,7 @@
 import { callFingerprint } from '../../src/gateway/call-fingerprint';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { APPEND_POINT, type AppendPoint, chainRecords, EVENT_COLUMNS, ledgerRowValues } from '../../src/ledger/ledger.service';
+import { LEDGER_APPEND, ledgerAppendParams } from '../../src/ledger/ledger.service';
 import { redactOutput } from '../../src/redaction/redact';
 import { sealJson } from '../../src/credentials/sealed-json';
 import type { Caller } from '../../src/auth/caller';
@@ -11,13 +11,12 @@ import { VENDOR_RESULT } from './app';
 /**
  * The baseline: the statements the gateway sends for one allowed call that succeeds,
  * written by hand with raw `pg`, in the same two transactions and on a pool of the same
- * size. Transaction 1: load run + org version with the toolUseId check, the ledger's append
- * point (`toolgate_ledger_append_point`: advisory lock, head, ids, time), then one statement inserting
- * the policy decision, the call (with its owner node and sealed input) and the ledger event.
- * Transaction 2: UPDATE tool_calls while this node owns it, append point, ledger INSERT.
- * The connection goes back to the pool in between, as it does while the gateway awaits the
- * executor. Events are hashed and chained by the code's own
- * chainRecords, so the chain stays valid whoever wrote an event.
+ * size. Transaction 1: load run + org version with the toolUseId check, then one statement
+ * inserting the policy decision and the call (with its owner node and sealed input) with
+ * the ledger's append (`toolgate_ledger_append`: advisory lock, head, the event hashed and
+ * chained by PostgreSQL from the canonical pieces of ledgerAppendParams). Transaction 2:
+ * UPDATE tool_calls while this node owns it, then the append. The connection goes back to
+ * the pool in between, as it does while the gateway awaits the executor.
  *
  * After each commit the ledger notice goes out as the realtime bus sends it in production
  * (`select pg_notify('toolgate_ledger', '<org>:<sequence>')` on a separate pool of 2,
@@ -55,8 +54,6 @@ const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_n
 const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::jsonb, duration_ms = $3, retry_count = $4, vendor_status_code = $5,
        cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
      where id = $10 and status = 'running' and node_id = $11 returning id`;
-let n = 0;
-const HEAD = APPEND_POINT.replace(/\?/g, () => `$${++n}`);
 const REASON = 'no rule matched; catalog default risk low';
 
 /** The stored (redacted) output, computed once: the baseline does SQL, not redaction. */
@@ -210,8 +207,9 @@ interface Joined {
 }
 
 /**
- * The ledger append of ledger.service: the append point (lock and last hash), then one
- * INSERT carrying the joined writes; the new last sequence.
+ * The ledger append of ledger.service: one statement (`toolgate_ledger_append`: the lock,
+ * the head, each event hashed and chained by the database) carrying the joined writes;
+ * the new last sequence.
  */
 async function appendEvents(
   client: pg.PoolClient,
@@ -220,20 +218,14 @@ async function appendEvents(
   toolUse: { runId: string; toolUseId: string } | null,
   entries: RawEvent[],
 ): Promise<bigint> {
-  const point = await client.query<AppendPoint>(HEAD, [orgId, entries.length, toolUse?.runId ?? null, toolUse?.toolUseId ?? null]);
-  if (point.rows[0].recorded_call) throw new Error('toolUseId repeated');
-  const records = chainRecords(
+  const { params } = ledgerAppendParams(
     orgId,
-    point.rows[0],
     entries.map((entry) => ({ ...entry, type: entry.type as LedgerEventType })),
+    toolUse ?? undefined,
   );
-  const values: unknown[] = [...(joined?.params ?? [])];
-  const tuples: string[] = [];
-  for (const record of records) {
-    const at = values.length;
-    tuples.push(`(${Array.from({ length: 13 }, (_, i) => `$${at + i + 1}`).join(', ')})`);
-    values.push(...ledgerRowValues(record));
-  }
-  await client.query(`${joined ? `with ${joined.sql} ` : ''}insert into ledger_events (${EVENT_COLUMNS}) values ${tuples.join(', ')}`, values);
-  return BigInt(records[records.length - 1].sequence);
+  const values: unknown[] = [...(joined?.params ?? []), ...params];
+  let n = joined?.params.length ?? 0;
+  const append = LEDGER_APPEND.replace(/\?/g, () => `$${++n}`);
+  const { rows } = await client.query<{ sequence: string }>(`${joined ? `with ${joined.sql} ` : ''}${append}`, values);
+  return BigInt(rows[rows.length - 1].sequence);
 }

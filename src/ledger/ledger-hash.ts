@@ -60,6 +60,27 @@ export function canonicalColumns(record: LedgerRecord): Record<string, unknown> 
   };
 }
 
+/** The columns of a version 2 event that only the database knows when it appends: see canonicalParts. */
+export type ChainColumns = 'id' | 'sequence' | 'createdAt' | 'prevHash';
+
+/**
+ * An event's version 2 canonical JSON in the five pieces around the four values the database
+ * fills in as it appends (`toolgate_ledger_append`): created_at, id, prev_hash and sequence.
+ * The keys are sorted, so those four always fall between the same neighbours; joined with
+ * the JSON strings of the four values, the pieces are exactly `canonicalJson(canonicalColumns(record))`
+ * (test/ledger/ledger-append-parts.test.ts).
+ */
+export function canonicalParts(record: Omit<LedgerRecord, ChainColumns | 'hashVersion'>): [string, string, string, string, string] {
+  const text = JSON.stringify;
+  return [
+    `{"actor_key_id":${text(record.actorKeyId)},"actor_role":${text(record.actorRole)},"created_at":`,
+    ',"hash_version":2,"id":',
+    `,"metadata":${canonicalJson(record.metadata)},"org_id":${text(record.orgId)},"prev_hash":`,
+    `,"resource_id":${text(record.resourceId)},"run_id":${text(record.runId)},"sequence":`,
+    `,"type":${text(record.type)}}`,
+  ];
+}
+
 /** The hash an event must carry, by its own hash version; null for a version that does not exist. */
 export function ledgerHash(record: LedgerRecord): string | null {
   if (record.hashVersion === 2) return sha256(canonicalJson(canonicalColumns(record)));

@@ -1,9 +1,10 @@
 import type { SqlTransaction } from '../db/raw-transaction';
 import { LedgerEvent } from './ledger-event.entity';
-import { HASH_VERSION, ledgerHash, type LedgerRecord } from './ledger-hash';
+import { canonicalParts, HASH_VERSION, ledgerHash, type LedgerRecord } from './ledger-hash';
 import type { LedgerEventType } from './ledger-event-types';
 import { type Caller, personOfRecord } from '../auth/caller';
 import { noteLedgerAppend } from './ledger-appends';
+import { arrayLiteral } from '../db/array-literal';
 
 export interface LedgerEntry {
   orgId: string;
@@ -71,9 +72,65 @@ export class ToolUseRecorded extends Error {
 }
 
 /**
- * Appends events (all of one org) to that org's hash chain, in order, in two round
- * trips: `toolgate_ledger_append_point` (the per-org lock, the head, the new ids and the
- * time), then one INSERT that also carries the `joined` writes; a trigger on it moves the
+ * One ledger append (`toolgate_ledger_append`, migration …_ledger_append): the org's lock,
+ * the racing tool use, the head, the ids and the time, each event hashed and chained by
+ * the database from the canonical pieces the caller sends (canonicalParts), one INSERT.
+ */
+export const LEDGER_APPEND =
+  'select id, sequence, created_at, prev_hash, hash from toolgate_ledger_append(?, ?, ?, ?::text[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::jsonb[], ?::text[])';
+
+/** What the append answers per event, in order. */
+interface AppendedRow {
+  id: string;
+  sequence: string;
+  created_at: string;
+  prev_hash: string | null;
+  hash: string;
+}
+
+/** SQLSTATE of the append that found its tool use recorded by a racing request (the message is that call's id). */
+const TOOL_USE_RECORDED = 'TGL02';
+
+/** An entry as the chain records it: ids in PostgreSQL's lower case, the person in the metadata. */
+function contentOf(
+  orgId: string,
+  entry: Omit<LedgerEntry, 'orgId'>,
+): Omit<LedgerRecord, 'id' | 'sequence' | 'createdAt' | 'prevHash' | 'hashVersion'> {
+  return {
+    // PostgreSQL prints uuids in lower case; the hash must see what it stores.
+    orgId: orgId.toLowerCase(),
+    type: entry.type,
+    runId: entry.runId?.toLowerCase() ?? null,
+    resourceId: entry.resourceId ?? null,
+    actorRole: entry.actor?.role ?? null,
+    actorKeyId: entry.actor?.keyId?.toLowerCase() ?? null,
+    metadata: entry.actor?.person ? { ...entry.metadata, person: personOfRecord(entry.actor.person) } : (entry.metadata ?? {}),
+  };
+}
+
+/** The parameters of LEDGER_APPEND for these events (all of `orgId`). */
+export function ledgerAppendParams(orgId: string, entries: Omit<LedgerEntry, 'orgId'>[], toolUse?: { runId: string; toolUseId: string }) {
+  const contents = entries.map((entry) => contentOf(orgId, entry));
+  return {
+    contents,
+    params: [
+      orgId,
+      toolUse?.runId ?? null,
+      toolUse?.toolUseId ?? null,
+      arrayLiteral(contents.map((c) => c.type)),
+      arrayLiteral(contents.map((c) => c.runId)),
+      arrayLiteral(contents.map((c) => c.resourceId)),
+      arrayLiteral(contents.map((c) => c.actorRole)),
+      arrayLiteral(contents.map((c) => c.actorKeyId)),
+      arrayLiteral(contents.map((c) => JSON.stringify(c.metadata))),
+      arrayLiteral(contents.flatMap((c) => canonicalParts(c))),
+    ],
+  };
+}
+
+/**
+ * Appends events (all of one org) to that org's hash chain, in order, in one round trip
+ * (LEDGER_APPEND) that also carries the `joined` writes; a trigger on the INSERT moves the
  * org's head (ledger_heads) in the same statement. Must run inside the caller's
  * transaction: the lock serialises appends so each event links to its predecessor
  * without forks or gaps, and the events and the head commit or roll back with the change
@@ -89,43 +146,46 @@ export async function appendLedgerEvents(
   if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
   const orgId = entries[0].orgId;
   if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
-  const [point] = await em.execute<AppendPoint[]>(APPEND_POINT, [
-    orgId,
-    entries.length,
-    options.toolUse?.runId ?? null,
-    options.toolUse?.toolUseId ?? null,
-  ]);
-  if (point.recorded_call) throw new ToolUseRecorded(point.recorded_call);
+  const { contents, params: appendParams } = ledgerAppendParams(orgId, entries, options.toolUse);
   const params: unknown[] = [];
   for (const write of joined) params.push(...write.params);
-  const records = chainRecords(orgId, point, entries);
-  const events = records.map((record) => {
-    params.push(...ledgerRowValues(record));
-    return toEntity(record);
-  });
+  params.push(...appendParams);
+  // The joined writes are CTEs the main SELECT does not read: PostgreSQL runs them after it,
+  // so the lock and the racing tool use's check come before any of their rows.
   const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
-  await em.execute(`${prefix}insert into ledger_events (${EVENT_COLUMNS}) values ${events.map(() => EVENT_VALUES).join(', ')}`, params);
+  let rows: AppendedRow[];
+  try {
+    rows = await em.execute<AppendedRow[]>(`${prefix}${LEDGER_APPEND}`, params);
+  } catch (error) {
+    const sqlState = (error as { code?: string }).code;
+    if (sqlState === TOOL_USE_RECORDED) throw new ToolUseRecorded((error as Error).message);
+    throw error;
+  }
+  const events = rows.map((row, i) =>
+    toEntity({
+      ...contents[i],
+      id: row.id,
+      sequence: row.sequence,
+      hashVersion: HASH_VERSION,
+      createdAt: row.created_at,
+      prevHash: row.prev_hash,
+      hash: row.hash,
+    }),
+  );
   noteLedgerAppend(em, orgId, BigInt(events[events.length - 1].sequence));
   return events;
 }
 
-/** The events after the append point, each hashed and linked to the one before. */
+/** The events after the append point (the two-statement append of the previous release, kept for bulk loads), each hashed and linked to the one before. */
 export function chainRecords(orgId: string, point: AppendPoint, entries: Omit<LedgerEntry, 'orgId'>[]): (LedgerRecord & { hash: string })[] {
   let prevHash = point.hash;
   let sequence = BigInt(point.sequence);
   return entries.map((entry, i) => {
     const record: LedgerRecord = {
+      ...contentOf(orgId, entry),
       id: point.ids[i],
-      // PostgreSQL prints uuids in lower case; the hash must see what it stores.
-      orgId: orgId.toLowerCase(),
       sequence: String(++sequence),
       hashVersion: HASH_VERSION,
-      type: entry.type,
-      runId: entry.runId?.toLowerCase() ?? null,
-      resourceId: entry.resourceId ?? null,
-      actorRole: entry.actor?.role ?? null,
-      actorKeyId: entry.actor?.keyId?.toLowerCase() ?? null,
-      metadata: entry.actor?.person ? { ...entry.metadata, person: personOfRecord(entry.actor.person) } : (entry.metadata ?? {}),
       createdAt: point.created_at,
       prevHash,
     };
