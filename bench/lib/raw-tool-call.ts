@@ -1,7 +1,7 @@
 import { callFingerprint } from '../../src/gateway/call-fingerprint';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { LEDGER_APPEND, ledgerAppendParams } from '../../src/ledger/ledger.service';
+import { LEDGER_APPEND, LEDGER_APPEND_FROM_ROW, ledgerAppendParams } from '../../src/ledger/ledger.service';
 import { redactOutput } from '../../src/redaction/redact';
 import { sealJson } from '../../src/credentials/sealed-json';
 import type { Caller } from '../../src/auth/caller';
@@ -53,7 +53,7 @@ const INSERT_CALL = `insert into "tool_calls" ("id", "org_id", "run_id", "tool_n
 /** The outcome, only while this node still owns the running call (reconciliation may have taken it). */
 const UPDATE_CALL = `update tool_calls set status = $1, output_redacted = $2::jsonb, duration_ms = $3, retry_count = $4, vendor_status_code = $5,
        cost_cents = $6, error_code = $7, error_text = $8, sealed_input = null, updated_at = $9
-     where id = $10 and status = 'running' and node_id = $11 returning id`;
+     where id = $10 and status = 'running' and node_id = $11 returning org_id`;
 const REASON = 'no rule matched; catalog default risk low';
 
 /** The stored (redacted) output, computed once: the baseline does SQL, not redaction. */
@@ -98,7 +98,10 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
   const started = performance.now();
   const callId = randomUUID();
   const tool = `${call.toolName}.${call.action}`;
-  const first = await transaction(pool, async (client) => {
+  // The gateway sends its statements alone (no BEGIN/COMMIT: RawTransaction's read and
+  // executeLast); the ORM scenario's recorder runs inside em.transactional.
+  const wrap = options.reads ? alone : transaction;
+  const first = await wrap(pool, async (client) => {
     if (options.reads) {
       const run = await client.query<{ status: string; tool_use_call_id: string | null }>(LOAD_RUN, [call.toolUseId, call.runId, call.orgId]);
       if (run.rows[0]?.status !== 'running') throw new Error(`run ${call.runId} is not running`);
@@ -170,9 +173,9 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
   notify(options.notifier, call.orgId, first);
   // (the instant vendor answers here)
   const durationMs = Math.round(performance.now() - started);
-  const second = await transaction(pool, async (client) => {
-    await client.query(UPDATE_CALL, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, new Date(), callId, NODE_ID]);
-    return appendEvents(client, call.orgId, null, null, [
+  // Transaction 2: the UPDATE and the append after it, one statement.
+  const second = await wrap(pool, (client) =>
+    appendAfterUpdate(client, ['succeeded', OUTPUT_JSON, durationMs, 0, 200, 0, null, null, new Date(), callId, NODE_ID], call.orgId, [
       {
         type: 'tool_call.succeeded',
         runId: call.runId,
@@ -180,9 +183,34 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
         actor: null,
         metadata: { tool, durationMs, retryCount: 0, costCents: 0 },
       },
-    ]);
-  });
+    ]),
+  );
   notify(options.notifier, call.orgId, second);
+}
+
+/** ledger.service's appendAfterUpdate: the call's UPDATE as the guard, the append on its row. */
+async function appendAfterUpdate(client: pg.PoolClient, updateParams: unknown[], orgId: string, entries: RawEvent[]): Promise<bigint> {
+  const { params } = ledgerAppendParams(
+    orgId,
+    entries.map((entry) => ({ ...entry, type: entry.type as LedgerEventType })),
+  );
+  let n = 0;
+  const sql = `with guard as (${UPDATE_CALL}) ${LEDGER_APPEND_FROM_ROW}`.replace(/\$(\d+)|\?/g, (match) =>
+    match === '?' ? `$${updateParams.length + ++n}` : match,
+  );
+  const { rows } = await client.query<{ sequence: string }>(sql, [...updateParams, ...params.slice(1)]);
+  if (rows.length === 0) throw new Error(`call ${entries[0].resourceId} was not running on this node`);
+  return BigInt(rows[rows.length - 1].sequence);
+}
+
+/** Statements each alone (a transaction of its own), on one pooled connection. */
+async function alone<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await work(client);
+  } finally {
+    client.release();
+  }
 }
 
 async function transaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -62,6 +62,7 @@ export function ormPersist(server: BenchServer, tool: RegisteredTool) {
         approvalTtlMs: server.config.approvalTtlMs,
         params: { ...TOOL.params },
         nodeId: server.services.nodeId,
+        claim: () => undefined,
         metadata: server.orm.getMetadata(),
       }),
     );

@@ -94,11 +94,24 @@ function poolOf(orm: MikroORM): Pool {
  * (`?` placeholders, rows back), so the state owners and the ledger take either; its
  * commit fires the ORM's afterTransactionCommit event, so ledger notices go out as for
  * any other transaction.
+ *
+ * BEGIN is sent with the first `execute`, not before: a transaction whose work reads
+ * first (`read`) and writes once at the end (`executeLast`) sends no BEGIN and no COMMIT.
+ * Its reads run as statements of their own, as READ COMMITTED runs them inside a
+ * transaction anyway (each statement sees what was committed when it started, and these
+ * lock nothing), and its one write is a transaction of its own: whole or not at all. Two
+ * round trips saved on the gateway's hot path.
  */
 export class RawTransaction implements SqlTransaction {
+  private begun: Promise<unknown> | null = null;
+  /** A lone last statement was sent: the transaction is over. */
+  private ended = false;
+
   constructor(
     private readonly pool: Pool,
     private readonly connection: PgConnection,
+    /** Every statement is the last one (rawStatement): the work sends exactly one. */
+    private readonly lone = false,
   ) {}
 
   isInTransaction(): boolean {
@@ -110,29 +123,87 @@ export class RawTransaction implements SqlTransaction {
     return this as unknown as T;
   }
 
-  execute<T extends Rows = EntityData<AnyEntity>[]>(sql: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = []): Promise<T> {
+  /** A statement inside the transaction (BEGIN goes first if it has not yet). */
+  async execute<T extends Rows = EntityData<AnyEntity>[]>(sql: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = []): Promise<T> {
+    if (this.lone) return this.executeLast<T>(sql, params);
+    this.assertOpen();
+    this.begun ??= this.pool.query(this.connection, 'begin', []);
+    await this.begun;
     return this.pool.query<T>(this.connection, sql, params);
+  }
+
+  /** A read that needs no transaction around it (it locks nothing): alone until the transaction has begun, inside it after. */
+  read<T extends Rows = EntityData<AnyEntity>[]>(sql: string, params: unknown[] = []): Promise<T> {
+    this.assertOpen();
+    return this.begun ? this.execute<T>(sql, params) : this.pool.query<T>(this.connection, sql, params);
+  }
+
+  /**
+   * The transaction's last statement: alone, a transaction of its own, when nothing was
+   * written before it; inside the transaction otherwise. Nothing may follow it (refused, so
+   * a change that adds a statement after it fails loudly instead of committing half).
+   */
+  executeLast<T extends Rows = EntityData<AnyEntity>[]>(sql: string | Knex.QueryBuilder | Knex.Raw, params: unknown[] = []): Promise<T> {
+    this.assertOpen();
+    if (this.begun) {
+      this.ended = true;
+      return this.begun.then(() => this.pool.query<T>(this.connection, sql, params));
+    }
+    this.ended = true;
+    return this.pool.query<T>(this.connection, sql, params);
+  }
+
+  /** Whether COMMIT (or ROLLBACK) is due: a statement ran inside BEGIN. */
+  get open(): boolean {
+    return this.begun !== null;
+  }
+
+  private assertOpen(): void {
+    if (this.ended) throw new Error('the transaction ended with its last statement; nothing may follow it');
   }
 }
 
-export async function rawTransaction<T>(orm: MikroORM, work: (tx: RawTransaction) => Promise<T>): Promise<T> {
+/** The transaction's last statement: alone when the transaction allows it (RawTransaction), else a plain one. */
+export function executeLast<T extends Rows = EntityData<AnyEntity>[]>(tx: SqlTransaction, sql: string, params: unknown[]): Promise<T> {
+  return tx instanceof RawTransaction ? tx.executeLast<T>(sql, params) : tx.execute<T>(sql, params);
+}
+
+/** Reads that need no transaction around them: alone while the transaction has not begun (RawTransaction), else plain ones. */
+export function readOutside(tx: SqlTransaction): SqlRunner {
+  if (!(tx instanceof RawTransaction)) return tx;
+  return { execute: (sql: string | Knex.QueryBuilder | Knex.Raw, params?: unknown[]) => tx.read(sql as string, params) } as SqlRunner;
+}
+
+async function runTransaction<T>(orm: MikroORM, lone: boolean, work: (tx: RawTransaction) => Promise<T>): Promise<T> {
   const pool = poolOf(orm);
   const events = orm.em.getEventManager();
   const connection = await pool.acquire();
-  const tx = new RawTransaction(pool, connection);
+  const tx = new RawTransaction(pool, connection, lone);
   try {
-    await tx.execute('begin');
     const result = await work(tx);
-    await tx.execute('commit');
+    if (tx.open) await pool.query(connection, 'commit', []);
     await events.dispatchEvent(EventType.afterTransactionCommit, { em: orm.em, transaction: tx });
     return result;
   } catch (error) {
-    await tx.execute('rollback').catch(() => undefined);
+    if (tx.open) await pool.query(connection, 'rollback', []).catch(() => undefined);
     await events.dispatchEvent(EventType.afterTransactionRollback, { em: orm.em, transaction: tx });
     throw error;
   } finally {
     await pool.release(connection);
   }
+}
+
+export function rawTransaction<T>(orm: MikroORM, work: (tx: RawTransaction) => Promise<T>): Promise<T> {
+  return runTransaction(orm, false, work);
+}
+
+/**
+ * A transaction of exactly one statement, without BEGIN and COMMIT: PostgreSQL runs a lone
+ * statement as a transaction of its own. For work known to send one statement; a second is
+ * refused.
+ */
+export function rawStatement<T>(orm: MikroORM, work: (tx: RawTransaction) => Promise<T>): Promise<T> {
+  return runTransaction(orm, true, work);
 }
 
 /** Single statements outside a transaction, each on a pooled connection for its own duration. */

@@ -22,7 +22,14 @@ import { joinRepeatedCall } from './call-repeats';
 import type { OrgConfigCache } from './org-config-cache';
 import { describeInputErrors, executionRequest, type RegisteredTool, type ToolRegistry } from './tool-registry';
 import { BLOCK_REASONS, type ToolCallOutcome, type ToolCallRequest } from './gateway.types';
-import { recordBlockedCall, recordDecidedCall, recordOutcome, recordRefusedApproval, type DecidedCall } from './tool-call-recorder';
+import {
+  recordBlockedCall,
+  recordDecidedCall,
+  recordOutcome,
+  recordRefusedApproval,
+  settlesInOneStatement,
+  type DecidedCall,
+} from './tool-call-recorder';
 import { startApprovedCall } from './tool-call-state';
 import { blockIfPolicyBlocks } from './approval-policy-change';
 import { openApprovedParams } from './approved-params';
@@ -31,7 +38,7 @@ import { assertDriver, blocked, invalidInput, isStorable, outcomeOf, replay, sto
 import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
 import { toolKey } from '../catalog/tool-key';
-import { rawTransaction, type SqlTransaction } from '../db/raw-transaction';
+import { rawStatement, rawTransaction, readOutside, type SqlTransaction } from '../db/raw-transaction';
 import type { Clock } from '../support/clock';
 import { UNKNOWN_TOOL, type ToolgateMetrics } from '../telemetry/metrics';
 import { describeDecided, describeExecution, describeRecorded, traceDecision, traceStage } from '../telemetry/trace-gateway';
@@ -305,7 +312,8 @@ export class ToolGateway {
     registered: RegisteredTool | undefined,
     claim: (callId: string) => void,
   ): Promise<Decided> {
-    const run = await loadRunForCall(tx, request.caller.orgId, request.runId, request.toolUseId ?? null);
+    // A read that locks nothing: alone, before any BEGIN (the decision's write may then go alone too).
+    const run = await loadRunForCall(readOutside(tx), request.caller.orgId, request.runId, request.toolUseId ?? null);
     // Read with the run, so a suspension holds on every node from its commit on; nothing is recorded.
     if (run.orgSuspended) throw orgSuspended();
     assertDriver(run, request.caller);
@@ -411,9 +419,9 @@ export class ToolGateway {
       approvalTtlMs: this.deps.settings.approvalTtlMs,
       params,
       nodeId: this.deps.nodeId,
+      // Its outcome comes from the executor (execute): the call joins this node's in-flight set first.
+      claim,
     });
-    // Its outcome comes from the executor (execute): the call joins this node's in-flight set first.
-    if (call.call.status === 'running') claim(call.call.id);
     return call;
   }
 
@@ -454,12 +462,15 @@ export class ToolGateway {
       }
       this.deps.failpoints.hit('after_vendor_response');
       const durationMs = Math.round(this.deps.clock.now() - started);
-      // Transaction 2 (raw, like the first): the recorder's UPDATE and the ledger append.
+      // Transaction 2 (raw, like the first): the recorder's UPDATE and the ledger append — one
+      // statement, without BEGIN and COMMIT, when nothing else is written with them.
+      const extra = { costCents: tool.definition.costCents, approvalRequestId };
+      const transaction = !withOutcome && settlesInOneStatement(outcome, extra) ? rawStatement : rawTransaction;
       const finished = await traceStage(
         'record',
         call,
         () =>
-          rawTransaction(this.deps.orm, async (tx) => {
+          transaction(this.deps.orm, async (tx) => {
             const recorded = await recordOutcome(tx, call, outcome, {
               durationMs,
               costCents: tool.definition.costCents,

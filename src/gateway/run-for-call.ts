@@ -1,4 +1,4 @@
-import type { SqlTransaction } from '../db/raw-transaction';
+import type { SqlRunner } from '../db/raw-transaction';
 import { AppError, notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { ACTIVE_RUN_STATUSES, type RunMetadata, type RunStatus } from '../runs/agent-run.entity';
@@ -26,7 +26,7 @@ export interface RunForCall {
  * The run, if it is the caller's org's and active; NOT_FOUND or RUN_NOT_ACTIVE otherwise.
  * The replay check for `toolUseId` rides along (the call and what it was): on the hot path its answer is almost always "none".
  */
-export async function loadRunForCall(em: SqlTransaction, orgId: string, runId: string, toolUseId: string | null): Promise<RunForCall> {
+export async function loadRunForCall(em: SqlRunner, orgId: string, runId: string, toolUseId: string | null): Promise<RunForCall> {
   if (!isUuid(runId)) throw notFound('Run');
   const [row] = await em.execute<
     {

@@ -73,7 +73,7 @@ function requestEvent(call: ToolCall, base: CallBase, type: LedgerEntry['type'],
   return callEvent(call, type, { correlationId: call.correlationId, ...metadata }, base.request.caller);
 }
 
-/** A call stopped before policy (flag, manifest, input): its row and its two events. */
+/** A call stopped before policy (flag, manifest, input): its row and its two events, the transaction's last statement. */
 export async function recordBlockedCall(
   tx: SqlTransaction,
   base: CallBase,
@@ -86,7 +86,8 @@ export async function recordBlockedCall(
     tx,
     [requestEvent(call, base, 'tool_call.requested', {}), requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details })],
     [insertSql(base.metadata, 'ToolCall', call)],
-    { toolUse: toolUseOf(base) },
+    // The decision's last statement: alone (no BEGIN, no COMMIT) when nothing came before it.
+    { toolUse: toolUseOf(base), last: true },
   );
   return call;
 }
@@ -101,7 +102,7 @@ function routedApproval(routing: ApprovalRouting, nowMs: number, ttlMs: number) 
   return { quorum: routing.quorum, escalation: routing.escalation, ...ladderTimes(routing, nowMs, ttlMs) };
 }
 
-/** A call the policy decided: decision row, call row, and an approval request when needed. */
+/** A call the policy decided: decision row, call row, and an approval request when needed; the transaction's last statement. */
 export async function recordDecidedCall(
   tx: SqlTransaction,
   input: CallBase & {
@@ -113,6 +114,8 @@ export async function recordDecidedCall(
     params: Record<string, unknown>;
     /** This node: a call that runs at once is owned by it until it settles. */
     nodeId: string;
+    /** A call that runs at once joins this node's in-flight set before it is written (the orphan scan must never see it as abandoned). */
+    claim: (callId: string) => void;
   },
 ): Promise<DecidedCall> {
   const { run, request, tool } = input;
@@ -141,7 +144,10 @@ export async function recordDecidedCall(
   });
   const sealed = () => sealJson(input.keyring.current.key, input.keyring.current.version, sealedParamsAad(run.orgId, call.id), input.params);
   // Sealed while it runs, so that reconciliation can repeat it or ask the vendor about it.
-  if (call.status === 'running') sealRunningInput(call, input.nodeId, sealed());
+  if (call.status === 'running') {
+    sealRunningInput(call, input.nodeId, sealed());
+    input.claim(call.id);
+  }
   const events: LedgerEntry[] = [
     requestEvent(call, input, 'tool_call.requested', {
       decision: verdict.outcome,
@@ -196,7 +202,8 @@ export async function recordDecidedCall(
     // The run's row is locked here, before the ledger's append point, as on every path.
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
-  await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input) });
+  // The decision's last statement: alone (no BEGIN, no COMMIT) when nothing came before it.
+  await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input), last: true });
   return { call, tool, approvalRequestId, decision: verdict.outcome };
 }
 
@@ -240,11 +247,17 @@ export async function recordOutcome(
           },
     },
     // The run's row before the org's ledger lock: a call deciding an approval in the same run
-    // locks them in that order, so the other order would deadlock with it.
-    () => afterSettled(tx, call, extra.approvalRequestId),
+    // locks them in that order, so the other order would deadlock with it. With nothing to
+    // write there, the call's UPDATE and its events go as one statement.
+    settlesInOneStatement(outcome, extra) ? undefined : () => afterSettled(tx, call, extra.approvalRequestId),
   );
   if (!settled) return null;
   return call;
+}
+
+/** Whether recordOutcome sends one statement: nothing follows the settlement (no tool cost to add, no approved params to drop). */
+export function settlesInOneStatement(outcome: ExecutionOutcome, extra: { costCents: number; approvalRequestId: string | null }): boolean {
+  return !(outcome.ok && extra.costCents > 0) && !extra.approvalRequestId;
 }
 
 /** What follows any settlement: the run's tool cost, and the approved params' one use is over. */

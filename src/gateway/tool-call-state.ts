@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { SqlTransaction } from '../db/raw-transaction';
 import type { LedgerEvent } from '../ledger/ledger-event.entity';
-import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import { appendAfterUpdate, appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { SealedJson } from '../credentials/sealed-json';
 import { effectOf, type OutcomeEffect } from '../policy/policy-outcomes';
@@ -231,12 +231,12 @@ export async function settleCall(
     updatedAt: new Date(),
   };
   // One `status = ?` (the only status either settlement leaves from): the hot path's statement.
-  // Its own round trip, before the append: the row is locked before the ledger, as on every path.
-  const changed = await tx.execute<{ id: string }[]>(
-    `update tool_calls set status = ?, output_redacted = ?::jsonb, duration_ms = ?, retry_count = ?, vendor_status_code = ?,
+  // The row is locked before the ledger, as on every path.
+  const update = {
+    sql: `update tool_calls set status = ?, output_redacted = ?::jsonb, duration_ms = ?, retry_count = ?, vendor_status_code = ?,
        cost_cents = ?, error_code = ?, error_text = ?, sealed_input = null,${settlement.reviewRequired ? ' review_required = true,' : ''} updated_at = ?
-     where id = ? and status = '${T.succeed.from[0]}' and node_id = ? returning id`,
-    [
+     where id = ? and status = '${T.succeed.from[0]}' and node_id = ? returning org_id`,
+    params: [
       fields.status,
       fields.outputRedacted === null ? null : JSON.stringify(fields.outputRedacted),
       fields.durationMs,
@@ -249,14 +249,22 @@ export async function settleCall(
       call.id,
       nodeId,
     ],
-  );
+  };
+  const events = () => [
+    ...(settlement.before ?? []),
+    callEvent({ ...call, ...fields }, settlement.ok ? 'tool_call.succeeded' : 'tool_call.failed', settlement.metadata),
+  ];
+  if (!afterUpdate) {
+    // Nothing between the row and the ledger: the UPDATE and the append are one statement.
+    const appended = await appendAfterUpdate(tx, update, events());
+    if (appended) Object.assign(call, fields);
+    return appended;
+  }
+  const changed = await tx.execute<{ org_id: string }[]>(update.sql, update.params);
   if (changed.length === 0) return null;
   Object.assign(call, fields);
-  await afterUpdate?.();
-  return appendLedgerEvents(tx, [
-    ...(settlement.before ?? []),
-    callEvent(call, settlement.ok ? 'tool_call.succeeded' : 'tool_call.failed', settlement.metadata),
-  ]);
+  await afterUpdate();
+  return appendLedgerEvents(tx, events());
 }
 
 /**

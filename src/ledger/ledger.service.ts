@@ -1,4 +1,4 @@
-import type { SqlTransaction } from '../db/raw-transaction';
+import { executeLast, type SqlTransaction } from '../db/raw-transaction';
 import { LedgerEvent } from './ledger-event.entity';
 import { canonicalParts, HASH_VERSION, ledgerHash, type LedgerRecord } from './ledger-hash';
 import type { LedgerEventType } from './ledger-event-types';
@@ -56,6 +56,11 @@ export interface AppendPoint {
 }
 
 export interface AppendOptions {
+  /**
+   * The append is its transaction's last statement (the caller commits right after it): it
+   * goes alone, a transaction of its own, when nothing was written before it (executeLast).
+   */
+  last?: boolean;
   /**
    * The append records this tool use of a run: when a racing request recorded it while this
    * one waited for the org's lock, the append stops with `ToolUseRecorded` before its INSERT
@@ -143,9 +148,7 @@ export async function appendLedgerEvents(
   options: AppendOptions = {},
 ): Promise<LedgerEvent[]> {
   if (entries.length === 0) return [];
-  if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
-  const orgId = entries[0].orgId;
-  if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
+  const orgId = orgOf(em, entries);
   const { contents, params: appendParams } = ledgerAppendParams(orgId, entries, options.toolUse);
   const params: unknown[] = [];
   for (const write of joined) params.push(...write.params);
@@ -153,14 +156,49 @@ export async function appendLedgerEvents(
   // The joined writes are CTEs the main SELECT does not read: PostgreSQL runs them after it,
   // so the lock and the racing tool use's check come before any of their rows.
   const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
-  let rows: AppendedRow[];
+  return appended(em, orgId, contents, await sendAppend(em, `${prefix}${LEDGER_APPEND}`, params, options.last ?? false));
+}
+
+/** LEDGER_APPEND on the org of the row a `guard` CTE returned (its first parameter dropped). */
+export const LEDGER_APPEND_FROM_ROW = `select a.id, a.sequence, a.created_at, a.prev_hash, a.hash from guard cross join lateral
+  toolgate_ledger_append(guard.org_id, ?, ?, ?::text[], ?::uuid[], ?::text[], ?::text[], ?::uuid[], ?::jsonb[], ?::text[]) a`;
+
+/**
+ * A change to an existing row and the events that record it, in one statement: `guard` is
+ * an UPDATE … RETURNING org_id, and the append runs only for the row it returns (a lateral
+ * call on it: after the row is locked, as on every path, before the ledger's lock). Null,
+ * and nothing appended, when the guard matched no row. One round trip where an UPDATE and
+ * an append took two.
+ */
+export async function appendAfterUpdate(em: SqlTransaction, guard: JoinedWrite, entries: LedgerEntry[]): Promise<LedgerEvent[] | null> {
+  const orgId = orgOf(em, entries);
+  const { contents, params } = ledgerAppendParams(orgId, entries);
+  // The org comes from the guarded row, so the append depends on it and cannot run first.
+  const rows = await sendAppend(em, `with guard as (${guard.sql}) ${LEDGER_APPEND_FROM_ROW}`, [...guard.params, ...params.slice(1)], false);
+  if (rows.length === 0) return null;
+  return appended(em, orgId, contents, rows);
+}
+
+function orgOf(em: SqlTransaction, entries: LedgerEntry[]): string {
+  if (entries.length === 0) throw new Error('an append records at least one event');
+  if (!em.isInTransaction()) throw new Error('appendLedgerEvent must run inside a transaction');
+  const orgId = entries[0].orgId;
+  if (entries.some((e) => e.orgId !== orgId)) throw new Error('appendLedgerEvents takes events of one org');
+  return orgId;
+}
+
+async function sendAppend(em: SqlTransaction, sql: string, params: unknown[], last: boolean): Promise<AppendedRow[]> {
   try {
-    rows = await em.execute<AppendedRow[]>(`${prefix}${LEDGER_APPEND}`, params);
+    return await (last ? executeLast<AppendedRow[]>(em, sql, params) : em.execute<AppendedRow[]>(sql, params));
   } catch (error) {
     const sqlState = (error as { code?: string }).code;
     if (sqlState === TOOL_USE_RECORDED) throw new ToolUseRecorded((error as Error).message);
     throw error;
   }
+}
+
+/** The appended events as entities; their last sequence noted for the commit's notice. */
+function appended(em: SqlTransaction, orgId: string, contents: ReturnType<typeof contentOf>[], rows: AppendedRow[]): LedgerEvent[] {
   const events = rows.map((row, i) =>
     toEntity({
       ...contents[i],

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { initOrm, migrateUp } from '../../src/db/orm';
 import { ENTITIES } from '../../src/app/entities';
-import { appendLedgerEvent } from '../../src/ledger/ledger.service';
+import { APPEND_POINT, type AppendPoint, chainRecords, EVENT_COLUMNS, type LedgerEntry, ledgerRowValues } from '../../src/ledger/ledger.service';
 import { createEmptyDatabase, type TestDatabase } from '../support/database';
 
 /**
@@ -24,6 +24,18 @@ afterAll(async () => {
   await db?.drop();
 });
 
+/** An append as the database of that release took it (its append point; toolgate_ledger_append came later). */
+async function appendAsThen(tx: Pick<MikroORM['em'], 'execute'>, entry: LedgerEntry): Promise<void> {
+  const [point] = await tx.execute<AppendPoint[]>(APPEND_POINT, [entry.orgId, 1, null, null]);
+  const [record] = chainRecords(entry.orgId, point, [entry]);
+  await tx.execute(
+    `insert into ledger_events (${EVENT_COLUMNS}) values (${EVENT_COLUMNS.split(',')
+      .map(() => '?')
+      .join(', ')})`,
+    ledgerRowValues(record),
+  );
+}
+
 test("each run's owner is the actor of its run.created event", async () => {
   const em = orm.em.fork();
   const [orgId, keyId, specialistId] = [randomUUID(), randomUUID(), randomUUID()];
@@ -42,7 +54,7 @@ test("each run's owner is the actor of its run.created event", async () => {
       [runId, orgId, specialistId, name],
     );
     const actor = name === 'opened' ? { role: 'agent' as const, keyId } : null;
-    await em.transactional((tx) => appendLedgerEvent(tx, { orgId, type: 'run.created', runId, resourceId: runId, actor }));
+    await em.transactional((tx) => appendAsThen(tx, { orgId, type: 'run.created', runId, resourceId: runId, actor }));
   }
 
   await migrateUp(orm);

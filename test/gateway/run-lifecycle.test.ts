@@ -296,24 +296,31 @@ describe('hot path', () => {
   const call = (runId: string, toolName: string, action: string, params: unknown) =>
     recordStatements(demo.app, () => demo.gw.execute(runId, toolName, action, params));
 
-  test('a succeeded call takes two transactions, a blocked or waiting call one; none reads config again', async () => {
+  test('a succeeded or blocked call sends each statement alone (no BEGIN, no COMMIT), a waiting call one transaction; none reads config again', async () => {
     const run = await demo.gw.startRun();
     await demo.gw.execute(run.id, 'order_lookup', 'lookup', { orderId: '12345' }); // warm caches
 
     const succeeded = await call(run.id, 'order_lookup', 'lookup', { orderId: '12345' });
     expect(succeeded.value.status).toBe('succeeded');
-    expect(transactionsIn(succeeded.statements)).toBe(2);
-    expect(succeeded.statements.filter((s) => /^\[query\] commit\b/.test(s))).toHaveLength(2);
+    expect(transactionsIn(succeeded.statements)).toBe(0);
+    expect(succeeded.statements.filter((s) => /^\[query\] (commit|rollback)\b/.test(s))).toEqual([]);
+    // The decision: the run read alone, then its rows with the ledger append, one statement;
+    // the outcome: the call's UPDATE with its append, one statement. Each is its own transaction.
+    const gateway = succeeded.statements.filter((s) => /agent_runs r join orgs|toolgate_ledger_append/.test(s));
+    expect(gateway).toHaveLength(3);
+    expect(gateway[0]).toMatch(/^\[query\] select r\.id, r\.org_id/);
+    expect(gateway[1]).toMatch(/^\[query\] with w0 as \(insert into "policy_decisions".* toolgate_ledger_append\(/);
+    expect(gateway[2]).toMatch(/^\[query\] with guard as \(update tool_calls set status = .* toolgate_ledger_append\(guard\.org_id,/);
     // One insert of the call, one update with its outcome: nothing is flushed twice.
     expect(touching(succeeded.statements, 'tool_calls').filter((s) => /\b(insert|update)\b/i.test(s))).toHaveLength(2);
 
     const blocked = await call(run.id, 'wire', 'transfer', {});
     expect(blocked.value.status).toBe('blocked');
-    expect(transactionsIn(blocked.statements)).toBe(1);
+    expect(transactionsIn(blocked.statements)).toBe(0);
 
     const invalid = await call(run.id, 'order_lookup', 'lookup', {});
     expect(invalid.value.error?.code).toBe('INVALID_TOOL_INPUT');
-    expect(transactionsIn(invalid.statements)).toBe(1);
+    expect(transactionsIn(invalid.statements)).toBe(0);
 
     const waiting = await call(run.id, 'invoice', 'send', { customerId: '1', amount: 5 });
     expect(waiting.value.status).toBe('waiting_approval');
