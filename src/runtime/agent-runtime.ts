@@ -61,15 +61,15 @@ export class AgentRuntime {
     let turn: Promise<TurnSetup> | null = null;
     const setup = (): Promise<TurnSetup> => {
       if (!turn) {
-        turn = this.model.setup(run, known?.systemPrompt);
+        turn = this.model.setup(run, loaded.systemPrompt);
         turn.catch(() => undefined); // awaited by the model turn; a failure surfaces there
       }
       return turn;
     };
     if (known) setup();
 
-    // Messages and status as just read (or committed): the first pass re-reads neither.
-    let messages: RunMessage[] | null = known?.messages ?? null;
+    // Messages and status as just read with the run (or committed): the first pass re-reads neither.
+    let messages: RunMessage[] | null = loaded.messages;
     let fresh = true;
     for (;;) {
       messages ??= await loadMessages(this.deps.orm.em.fork(), runId);
