@@ -2,6 +2,7 @@ import { useDemoApp } from '../support/demo-fixture';
 import { AgentRun } from '../../src/runs/agent-run.entity';
 import { appendMessage, loadMessages, type StoredBlock } from '../../src/runs/run-messages';
 import { Specialist } from '../../src/orgs/specialist.entity';
+import { ToolCall } from '../../src/gateway/tool-call.entity';
 import { RunStepStatus } from '../../src/runtime/run-step-status';
 import { toolsForManifest } from '../../src/llm/tool-definitions';
 import { RunClient } from './run-helpers';
@@ -52,6 +53,30 @@ describe("a step's load", () => {
     await demo.app.em().execute('delete from run_messages where run_id = ?', [id]);
     expect((await status().load(id))?.messages).toEqual([]);
     expect(await status().load('00000000-0000-4000-8000-000000000000')).toBeNull();
+  });
+});
+
+describe("a step's load of a run waiting for approval", () => {
+  test('has the call its pending tool result waits for, as the ORM reads it; once resolved the step runs it', async () => {
+    const { id } = await runs.start('Please send an invoice for $120.50 to customer 1');
+    await demo.app.services.runtime.step(id);
+    const [pending] = await demo.app
+      .em()
+      .execute<{ id: string; tool_call_id: string }[]>(`select id, tool_call_id from approval_requests where run_id = ? and status = 'pending'`, [
+        id,
+      ]);
+    const loaded = await status().load(id);
+    expect([...loaded!.pendingCalls.keys()]).toEqual([pending.tool_call_id]);
+    const call = await demo.app.em().findOneOrFail(ToolCall, { id: pending.tool_call_id });
+    expect(loaded!.pendingCalls.get(call.id)).toEqual(call);
+    expect(call.status).toBe('waiting_approval');
+
+    expect((await runs.resolve(pending.id, 'APPROVE')).body.errors).toBeUndefined();
+    expect((await status().load(id))!.pendingCalls.get(call.id)!.status).toBe('approved');
+    await demo.app.services.runtime.step(id);
+    const run = await runs.get(id);
+    expect(run.status).toBe('completed');
+    expect((await status().load(id))!.pendingCalls.size).toBe(0);
   });
 });
 
