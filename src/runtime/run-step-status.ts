@@ -35,8 +35,9 @@ export class RunStepStatus {
 
   /**
    * The run, whether its org is suspended, its specialist's system prompt, its messages and
-   * the calls its last message's pending tool results wait for, in one read. `systemPrompt` is undefined when the specialist was not found (the model
-   * turn's own read then fails as it always did).
+   * the calls its last message's pending tool results wait for, in one read (one snapshot).
+   * `systemPrompt` is undefined when the specialist was not found (the model turn's own read
+   * then fails as it always did).
    */
   async load(runId: string): Promise<LoadedRun | null> {
     const em = this.deps.orm.em.fork();
