@@ -53,11 +53,11 @@ describe('while another transaction holds the row, the release reads what it com
       await holder.query(change, [run.id]);
       const released = release(run);
       released.catch(() => undefined); // awaited below
-      // The release waits for the holder's row lock (this database's waiters only). Bounded: a stage never reached ends the test.
+      // The release waits for the holder's row lock (a row lock's wait, by this database's backends). Bounded: never reached ends the test.
       const until = Date.now() + 15_000;
       for (;;) {
         const { rows } = await holder.query<{ n: string }>(
-          `select count(*) as n from pg_locks where not granted and database is distinct from 0
+          `select count(*) as n from pg_locks where not granted and locktype in ('transactionid', 'tuple')
               and pid in (select pid from pg_stat_activity where datname = current_database())`,
         );
         if (Number(rows[0].n) > 0) break;
