@@ -6,6 +6,7 @@ import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { startBenchServer, VENDOR_RESULT, type BenchServer } from './app';
 import type { BenchDatabase } from './database';
 import { wallNow } from './timing';
+import { appendFileSync } from 'node:fs';
 
 /**
  * A Toolgate server that drives runs itself: the job worker (src/jobs/worker.ts's
@@ -61,11 +62,15 @@ export async function startAgentServer(
   } = {},
 ): Promise<AgentServer> {
   let agent: AgentServer | null = null;
+  // With BENCH_COUNT_STATEMENTS=1, BENCH_TRACE_STATEMENTS=<file> also appends each statement and model request with its wall time (ms).
+  const trace = process.env.BENCH_TRACE_STATEMENTS;
+  const traced: string[] = [];
   const model = new OfflineModelServer({
     deltaDelayMs: options.deltaDelayMs,
     wordsPerDelta: options.wordsPerDelta,
     respond: (request) => {
       agent?.onModelRequest?.(request, wallNow());
+      if (trace) traced.push(`${wallNow().toFixed(2)} MODEL REQUEST (${request.messages.length} messages)`);
       return (options.respond ?? respond)(request);
     },
   });
@@ -77,7 +82,12 @@ export async function startAgentServer(
       offlineModelUrl: modelUrl,
       worker: true,
       executor: options.executor ?? instantAgentExecutor,
-      onQuery: count ? () => void (agent && agent.statements !== null && agent.statements++) : undefined,
+      onQuery: count
+        ? (sql) => {
+            if (agent && agent.statements !== null) agent.statements++;
+            if (trace) traced.push(`${wallNow().toFixed(2)} ${sql.replace(/\s+/g, ' ').slice(0, 400)}`);
+          }
+        : undefined,
     });
   } catch (error) {
     await model.stop();
@@ -92,6 +102,7 @@ export async function startAgentServer(
       onModelRequest: null,
       statements: count ? 0 : null,
       async close() {
+        if (trace) appendFileSync(trace, `${traced.join('\n')}\n# agent server closed\n`);
         await server.close();
         await model.stop();
       },

@@ -79,7 +79,7 @@ export async function resolveApprovalRow(
   resolvedBy: string | null,
   reason: string | null,
   edit: ApprovalEditWrite | null = null,
-): Promise<boolean> {
+): Promise<ApprovalRequest | null> {
   const transition = decision === 'approve' ? APPROVAL_TRANSITIONS.approve : APPROVAL_TRANSITIONS.reject;
   // A rejected call never runs: its sealed params go at once. SET reads the row as it was:
   // requested_binding_hash takes the binding the call was requested with.
@@ -93,12 +93,13 @@ export async function resolveApprovalRow(
     decision === 'approve' && edit
       ? [edit.bindingHash, JSON.stringify(edit.sealedParams), JSON.stringify(edit.editedParamsRedacted), resolvedBy]
       : [];
-  const won = await tx.execute<{ id: string }[]>(
+  const [won] = await tx.execute<Record<string, unknown>[]>(
     `update approval_requests set status = ?, resolved_by = ?, reason = ?, resolved_at = now()${extra}
-      where id = ? and org_id = ? and status in (${sqlList(transition.from)}) and expires_at > now() returning id`,
+      where id = ? and org_id = ? and status in (${sqlList(transition.from)}) and expires_at > now() returning *`,
     [transition.to, resolvedBy, reason, ...editParams, approval.id, approval.orgId],
   );
-  return won.length > 0;
+  // The row as resolved, as the transaction's entity: no read after the write.
+  return won ? tx.map(ApprovalRequest, won) : null;
 }
 
 /** A pending approval locked for a vote (votes of one approval take turns); null when it is not pending. */

@@ -116,7 +116,8 @@ async function settle(
       if (vote?.recorded) return vote.recorded;
       // Checked only while pending (a resolved one answers APPROVAL_ALREADY_RESOLVED below); a refusal throws: nothing written.
       const checked = edit && !vote && approval.status === 'pending' ? await checkApprovalEdit(tx, edit.deps, approval, edit.params, caller) : null;
-      if (!(await resolveApprovalRow(tx, approval, decision, caller.keyId, reason, checked?.write ?? null))) {
+      const resolved = await resolveApprovalRow(tx, approval, decision, caller.keyId, reason, checked?.write ?? null);
+      if (!resolved) {
         const current = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
         if (current.status === 'pending') {
           // Its time ran out before the expiry job came by: expire it now (committed), as the job would.
@@ -127,7 +128,6 @@ async function settle(
           approvalStatus: current.status,
         });
       }
-      const resolved = await tx.findOneOrFail(ApprovalRequest, { id: approval.id }, { refresh: true });
       // Every resolution names its channel and its principal (the key, and its role).
       const metadata = {
         approvalRequestId: resolved.id,

@@ -108,17 +108,20 @@ export async function bindToolToSpecialist(
   });
 }
 
-/** `tool.action` names a specialist may use in a new run: enabled permissions ∩ bindings. */
-export async function allowedToolsFor(em: EntityManager, orgId: string, specialistId: string): Promise<ToolKey[]> {
-  const rows = await em.execute<{ tool_name: string; action: string }[]>(
-    `select d.tool_name, d.action
+/**
+ * The rows of allowedToolsFor (`tool_name`, `action`, in order); its parameters: the org's id,
+ * then the specialist's. Also a subquery of the read a new run starts from (src/runs/run-start-reads.ts).
+ */
+export const ALLOWED_TOOLS_SQL = `select d.tool_name, d.action
        from tool_permissions p
        join tool_specialist_bindings b on b.tool_id = p.tool_id and b.org_id = p.org_id
        join tool_definitions d on d.id = p.tool_id
       where p.org_id = ? and b.specialist_id = ? and p.enabled
         and d.removed_at is null and (d.org_id is null or d.org_id = p.org_id)
-      order by d.tool_name, d.action`,
-    [orgId, specialistId],
-  );
+      order by d.tool_name, d.action`;
+
+/** `tool.action` names a specialist may use in a new run: enabled permissions ∩ bindings. */
+export async function allowedToolsFor(em: EntityManager, orgId: string, specialistId: string): Promise<ToolKey[]> {
+  const rows = await em.execute<{ tool_name: string; action: string }[]>(ALLOWED_TOOLS_SQL, [orgId, specialistId]);
   return rows.map((r) => toolKey(r.tool_name, r.action));
 }

@@ -3,9 +3,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AgentRun, type RunDriver, type RunStatus } from './agent-run.entity';
 import { findRunToDrive } from './run-query.service';
 import { assertRunOwner } from './run-visibility';
-import { allowedToolsFor } from '../catalog/catalog.service';
 import { manifestPins } from '../upstream/upstream-pin';
-import { findOrg, findSpecialist } from '../orgs/org.service';
+import { readRunStart } from './run-start-reads';
 import { appendLedgerEvents } from '../ledger/ledger.service';
 import { AppError, badInput } from '../errors/app-error';
 import { cancelRunCalls } from '../gateway/tool-call-state';
@@ -37,9 +36,7 @@ export async function startRun(
   const message = input.driver === 'internal' ? checkMessage(input.message) : null;
   return withLocalSteps(em, local, (batch) =>
     em.transactional(async (tx) => {
-      const specialist = await findSpecialist(tx, caller.orgId, input.specialistId);
-      const org = await findOrg(tx, caller.orgId);
-      const allowedTools = await allowedToolsFor(tx, caller.orgId, input.specialistId);
+      const { specialist, org, allowedTools } = await readRunStart(tx, caller.orgId, input.specialistId);
       const upstreamTools = await manifestPins(tx, caller.orgId, allowedTools);
       const external = input.driver === 'external';
       const run = tx.create(AgentRun, {
@@ -60,7 +57,7 @@ export async function startRun(
       if (first) {
         await enqueueRunStep(tx, run.id, batch);
         // The step starts from what this transaction wrote and read: no reads before its model request.
-        batch?.know(run.id, { run, messages: [first], orgSuspended: org.suspendedAt !== null, systemPrompt: specialist.systemPrompt ?? null });
+        batch?.know(run.id, { run, messages: [first], orgSuspended: org.suspended, systemPrompt: specialist.systemPrompt ?? null });
       }
       const base = { orgId: caller.orgId, runId: run.id, resourceId: run.id, actor: caller };
       await appendLedgerEvents(tx, [

@@ -130,16 +130,18 @@ export async function awaitApproval(tx: SqlTransaction, run: RunRef, actor: Acto
  * may start it on this one).
  */
 export async function releaseApproval(tx: EntityManager, run: RunRef, actor: Actor, local?: StepClaims | null): Promise<LedgerEntry[]> {
-  const [previous] = await tx.execute<{ status: string }[]>('select status from agent_runs where id = ? for no key update', [run.id]);
-  const [row] = await tx.execute<{ status: string; driver: string }[]>(
-    `update agent_runs
-        set pending_approval_count = greatest(pending_approval_count - 1, 0),
-            status = case when pending_approval_count <= 1 and status = 'waiting_approval' then 'running' else status end,
+  // One statement: the row locked first (the status it had once locked, as a separate
+  // SELECT … FOR NO KEY UPDATE read it), then updated from its latest version.
+  const [row] = await tx.execute<{ previous: string; status: string; driver: string }[]>(
+    `with previous as (select id, status from agent_runs where id = ? for no key update)
+     update agent_runs r
+        set pending_approval_count = greatest(r.pending_approval_count - 1, 0),
+            status = case when r.pending_approval_count <= 1 and r.status = 'waiting_approval' then 'running' else r.status end,
             updated_at = now()
-      where id = ? returning status, driver`,
+       from previous where r.id = previous.id returning previous.status as previous, r.status, r.driver`,
     [run.id],
   );
-  if (row && previous?.status === 'waiting_approval' && row.status === 'running') {
+  if (row && row.previous === 'waiting_approval' && row.status === 'running') {
     if (row.driver === 'internal') await enqueueRunStep(tx, run.id, local);
     return [runEvent(run, 'run.resumed', actor)];
   }

@@ -61,18 +61,23 @@ export class AgentRuntime {
     let turn: Promise<TurnSetup> | null = null;
     const setup = (): Promise<TurnSetup> => {
       if (!turn) {
-        turn = this.model.setup(run, known?.systemPrompt);
+        turn = this.model.setup(run, loaded.systemPrompt);
         turn.catch(() => undefined); // awaited by the model turn; a failure surfaces there
       }
       return turn;
     };
     if (known) setup();
 
-    // Messages and status as just read (or committed): the first pass re-reads neither.
-    let messages: RunMessage[] | null = known?.messages ?? null;
+    // Messages and status as just read with the run (or committed): the first pass re-reads neither.
+    let messages: RunMessage[] | null = loaded.messages;
+    // The pending results' calls as loaded with those messages: for the first pass only.
+    let pendingCalls = 'pendingCalls' in loaded ? loaded.pendingCalls : undefined;
     let fresh = true;
     for (;;) {
-      messages ??= await loadMessages(this.deps.orm.em.fork(), runId);
+      if (!messages) {
+        messages = await loadMessages(this.deps.orm.em.fork(), runId);
+        pendingCalls = undefined;
+      }
       if (!fresh && !starting && (await this.lifecycle.stopped(runId))) return;
       fresh = false;
       const last = messages[messages.length - 1];
@@ -105,7 +110,8 @@ export class AgentRuntime {
       }
       if ((last.content as StoredBlock[]).some(isPending)) {
         setup(); // read while the approved calls run
-        const filled = await this.rounds.fillPending(run, last);
+        const filled = await this.rounds.fillPending(run, last, pendingCalls);
+        pendingCalls = undefined;
         if (filled === 'wait') return;
         if (filled === 'reload') {
           messages = null;

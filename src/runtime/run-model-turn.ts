@@ -13,6 +13,8 @@ import { requestUserId } from '../llm/prompt-cache';
 import { runThinkingBudget } from '../llm/thinking';
 import { toolsForManifest } from '../llm/tool-definitions';
 import { Specialist } from '../orgs/specialist.entity';
+import type { ToolDefinition } from '../catalog/tool-definition.entity';
+import { isUpstreamToolName, toolKey } from '../catalog/tool-key';
 import type { Failpoints } from '../recovery/failpoints';
 import type { ToolgateMetrics } from '../telemetry/metrics';
 import { traceChat } from '../telemetry/trace-model';
@@ -68,9 +70,8 @@ export class ModelTurns {
     });
   }
 
-  /** The system prompt and the tools the model is offered for this run's turns. */
+  /** The system prompt and the tools the model is offered for this run's turns (`systemPrompt` undefined: read here). */
   async setup(run: AgentRun, systemPrompt: string | null | undefined): Promise<TurnSetup> {
-    const em = this.deps.orm.em.fork();
     const [prompt, catalog] = await Promise.all([
       systemPrompt === undefined
         ? this.deps.orm.em
@@ -78,14 +79,35 @@ export class ModelTurns {
             .findOneOrFail(Specialist, { id: run.specialistId })
             .then((specialist) => specialist.systemPrompt ?? null)
         : systemPrompt,
-      this.deps.tools.list(em, run.orgId),
+      this.catalogFor(run),
     ]);
-    const tools = toolsForManifest(
-      run.metadata.runtimeManifest.allowedTools,
-      catalog.map((tool) => tool.definition),
-      run.metadata.runtimeManifest.upstreamTools,
-    );
+    const tools = toolsForManifest(run.metadata.runtimeManifest.allowedTools, catalog, run.metadata.runtimeManifest.upstreamTools);
     return { system: prompt ?? DEFAULT_SYSTEM, tools };
+  }
+
+  /**
+   * The catalog's definitions the manifest can offer, in the registry's order. A manifest
+   * without an imported (upstream) tool is offered only vendors' catalog tools, which the
+   * registry holds in memory: no read. With one, the org's imported tools are read as they
+   * are now (the registry's list), since an import may have turned one off.
+   */
+  private async catalogFor(run: AgentRun): Promise<ToolDefinition[]> {
+    const allowed = [...new Set(run.metadata.runtimeManifest.allowedTools)];
+    if (!allowed.some(isUpstreamToolName)) {
+      const em = () => this.deps.orm.em.fork();
+      const found = await Promise.all(
+        allowed.map((key) => {
+          const dot = key.indexOf('.');
+          return dot < 0 ? undefined : this.deps.tools.find(em, run.orgId, key.slice(0, dot), key.slice(dot + 1));
+        }),
+      );
+      const definitions = found.flatMap((tool, i) =>
+        tool && toolKey(tool.definition.toolName, tool.definition.action) === allowed[i] ? [tool.definition] : [],
+      );
+      // A key the catalog does not hold as such: the full list decides, as before.
+      if (definitions.length === allowed.length) return definitions.sort(byToolKey);
+    }
+    return (await this.deps.tools.list(this.deps.orm.em.fork(), run.orgId)).map((tool) => tool.definition);
   }
 
   /**
@@ -201,6 +223,12 @@ export class ModelTurns {
       throw error;
     }
   }
+}
+
+/** The registry's list order: by `tool.action`. */
+function byToolKey(a: ToolDefinition, b: ToolDefinition): number {
+  const [x, y] = [toolKey(a.toolName, a.action), toolKey(b.toolName, b.action)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
 
 /** How a model request failed, said as it happened: the code and message the run fails with. */

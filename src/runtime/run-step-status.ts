@@ -1,11 +1,29 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ErrorCode } from '../errors/error-codes';
 import { AgentRun } from '../runs/agent-run.entity';
+import { RunMessage } from '../runs/run-message.entity';
+import { ToolCall } from '../gateway/tool-call.entity';
+import type { KnownRun } from '../runs/step-batches';
 import type { RunEvents } from '../runs/run-events';
 import type { StoredBlock } from '../runs/run-messages';
 import { completeRun, failRun, isRunning, startRun } from '../runs/run-state';
 import { roundLimitResult } from '../runs/tool-results';
 import { appendToolResults } from './tool-round-results';
+
+/** A run as a step loads it (KnownRun's fields, the prompt undefined when its specialist is gone). */
+export interface LoadedRun extends Omit<KnownRun, 'systemPrompt'> {
+  systemPrompt: string | null | undefined;
+  /** The calls the last message's pending tool results wait for, by id, as read with it. */
+  pendingCalls: Map<string, ToolCall>;
+}
+
+type LoadedRow = {
+  org_suspended: boolean;
+  specialist_found: boolean;
+  specialist_prompt: string | null;
+  run_messages: Record<string, unknown>[];
+  pending_calls: Record<string, unknown>[];
+} & Record<string, unknown>;
 
 /**
  * The run-row side of a step: the run as it is loaded, and its status changes, each made
@@ -15,16 +33,42 @@ import { appendToolResults } from './tool-round-results';
 export class RunStepStatus {
   constructor(private readonly deps: { orm: MikroORM; events: RunEvents }) {}
 
-  /** The run and whether its org is suspended, in one read. */
-  async load(runId: string): Promise<{ run: AgentRun; orgSuspended: boolean } | null> {
+  /**
+   * The run, whether its org is suspended, its specialist's system prompt, its messages and
+   * the calls its last message's pending tool results wait for, in one read (one snapshot).
+   * `systemPrompt` is undefined when the specialist was not found (the model turn's own read
+   * then fails as it always did).
+   */
+  async load(runId: string): Promise<LoadedRun | null> {
     const em = this.deps.orm.em.fork();
-    const [row] = await em.execute<({ org_suspended: boolean } & Record<string, unknown>)[]>(
-      'select r.*, o.suspended_at is not null as org_suspended from agent_runs r join orgs o on o.id = r.org_id where r.id = ?',
+    const [row] = await em.execute<LoadedRow[]>(
+      `select r.*, o.suspended_at is not null as org_suspended, s.id is not null as specialist_found, s.system_prompt as specialist_prompt,
+              (select coalesce(json_agg(m order by m.position), '[]'::json) from run_messages m where m.run_id = r.id) as run_messages,
+              (select coalesce(json_agg(c), '[]'::json) from tool_calls c
+                where c.run_id = r.id and c.id::text in (
+                  select b->'toolgate'->>'toolCallId' from run_messages l cross join jsonb_array_elements(l.content) b
+                   where l.run_id = r.id and l.position = (select max(position) from run_messages where run_id = r.id)
+                     and b->>'type' = 'tool_result' and b->'toolgate'->'pending' = 'true'::jsonb)) as pending_calls
+         from agent_runs r join orgs o on o.id = r.org_id left join specialists s on s.id = r.specialist_id where r.id = ?`,
       [runId],
     );
     if (!row) return null;
-    const { org_suspended: orgSuspended, ...columns } = row;
-    return { run: em.map(AgentRun, columns), orgSuspended };
+    const {
+      org_suspended: orgSuspended,
+      specialist_found: found,
+      specialist_prompt: prompt,
+      run_messages: messages,
+      pending_calls: calls,
+      ...columns
+    } = row;
+    return {
+      run: em.map(AgentRun, columns),
+      orgSuspended,
+      systemPrompt: found ? prompt : undefined,
+      // As loadMessages reads them: json_agg writes timestamps as text, which the entity's type reads back.
+      messages: messages.map((message) => em.map(RunMessage, message)),
+      pendingCalls: new Map(calls.map((call) => [String(call.id), em.map(ToolCall, call)])),
+    };
   }
 
   /** True when this step made the transition (false: the run was no longer in the expected status). */

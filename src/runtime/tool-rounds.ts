@@ -58,20 +58,22 @@ export class ToolRounds {
   }
 
   /**
-   * Completes tool results that waited for approval: 'wait' while any still waits, 'reload'
+   * Completes tool results that waited for approval (their calls as `read` with the message,
+   * or read here): 'wait' while any still waits, 'reload'
    * when a concurrent step filled them first; else the content stored here and whether the
    * run was still running in that transaction. The approved calls before the first one still
    * waiting run concurrently, as runTools runs a turn's calls. A lone approved call stores the
    * results in the transaction that records its outcome.
    */
-  async fillPending(run: AgentRun, message: RunMessage): Promise<'wait' | 'reload' | FilledResults> {
+  async fillPending(run: AgentRun, message: RunMessage, read?: Map<string, ToolCall>): Promise<'wait' | 'reload' | FilledResults> {
     const em = this.deps.orm.em.fork();
     const content = [...(message.content as StoredBlock[])];
     const approved: { index: number; call: ToolCall }[] = [];
     let waits = false;
     for (const [index, block] of content.entries()) {
       if (!isPending(block)) continue;
-      const call = await em.findOneOrFail(ToolCall, { id: pendingCallId(block) }, { refresh: true });
+      // Read with the message when the step loaded both (`read`); otherwise now.
+      const call = read?.get(pendingCallId(block)) ?? (await em.findOneOrFail(ToolCall, { id: pendingCallId(block) }, { refresh: true }));
       if (call.status === 'waiting_approval' || call.status === 'running') {
         waits = true;
         break;
