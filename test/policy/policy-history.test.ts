@@ -260,7 +260,7 @@ describe('a sequence in a run', () => {
   });
 });
 
-describe('at most one extra statement per decision', () => {
+describe('at most one extra statement per decision (and the transaction its locks need)', () => {
   const statementsOf = async (runId: string, toolName: string, action: string, params: Record<string, unknown>) =>
     (await recordStatements(app, () => gw.execute(runId, toolName, action, params))).statements;
 
@@ -274,7 +274,12 @@ describe('at most one extra statement per decision', () => {
     await gw.execute(run, 'order_lookup', 'lookup', { orderId: 'warm' });
     const withHistory = await statementsOf(run, 'refund', 'issue', { customerId: 'stmt', amount: 1 });
     expect(withHistory.filter((s) => s.includes('policy_history('))).toHaveLength(1);
-    expect(withHistory.length).toBe(without.length + 1);
+    // The history's advisory locks must hold until the decision commits: the decision becomes a
+    // transaction (BEGIN and COMMIT) where, without history, its statements go alone.
+    const transactionStatements = (statements: string[]) => statements.filter((s) => /^\[query\] (begin|commit)\b/.test(s)).length;
+    expect(transactionStatements(without)).toBe(0);
+    expect(transactionStatements(withHistory)).toBe(2);
+    expect(withHistory.length).toBe(without.length + 1 + 2);
     // Two rules' conditions in the one statement: the count and the sum.
     const [history] = withHistory.filter((s) => s.includes('policy_history('));
     expect(touching(withHistory, 'tool_calls').length).toBe(touching(without, 'tool_calls').length);
