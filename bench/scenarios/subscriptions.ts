@@ -97,6 +97,8 @@ interface RunResult {
   stats: RunStats;
   frameBytes: number;
   childCpuMsPerFrame: number;
+  /** The clients' CPU over the run's wall time (1 = one core busy). */
+  childCores: number;
   firstError: string | null;
 }
 
@@ -207,13 +209,19 @@ export async function subscriptionsScenario(
     const elapsedMs = reply.lastReceipt - reply.firstPublish;
     const stats = meter.finish(reply, { ops: reply.received, elapsedMs, errors: reply.expected - reply.received, cpuOps: reply.received });
     if (reply.strays) throw new Error(`${reply.strays} frames of events not published in this run`);
-    return { stats, frameBytes: reply.frameBytes, childCpuMsPerFrame: reply.cpuMs / Math.max(1, reply.received), firstError: reply.firstError };
+    return {
+      stats,
+      frameBytes: reply.frameBytes,
+      childCpuMsPerFrame: reply.cpuMs / Math.max(1, reply.received),
+      childCores: reply.cpuMs / Math.max(1, reply.wallMs),
+      firstError: reply.firstError,
+    };
   };
 
   try {
     fleet = await WsFleet.start();
     await fleet.calibrate();
-    ctx.log(`  client process ${fleet.pid}; clock offset ${fleet.offsetMs.toFixed(3)} ms (±${(fleet.rttMs / 2).toFixed(3)} ms)`);
+    ctx.log(`  client process ${fleet.pid} (${fleet.placement}); clock offset ${fleet.offsetMs.toFixed(3)} ms (±${(fleet.rttMs / 2).toFixed(3)} ms)`);
 
     // Memory per idle connection, raw first (the smaller), each after a GC.
     const memoryOf = async (open: () => Promise<{ ms: number }>) => {
@@ -300,7 +308,7 @@ export async function subscriptionsScenario(
             ctx.log(
               `  ${load.title} c=${clients} run ${round + 1}/${settings.runs} ${v.label.padEnd(22)} ${s.throughput.toFixed(0).padStart(7)} frames/s  ` +
                 `p50 ${fmtMs(s.p50)}  p95 ${fmtMs(s.p95)}  p99 ${fmtMs(s.p99)} ms  server cpu ${(s.cpuMsPerOp * 1000).toFixed(1)} µs/frame  ` +
-                `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
+                `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame (${r.childCores.toFixed(2)} cores)  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
                 `${s.errors ? `  MISSING ${s.errors} frames${r.firstError ? `: ${r.firstError}` : ''}` : ''}`,
             );
           }
@@ -330,7 +338,7 @@ export async function subscriptionsScenario(
       return values[Math.floor(values.length / 2)];
     };
     const section = `Subscriptions — ${clients} graphql-ws subscribers of one run`;
-    const note = `clients in a child process; server CPU and RSS are the bench process's (server + raw baseline server); frames of ${frameBytes('gql')} bytes (graphql-ws) and ${frameBytes('raw')} bytes (raw)`;
+    const note = `clients in a child process (${fleet.placement}); server CPU and RSS are the bench process's (server + raw baseline server); frames of ${frameBytes('gql')} bytes (graphql-ws) and ${frameBytes('raw')} bytes (raw)`;
     const common = {
       section,
       concurrency: clients,
