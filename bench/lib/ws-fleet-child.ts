@@ -23,6 +23,8 @@ interface Recording {
   ids: number[];
   times: number[];
   cpu: NodeJS.CpuUsage;
+  /** When recording began (this process's clock). */
+  startedAt: number;
   wake: (() => void) | null;
   /** Bytes of the first frame recorded, as sent. */
   frameBytes: number;
@@ -168,6 +170,7 @@ async function collect(variant: FleetVariant, publishes: [number, number][], tim
   });
   recording = null;
   const cpu = process.cpuUsage(rec.cpu);
+  const wallMs = now() - rec.startedAt;
   const latencies: number[] = [];
   let strays = 0;
   let lastReceipt = Number.NaN;
@@ -191,6 +194,7 @@ async function collect(variant: FleetVariant, publishes: [number, number][], tim
     firstPublish,
     lastReceipt,
     cpuMs: (cpu.user + cpu.system) / 1000,
+    wallMs,
     frameBytes: rec.frameBytes,
   };
 }
@@ -227,7 +231,7 @@ async function handle(message: FleetMessage): Promise<unknown> {
     case 'open-raw':
       return openRaw(r.url, r.count);
     case 'record':
-      recording = { variant: r.variant, ids: [], times: [], cpu: process.cpuUsage(), wake: null, frameBytes: 0 };
+      recording = { variant: r.variant, ids: [], times: [], cpu: process.cpuUsage(), startedAt: now(), wake: null, frameBytes: 0 };
       return null;
     case 'collect':
       return collect(r.variant, r.publishes, r.timeoutMs);

@@ -55,6 +55,8 @@ export interface CollectReply {
   lastReceipt: number;
   /** CPU (user + system) of the child during the run, ms. */
   cpuMs: number;
+  /** Wall time of the run in the child, ms (from \`record\` to the end of \`collect\`). */
+  wallMs: number;
   /** Bytes of the first frame received in the run. */
   frameBytes: number;
 }

@@ -1,5 +1,6 @@
+import os from 'node:os';
 import path from 'node:path';
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { bounded, wallNow } from './timing';
 import type { ClockReply, CollectReply, FleetRequest, FleetResponse, FleetVariant, OpenReply } from './ws-fleet-protocol';
 
@@ -15,6 +16,8 @@ export class WsFleet {
   offsetMs = 0;
   /** Round trip of the best calibration sample (ms): the offset's uncertainty is half of it. */
   rttMs = Number.NaN;
+  /** How the child was placed (its nice value, its CPUs), for the log and the report. */
+  placement = 'as the bench process';
 
   private constructor(private readonly child: ChildProcess) {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
@@ -40,7 +43,9 @@ export class WsFleet {
       }),
       'the websocket-client process to start',
     );
-    return new WsFleet(child);
+    const fleet = new WsFleet(child);
+    fleet.placement = place(child.pid!);
+    return fleet;
   }
 
   get pid(): number | undefined {
@@ -113,4 +118,36 @@ export class WsFleet {
       await this.exited;
     }
   }
+}
+
+/**
+ * The clients share the machine's cores with the server they measure. So that they take
+ * what the server leaves rather than the server's share, the child runs at a lower
+ * priority: BENCH_FLEET_NICE (default 10; 0 leaves it as it is). BENCH_FLEET_CPUS (say
+ * `1`) also pins it, all its threads, to those CPUs with `taskset`, where there is one.
+ * Neither changes what is counted: the server's CPU is this process's, the clients' is
+ * the child's own `process.cpuUsage()`, reported beside it.
+ */
+function place(pid: number): string {
+  const notes: string[] = [];
+  const nice = Number(process.env.BENCH_FLEET_NICE || 10);
+  if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error('BENCH_FLEET_NICE must be an integer from 0 to 19');
+  if (nice !== 0) {
+    try {
+      os.setPriority(pid, nice);
+      notes.push(`nice ${os.getPriority(pid)}`);
+    } catch (error) {
+      notes.push(`nice not set (${(error as Error).message})`);
+    }
+  }
+  const cpus = process.env.BENCH_FLEET_CPUS;
+  if (cpus) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+      notes.push(`pinned to CPU ${cpus}`);
+    } catch (error) {
+      notes.push(`not pinned (taskset: ${(error as Error).message})`);
+    }
+  }
+  return notes.length ? notes.join(', ') : 'as the bench process';
 }

@@ -97,6 +97,8 @@ interface RunResult {
   stats: RunStats;
   frameBytes: number;
   childCpuMsPerFrame: number;
+  /** The clients' CPU over the run's wall time (1 = one core busy). */
+  childCores: number;
   firstError: string | null;
 }
 
@@ -169,18 +171,28 @@ export async function subscriptionsScenario(
     return [Number(event.sequence), wallNow()];
   };
 
+  /**
+   * How late the last steady load's events were stamped (ms after their schedule): latencies
+   * start at the stamp, so a server that holds up its own loop (the raw broadcast, a commit
+   * waiting for a fan-out) keeps that wait out of them. Logged beside each steady round.
+   */
+  let stampLag: number[] = [];
+
   /** `rate` events a second for `ms`, each on its schedule (not waiting for the previous one). */
   const steady = async (variant: FleetVariant, ms: number): Promise<[number, number][]> => {
     const interval = 1000 / rate;
     const count = Math.max(1, Math.round(ms / interval));
     const started = performance.now();
+    const startedWall = wallNow();
     const pending: Promise<[number, number]>[] = [];
     for (let i = 0; i < count; i++) {
       const wait = started + i * interval - performance.now();
       if (wait > 0) await pause(wait);
       pending.push(publish(variant, i));
     }
-    return Promise.all(pending);
+    const published = await Promise.all(pending);
+    stampLag = published.map(([, at], i) => at - (startedWall + i * interval));
+    return published;
   };
 
   /** `burst` events back to back: each commit (or broadcast) as soon as the previous one returned. */
@@ -207,13 +219,19 @@ export async function subscriptionsScenario(
     const elapsedMs = reply.lastReceipt - reply.firstPublish;
     const stats = meter.finish(reply, { ops: reply.received, elapsedMs, errors: reply.expected - reply.received, cpuOps: reply.received });
     if (reply.strays) throw new Error(`${reply.strays} frames of events not published in this run`);
-    return { stats, frameBytes: reply.frameBytes, childCpuMsPerFrame: reply.cpuMs / Math.max(1, reply.received), firstError: reply.firstError };
+    return {
+      stats,
+      frameBytes: reply.frameBytes,
+      childCpuMsPerFrame: reply.cpuMs / Math.max(1, reply.received),
+      childCores: reply.cpuMs / Math.max(1, reply.wallMs),
+      firstError: reply.firstError,
+    };
   };
 
   try {
     fleet = await WsFleet.start();
     await fleet.calibrate();
-    ctx.log(`  client process ${fleet.pid}; clock offset ${fleet.offsetMs.toFixed(3)} ms (±${(fleet.rttMs / 2).toFixed(3)} ms)`);
+    ctx.log(`  client process ${fleet.pid} (${fleet.placement}); clock offset ${fleet.offsetMs.toFixed(3)} ms (±${(fleet.rttMs / 2).toFixed(3)} ms)`);
 
     // Memory per idle connection, raw first (the smaller), each after a GC.
     const memoryOf = async (open: () => Promise<{ ms: number }>) => {
@@ -297,11 +315,12 @@ export async function subscriptionsScenario(
             const r = await profiled(`subscriptions-${load.key}-${v.key}-${round + 1}`, () => measureOnce(v.key, load.load(v.key)));
             results[load.key][v.key].push(r);
             const s = r.stats;
+            const lag = load.key === 'steady' ? `  stamped ≤ ${fmtMs(Math.max(...stampLag))} ms late` : '';
             ctx.log(
               `  ${load.title} c=${clients} run ${round + 1}/${settings.runs} ${v.label.padEnd(22)} ${s.throughput.toFixed(0).padStart(7)} frames/s  ` +
                 `p50 ${fmtMs(s.p50)}  p95 ${fmtMs(s.p95)}  p99 ${fmtMs(s.p99)} ms  server cpu ${(s.cpuMsPerOp * 1000).toFixed(1)} µs/frame  ` +
-                `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
-                `${s.errors ? `  MISSING ${s.errors} frames${r.firstError ? `: ${r.firstError}` : ''}` : ''}`,
+                `clients cpu ${(r.childCpuMsPerFrame * 1000).toFixed(1)} µs/frame (${r.childCores.toFixed(2)} cores)  rss ${s.peakRssMb.toFixed(0)} MB  load ${s.loadAvg1m.toFixed(1)}` +
+                `${lag}${s.errors ? `  MISSING ${s.errors} frames${r.firstError ? `: ${r.firstError}` : ''}` : ''}`,
             );
           }
         }
@@ -330,7 +349,7 @@ export async function subscriptionsScenario(
       return values[Math.floor(values.length / 2)];
     };
     const section = `Subscriptions — ${clients} graphql-ws subscribers of one run`;
-    const note = `clients in a child process; server CPU and RSS are the bench process's (server + raw baseline server); frames of ${frameBytes('gql')} bytes (graphql-ws) and ${frameBytes('raw')} bytes (raw)`;
+    const note = `clients in a child process (${fleet.placement}); server CPU and RSS are the bench process's (server + raw baseline server); frames of ${frameBytes('gql')} bytes (graphql-ws) and ${frameBytes('raw')} bytes (raw)`;
     const common = {
       section,
       concurrency: clients,

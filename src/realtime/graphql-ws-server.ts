@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import type { Writable } from 'node:stream';
 import type { WebSocket as WsSocket, WebSocketServer } from 'ws';
 import {
   CloseCode,
@@ -36,8 +37,12 @@ export class GraphQLWsConnection implements GraphQLWsSocket {
   private shared: Map<string, string> | null = null;
   private nextToken = 0;
 
-  constructor(readonly socket: WsSocket) {
-    this.writer = new SocketWriter(socket);
+  /** `stream`: the connection's TCP socket (ws writes its frames to it), to cork a burst's frames. */
+  constructor(
+    readonly socket: WsSocket,
+    stream?: Pick<Writable, 'cork' | 'uncork'>,
+  ) {
+    this.writer = new SocketWriter(socket, stream);
   }
 
   get protocol(): string {
@@ -123,7 +128,8 @@ export function serveGraphQLWs<P extends Record<string, unknown> | undefined, E 
       socket.close(CloseCode.InternalServerError, internalReason(error));
     });
     const stopPings = keepAlivePings(socket, keepAlive);
-    const connection = new GraphQLWsConnection(socket);
+    // The upgrade's TCP socket is the one ws writes this connection's frames to.
+    const connection = new GraphQLWsConnection(socket, request.socket);
     const closed = server.opened(connection, { socket, request, connection } as SocketExtra & E);
     socket.once('close', (code, reason) => {
       stopPings();

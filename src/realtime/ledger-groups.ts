@@ -9,8 +9,10 @@ import { LedgerMember, type SendCounter, type SubscriptionSink } from './ledger-
  * serializes the result once, checks each of its members' keys once, then writes the same
  * JSON text to every member's socket as graphql-ws's `next` message (its envelope made by
  * graphql-ws, see src/realtime/graphql-ws-server.ts), in which only the subscription id differs:
- * a synchronous loop, no per-subscriber async pipeline. graphql-ws's `onOperation` hook
- * hands a ledger subscription to its group (src/realtime/subscription-fanout.ts, `deliver`).
+ * a loop over the members that yields every FRAMES_PER_TURN frames, no per-subscriber async
+ * pipeline; events that arrive together reach each member as one corked batch (one `writev`).
+ * graphql-ws's `onOperation` hook hands a ledger subscription to its group
+ * (src/realtime/subscription-fanout.ts, `deliver`).
  *
  * A member that resumes from an earlier sequence first replays the ledger on its own (each
  * frame awaited, so a client that does not read holds only its own replay) until it has

@@ -35,7 +35,20 @@ export interface SendCounter {
   sharedSends: number;
 }
 
+/** A live event as the group hands it to its members: the group's JSON and the keys refused for it. */
+export interface LiveFrame {
+  sequence: bigint;
+  json: string;
+  jsonBytes: number;
+  refused: Refusals;
+}
+
+/** Keys that may no longer receive an event, with the error that ends their subscriptions. */
+export type Refusals = Map<string, { error: unknown }> | null;
+
 const REPLAY_PAGE = 500;
+/** Frames written in one corked run at most (two buffers each: well within a `writev`'s limit). */
+const MAX_CORKED = 128;
 const DONE: IteratorResult<never> = { value: undefined as never, done: true };
 
 export class LedgerMember implements AsyncIterableIterator<never> {
@@ -95,16 +108,46 @@ export class LedgerMember implements AsyncIterableIterator<never> {
     }
   }
 
-  /** A live event's frame (the group's loop); a member behind it or already past it is skipped. */
-  deliver(sequence: bigint, json: string, jsonBytes: number): void {
-    if (this.ended || sequence <= this.last) return;
+  /**
+   * Live events' frames (the group's loop), in order; those behind this member are skipped.
+   * Several go out corked, one `writev` for all of them, as long as they cannot pass the
+   * slow-consumer bound: with `queued` messages in the socket, `maxLag − queued` more frames
+   * can be written before the check below could fire, so it ends the subscription at the
+   * same frame as writing them one by one would.
+   */
+  deliver(frames: readonly LiveFrame[]): void {
     const { writer } = this.sink;
-    // A closing socket: graphql-ws ends its subscriptions (return()) with it.
-    if (!writer.open) return;
-    writer.write(`${this.prefix}${json}}`, this.prefixBytes + jsonBytes + 1);
-    this.sent(sequence);
-    // Past the bound, the client is not reading its socket.
-    if (writer.queuedMessages() > this.maxLag) this.fail(tooSlow(this.last));
+    /** Frames still to write in the current corked run (0: not corked). */
+    let corked = 0;
+    for (let i = 0; i < frames.length; i++) {
+      const { sequence, json, jsonBytes, refused } = frames[i];
+      if (this.ended) break;
+      if (sequence <= this.last) continue;
+      // A closing socket: graphql-ws ends its subscriptions (return()) with it.
+      if (!writer.open) break;
+      const refusal = refused?.get(this.keyId);
+      if (refusal) {
+        this.fail(refusal.error);
+        break;
+      }
+      if (corked === 0 && i + 1 < frames.length && writer.corkable) {
+        corked = Math.min(frames.length - i, MAX_CORKED, this.maxLag - writer.queuedMessages());
+        if (corked > 1) writer.cork();
+        else corked = 0;
+      }
+      writer.write(`${this.prefix}${json}}`, this.prefixBytes + jsonBytes + 1);
+      this.sent(sequence);
+      if (corked > 0) {
+        if (--corked === 0) writer.uncork();
+        continue;
+      }
+      // Past the bound, the client is not reading its socket.
+      if (writer.queuedMessages() > this.maxLag) {
+        this.fail(tooSlow(this.last));
+        break;
+      }
+    }
+    if (corked > 0) writer.uncork();
   }
 
   /**

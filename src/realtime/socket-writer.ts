@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { WebSocket } from 'ws';
 
 const OPEN = 1; // WebSocket.OPEN
@@ -7,6 +8,10 @@ const OPEN = 1; // WebSocket.OPEN
  * many of them are still queued in the socket (written, not yet taken by the kernel): the
  * measure of a client that stopped reading. It keeps, per message still queued, only where
  * it ends in the byte stream; for a client that reads, nothing.
+ *
+ * Given the connection's TCP stream (the upgrade request's socket, which ws writes its
+ * frames to), several messages can be written corked: one `writev` system call for all of
+ * them instead of one each (src/realtime/ledger-member.ts, a burst's frames).
  */
 export class SocketWriter {
   private readonly send: (data: unknown, ...rest: unknown[]) => void;
@@ -15,12 +20,29 @@ export class SocketWriter {
   private ends: number[] = [];
   private flushed = 0;
 
-  constructor(readonly socket: WebSocket) {
+  constructor(
+    readonly socket: WebSocket,
+    private readonly stream?: Pick<Writable, 'cork' | 'uncork'>,
+  ) {
     this.send = socket.send.bind(socket) as (data: unknown, ...rest: unknown[]) => void;
   }
 
   get open(): boolean {
     return this.socket.readyState === OPEN;
+  }
+
+  /** Whether `cork` can hold messages back (the TCP stream is known). */
+  get corkable(): boolean {
+    return this.stream !== undefined;
+  }
+
+  /** Holds what is written until `uncork`, then hands it to the kernel at once (Node's `Writable.cork`). */
+  cork(): void {
+    this.stream?.cork();
+  }
+
+  uncork(): void {
+    this.stream?.uncork();
   }
 
   /** Writes a text message of `bytes` bytes (UTF-8); `done` is told when the socket has taken it. */
@@ -30,7 +52,7 @@ export class SocketWriter {
     else this.send(text);
   }
 
-  /** Messages written but still queued in the socket. */
+  /** Messages written but still queued in the socket (corked ones included). */
   queuedMessages(): number {
     const flushed = this.written - this.socket.bufferedAmount;
     const { ends } = this;

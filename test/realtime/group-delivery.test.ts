@@ -174,3 +174,51 @@ test('a token result shared by more members than any bound reaches every one of 
   // A marker stands for one send: sent again, it fails loudly and never sends another's text.
   expect(() => connection.send(frames[0])).toThrow(/twice/);
 });
+
+test('a fan-out longer than one turn of the event loop (300 members) gives every member each event once and in order, members resuming from the past joining meanwhile', async () => {
+  const run = await newRun(app.em(), org, { status: 'running' });
+  const created = await ledgerHead(app, org.org.id);
+  const before = String(BigInt(created) - 1n);
+  const sockets = await Promise.all([0, 1, 2].map(() => RawSocket.open(org.keys.expert)));
+  const alreadyLive = app.fanout.liveLedgerMembers();
+  const live = Array.from({ length: 300 }, (_, i) => ({ id: `live-${i}`, socket: sockets[i % 3] }));
+  for (const { id, socket } of live) socket.subscribe(id, run.id, null);
+  await untilLive(alreadyLive + live.length);
+
+  // Five commits of 20 events back to back (the group's batches: one or several of them),
+  // and while each is delivered, ten members resuming from before the run join.
+  const committed: string[] = [];
+  const resuming: { id: string; socket: RawSocket }[] = [];
+  for (let b = 0; b < 5; b++) {
+    const commitment = commit(run, 20);
+    for (let j = 0; j < 10; j++) {
+      const member = { id: `resume-${b}-${j}`, socket: sockets[j % 3] };
+      member.socket.subscribe(member.id, run.id, before);
+      resuming.push(member);
+    }
+    committed.push(...(await commitment));
+  }
+  const expectedNexts = (socket: RawSocket) =>
+    live.filter((m) => m.socket === socket).length * committed.length + resuming.filter((m) => m.socket === socket).length * (committed.length + 1);
+  await bounded(
+    (async () => {
+      const nexts = (socket: RawSocket) => socket.frames.filter((f) => f.includes('"type":"next"')).length;
+      while (sockets.some((s) => nexts(s) < expectedNexts(s))) await new Promise((resolve) => setTimeout(resolve, 20));
+    })(),
+    'every event at every member',
+    30_000,
+  );
+  const received = new Map<string, string[]>();
+  const others: unknown[] = [];
+  for (const message of sockets.flatMap((s) => s.messages())) {
+    if (message.type === 'next') {
+      const sequences = received.get(message.id!) ?? [];
+      sequences.push(message.payload!.data!.runEvents.sequence);
+      received.set(message.id!, sequences);
+    } else if (message.type !== 'connection_ack') others.push(message);
+  }
+  for (const { id } of live) expect(received.get(id)).toEqual(committed);
+  for (const { id } of resuming) expect(received.get(id)).toEqual([created, ...committed]);
+  expect(others).toEqual([]);
+  for (const socket of sockets) socket.close();
+});
