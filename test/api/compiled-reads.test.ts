@@ -93,16 +93,24 @@ test('first-party persisted documents by id run compiled too, with the same answ
   expect(compiledRuns.get('ToolCall')).toBe(2);
 });
 
-test('a compiled run with an error answers as graphql-js does, and the document stays compiled', async () => {
+test('a compiled run with an error answers as graphql-js does; a document that fails more than it answers goes back to graphql-js', async () => {
   const missing = '00000000-0000-4000-8000-000000000000';
-  const answers = await repeat(COMPILE_AFTER + 2, { query: RUN_BY_ID, variables: { id: missing } });
-  expect(answers[0].body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
-  expectAllAlike(answers);
-  expect(compiledRuns.get('RunById')).toBe(3);
-  // The same document without an error is answered compiled.
-  const found = await post(app.url, { query: RUN_BY_ID, variables: { id: runId } }, { key: owner.keys.admin });
-  expect(found.body.data?.run.id).toBe(runId);
-  expect(compiledRuns.get('RunById')).toBe(4);
+  const found = () => post(app.url, { query: RUN_BY_ID, variables: { id: runId } }, { key: owner.keys.admin });
+  const notFound = (times: number) => repeat(times, { query: RUN_BY_ID, variables: { id: missing } });
+  const first = await found();
+  for (let i = 1; i < COMPILE_AFTER; i++) expectAllAlike([first, await found()]);
+  expect(compiledRuns.get('RunById')).toBe(1); // answered compiled
+  const errors = await notFound(COMPILE_AFTER - 1);
+  expect(errors[0].body.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+  expectAllAlike(errors);
+  expect(compiledRuns.get('RunById')).toBe(COMPILE_AFTER); // failed compiled, answered by graphql-js
+  expectAllAlike([first, await found()]);
+  expect(compiledRuns.get('RunById')).toBe(COMPILE_AFTER + 1); // still compiled: 2 answers, 2 failures
+  expectAllAlike([...errors, ...(await notFound(COMPILE_AFTER))]);
+  // The next failure is the third (COMPILE_AFTER), more than the 2 answers: off, and the rest run on graphql-js only.
+  expect(compiledRuns.get('RunById')).toBe(COMPILE_AFTER + 2);
+  expectAllAlike([first, await found()]);
+  expect(compiledRuns.get('RunById')).toBe(COMPILE_AFTER + 2);
 });
 const RUN_BY_ID = 'query RunById($id: ID!) { run(id: $id) { id status toolCalls { id status } } }';
 

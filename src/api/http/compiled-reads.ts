@@ -16,7 +16,8 @@ import type { RequestContext } from '../../graphql/context';
  * answers `null`, and Apollo executes the operation with graphql-js as before: errors,
  * their codes, paths, formatting and logging stay graphql-js's and Apollo's. A document
  * whose compiled run failed where graphql-js then succeeded (a lazy `totalCount`, which
- * graphql-jit reads as a plain value) is never compiled again.
+ * graphql-jit reads as a plain value) is never compiled again, nor one whose compiled runs
+ * fail more often than they answer (COMPILE_AFTER failures at least): its reads would run twice.
  *
  * Which documents: a query whose document holds that one operation, all of whose root
  * fields only read (READ_ROOT_FIELDS: a failed compiled run is executed again, so no root
@@ -43,12 +44,15 @@ export const READ_ROOT_FIELDS: ReadonlySet<string> = new Set([
 /** Executions of one parsed document before it is compiled. */
 export const COMPILE_AFTER = 3;
 
-/** Not compiled yet (seen so many times), compiled, or never to be compiled. */
+/** Not compiled yet (seen so many times), compiled (its answers and failures), or never to be compiled. */
 interface DocumentState {
   seen: number;
   compiled?: CompiledQuery;
+  answered: number;
+  failed: number;
   off?: true;
 }
+type CompiledDocument = DocumentState & { compiled: CompiledQuery };
 
 export interface CompiledReadsOptions {
   readRootFields?: ReadonlySet<string>;
@@ -61,14 +65,15 @@ export function compiledReadsPlugin(options: CompiledReadsOptions = {}): ApolloS
   // Keyed by Apollo's parsed document: an entry lives as long as Apollo's cache holds it.
   const documents = new WeakMap<DocumentNode, DocumentState>();
 
-  const compiledFor = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): CompiledQuery | null => {
+  /** The document's state once it is compiled, else null. */
+  const compiledFor = (schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode): CompiledDocument | null => {
     let state = documents.get(document);
     if (!state) {
-      state = isCompilable(document, operation, readRootFields) ? { seen: 0 } : { seen: 0, off: true };
+      state = { seen: 0, answered: 0, failed: 0, ...(isCompilable(document, operation, readRootFields) ? {} : { off: true as const }) };
       documents.set(document, state);
     }
     if (state.off) return null;
-    if (state.compiled) return state.compiled;
+    if (state.compiled) return state as CompiledDocument;
     state.seen += 1;
     if (state.seen < compileAfter) return null;
     const compiled = compileQuery(schema, document, operation.name?.value);
@@ -77,33 +82,33 @@ export function compiledReadsPlugin(options: CompiledReadsOptions = {}): ApolloS
       return null;
     }
     state.compiled = compiled;
-    return compiled;
+    return state as CompiledDocument;
   };
 
   return {
     async requestDidStart() {
-      let fellBack: DocumentNode | null = null;
+      let fellBack: DocumentState | null = null;
       return {
         async responseForOperation({ schema, document, operation, request, contextValue }): Promise<GraphQLResponse | null> {
           if (operation?.operation !== 'query') return null;
-          const compiled = compiledFor(schema, document, operation);
-          if (!compiled) return null;
+          const state = compiledFor(schema, document, operation);
+          if (!state) return null;
           const variables = request.variables ?? {};
           // Variables graphql-js would refuse: it reports them, in its words.
           if (getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 1 }).errors) return null;
-          const result = await compiled.query(undefined, contextValue, variables);
+          const result = await state.compiled.query(undefined, contextValue, variables);
           if (result.errors?.length) {
-            fellBack = document;
+            fellBack = state;
             return null;
           }
+          state.answered += 1;
           return { http: { headers: new HeaderMap(), status: undefined }, body: { kind: 'single', singleResult: { data: result.data } } };
         },
         async willSendResponse({ response }) {
+          if (!fellBack) return;
           // graphql-js answered without an error where the compiled run had one: not this document again.
-          if (fellBack && response.body.kind === 'single' && !response.body.singleResult.errors?.length) {
-            const state = documents.get(fellBack);
-            if (state) state.off = true;
-          }
+          if (response.body.kind === 'single' && !response.body.singleResult.errors?.length) fellBack.off = true;
+          else if (++fellBack.failed >= compileAfter && fellBack.failed > fellBack.answered) fellBack.off = true;
         },
       };
     },
