@@ -18,6 +18,7 @@ import type { SubscriptionFanout } from '../realtime/subscription-fanout';
 import { graphqlRoute } from '../api/http/graphql-route';
 import { mcpRoute } from '../mcp/mcp-route';
 import { mediaTypeStatusPlugin, noStorePlugin, operationGuardPlugin, requestLoggingPlugin } from '../api/http/apollo-plugins';
+import { compiledReadsPlugin } from '../api/http/compiled-reads';
 import { MAX_VALIDATION_ERRORS } from '../api/limits';
 import { LazyRequestContext } from '../api/request-context';
 import { createLoaders } from './loaders';
@@ -114,6 +115,8 @@ export async function startHttpServer(
       ApolloServerPluginCacheControlDisabled(),
       noStorePlugin(),
       operationGuardPlugin(guard),
+      // Hot read queries run compiled (graphql-jit) when they answer without an error.
+      compiledReadsPlugin(),
       mediaTypeStatusPlugin(),
       requestLoggingPlugin(),
       ...(isTracingOn() ? [graphqlTracingPlugin()] : []),
