@@ -67,7 +67,9 @@ export function createMcpServer(deps: McpServerDeps, binding: McpBinding, servin
 
 function channelFor(serving: McpServing, ctx: ServerContext) {
   return serving.era === 'legacy'
-    ? sessionChannel((params) => ctx.mcpReq.elicitInput(params))
+    ? // On the tools/call's own stream: the session's GET stream may not be open yet (a client
+      // opens it when it likes), and what the server sends there meanwhile is dropped.
+      sessionChannel((params) => ctx.mcpReq.elicitInput(params, { relatedRequestId: ctx.mcpReq.id }))
     : inputRequiredChannel(ctx.mcpReq.inputResponses, ctx.mcpReq.requestState());
 }
 
