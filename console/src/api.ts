@@ -162,6 +162,11 @@ export class Api {
    * `reconnected` is true when the socket came back after a drop (what a view missed
    * meanwhile must be read again). Returns the function that stops following.
    */
+  /** The live connection's state now. */
+  connectionState(): Connection {
+    return this.connection;
+  }
+
   watchConnection(listener: (connection: Connection, reconnected: boolean) => void): () => void {
     this.watchers.add(listener);
     listener(this.connection, false);
