@@ -162,9 +162,33 @@ export class Api {
    * `reconnected` is true when the socket came back after a drop (what a view missed
    * meanwhile must be read again). Returns the function that stops following.
    */
-  /** The live connection's state now. */
-  connectionState(): Connection {
-    return this.connection;
+  /**
+   * A list a view keeps live: `subscribe()` (resuming after the last event it saw) and `read()`
+   * the list, now. The subscription follows from the moment the server takes it, and the socket
+   * may still be connecting while the first read answers: what arrived in between is in
+   * neither, so the list is read again once the socket is first live (only the server's
+   * registration is left in between). After a drop, both again. Returns the function that stops.
+   */
+  followLive(subscribe: () => () => void, read: () => void, onConnection?: (connection: Connection) => void): () => void {
+    let stop = subscribe();
+    read();
+    let wasLive = this.connection === 'live';
+    const unwatch = this.watchConnection((state, reconnected) => {
+      onConnection?.(state);
+      if (reconnected) {
+        // Back after a drop: resume after the last event seen, and read the list again.
+        stop();
+        stop = subscribe();
+        read();
+      } else if (state === 'live' && !wasLive) {
+        read();
+      }
+      if (state === 'live') wasLive = true;
+    });
+    return () => {
+      unwatch();
+      stop();
+    };
   }
 
   watchConnection(listener: (connection: Connection, reconnected: boolean) => void): () => void {

@@ -121,29 +121,9 @@ export function Inbox({ session }: { session: Session }) {
         })
         .catch(setError);
     const subscribe = () => api.subscribe(ConsoleApprovalEventsDocument, { ...variables, afterSequence: lastSequence }, onEvent, setError);
-    let stop = subscribe();
-    read();
-    // The subscription follows from the moment the server takes it, and the socket may still be
-    // connecting while the first read answers: what was requested in between is in neither. Read
-    // again once the socket is live (the subscription was sent on it), which leaves only the
-    // server's registration in between.
-    let wasLive = api.connectionState() === 'live';
-    const unwatch = api.watchConnection((state, reconnected) => {
-      setConnection(state);
-      if (state === 'live' && !wasLive && !reconnected) {
-        wasLive = true;
-        read();
-        return;
-      }
-      if (!reconnected) return;
-      // Back after a drop: resume after the last event seen, and read the list again.
-      stop();
-      stop = subscribe();
-      read();
-    });
+    const stop = api.followLive(subscribe, read, setConnection);
     return () => {
       closed = true;
-      unwatch();
       stop();
       setCursor(null);
     };

@@ -79,17 +79,9 @@ export function ReviewQueue({ session }: { session: Session }) {
         })
         .catch(setError);
     const subscribe = () => api.subscribe(ConsoleReviewEventsDocument, { afterSequence: lastSequence }, onEvent, setError);
-    let stop = subscribe();
-    read();
-    const unwatch = api.watchConnection((_state, reconnected) => {
-      if (!reconnected) return;
-      stop();
-      stop = subscribe();
-      read();
-    });
+    const stop = api.followLive(subscribe, read);
     return () => {
       closed = true;
-      unwatch();
       stop();
       setCursor(null);
     };
