@@ -188,17 +188,24 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
   notify(options.notifier, call.orgId, second);
 }
 
+/** `$n` placeholders for `sql`'s `?`s, numbered after `before` parameters. */
+const numbered = (sql: string, before: number) => {
+  let n = before;
+  return sql.replace(/\?/g, () => `$${++n}`);
+};
+/** The ledger append after `before` joined parameters, made once per shape (the baseline sends SQL, it does not build it). */
+const appendTexts = new Map<number, string>();
+const appendAfter = (before: number) => appendTexts.get(before) ?? appendTexts.set(before, numbered(LEDGER_APPEND, before)).get(before)!;
+/** The outcome as one statement: UPDATE_CALL ($1…$11) as the guard, the append on its row. */
+const SETTLE = `with guard as (${UPDATE_CALL}) ${numbered(LEDGER_APPEND_FROM_ROW, 11)}`;
+
 /** ledger.service's appendAfterUpdate: the call's UPDATE as the guard, the append on its row. */
 async function appendAfterUpdate(client: pg.PoolClient, updateParams: unknown[], orgId: string, entries: RawEvent[]): Promise<bigint> {
   const { params } = ledgerAppendParams(
     orgId,
     entries.map((entry) => ({ ...entry, type: entry.type as LedgerEventType })),
   );
-  let n = 0;
-  const sql = `with guard as (${UPDATE_CALL}) ${LEDGER_APPEND_FROM_ROW}`.replace(/\$(\d+)|\?/g, (match) =>
-    match === '?' ? `$${updateParams.length + ++n}` : match,
-  );
-  const { rows } = await client.query<{ sequence: string }>(sql, [...updateParams, ...params.slice(1)]);
+  const { rows } = await client.query<{ sequence: string }>(SETTLE, [...updateParams, ...params.slice(1)]);
   if (rows.length === 0) throw new Error(`call ${entries[0].resourceId} was not running on this node`);
   return BigInt(rows[rows.length - 1].sequence);
 }
@@ -252,8 +259,9 @@ async function appendEvents(
     toolUse ?? undefined,
   );
   const values: unknown[] = [...(joined?.params ?? []), ...params];
-  let n = joined?.params.length ?? 0;
-  const append = LEDGER_APPEND.replace(/\?/g, () => `$${++n}`);
-  const { rows } = await client.query<{ sequence: string }>(`${joined ? `with ${joined.sql} ` : ''}${append}`, values);
+  const { rows } = await client.query<{ sequence: string }>(
+    `${joined ? `with ${joined.sql} ` : ''}${appendAfter(joined?.params.length ?? 0)}`,
+    values,
+  );
   return BigInt(rows[rows.length - 1].sequence);
 }
