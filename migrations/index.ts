@@ -29,6 +29,7 @@ import { Migration20261208100000_approval_quorum } from './Migration202612081000
 import { Migration20261208110000_cedar_policies } from './Migration20261208110000_cedar_policies';
 import { Migration20261208120000_policy_replays } from './Migration20261208120000_policy_replays';
 import { Migration20261209090000_ledger_append } from './Migration20261209090000_ledger_append';
+import { Migration20261210090000_call_run_check } from './Migration20261210090000_call_run_check';
 
 export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261129224430_initial', class: Migration20261129224430_initial },
@@ -59,4 +60,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261208110000_cedar_policies', class: Migration20261208110000_cedar_policies },
   { name: 'Migration20261208120000_policy_replays', class: Migration20261208120000_policy_replays },
   { name: 'Migration20261209090000_ledger_append', class: Migration20261209090000_ledger_append },
+  { name: 'Migration20261210090000_call_run_check', class: Migration20261210090000_call_run_check },
 ];

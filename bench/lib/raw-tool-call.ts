@@ -11,8 +11,9 @@ import { VENDOR_RESULT } from './app';
 /**
  * The baseline: the statements the gateway sends for one allowed call that succeeds,
  * written by hand with raw `pg`, in the same two transactions and on a pool of the same
- * size. Transaction 1: load run + org version with the toolUseId check, then one statement
- * inserting the policy decision and the call (with its owner node and sealed input) with
+ * size. Transaction 1: one statement inserting the policy decision and the call (with its
+ * owner node and sealed input) with the run's check (`toolgate_call_run_check`, after the
+ * run and org were read once, by the run's first call, as the gateway's run cache does) and
  * the ledger's append (`toolgate_ledger_append`: advisory lock, head, the event hashed and
  * chained by PostgreSQL from the canonical pieces of ledgerAppendParams). Transaction 2:
  * UPDATE tool_calls while this node owns it, then the append. The connection goes back to
@@ -22,8 +23,8 @@ import { VENDOR_RESULT } from './app';
  * (`select pg_notify('toolgate_ledger', '<org>:<sequence>')` on a separate pool of 2,
  * not awaited by the call).
  *
- * `reads: false` leaves out the two SELECTs of the gateway's decision (the ORM scenario:
- * persisting a call, nothing else).
+ * `reads: false` leaves out the run's read and check (the ORM scenario: persisting a call,
+ * nothing else).
  */
 export interface RawCall {
   orgId: string;
@@ -102,11 +103,8 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
   // executeLast); the ORM scenario's recorder runs inside em.transactional.
   const wrap = options.reads ? alone : transaction;
   const first = await wrap(pool, async (client) => {
-    if (options.reads) {
-      const run = await client.query<{ status: string; tool_use_call_id: string | null }>(LOAD_RUN, [call.toolUseId, call.runId, call.orgId]);
-      if (run.rows[0]?.status !== 'running') throw new Error(`run ${call.runId} is not running`);
-      if (run.rows[0].tool_use_call_id) throw new Error('toolUseId repeated');
-    }
+    // The gateway reads a run for its first call and checks it in the decision's statement after (run-cache.ts).
+    const check = options.reads ? await runCheckParams(client, call) : null;
     const decisionId = randomUUID();
     const now = new Date();
     const rows = [
@@ -159,6 +157,7 @@ export async function rawToolCall(pool: pg.Pool, call: RawCall, options: { reads
       call.orgId,
       { sql: `w0 as (${INSERT_DECISION}), w1 as (${INSERT_CALL})`, params: rows },
       { runId: call.runId, toolUseId: call.toolUseId },
+      check,
       [
         {
           type: 'tool_call.requested',
@@ -251,6 +250,7 @@ async function appendEvents(
   orgId: string,
   joined: Joined | null,
   toolUse: { runId: string; toolUseId: string } | null,
+  check: unknown[] | null,
   entries: RawEvent[],
 ): Promise<bigint> {
   const { params } = ledgerAppendParams(
@@ -258,10 +258,46 @@ async function appendEvents(
     entries.map((entry) => ({ ...entry, type: entry.type as LedgerEventType })),
     toolUse ?? undefined,
   );
-  const values: unknown[] = [...(joined?.params ?? []), ...params];
+  const before = joined?.params.length ?? 0;
+  const values: unknown[] = check ? [...(joined?.params ?? []), ...check, ...params.slice(1)] : [...(joined?.params ?? []), ...params];
   const { rows } = await client.query<{ sequence: string }>(
-    `${joined ? `with ${joined.sql} ` : ''}${appendAfter(joined?.params.length ?? 0)}`,
+    check ? checkedAppend(joined, before) : `${joined ? `with ${joined.sql} ` : ''}${appendAfter(before)}`,
     values,
   );
   return BigInt(rows[rows.length - 1].sequence);
+}
+
+/** The runs this baseline read once, as the gateway's run cache keeps them. */
+const runsRead = new Map<string, unknown[]>();
+
+/** toolgate_call_run_check's parameters for the call's run: read by its first call, like the gateway. */
+async function runCheckParams(client: pg.PoolClient, call: RawCall): Promise<unknown[]> {
+  const known = runsRead.get(call.runId);
+  if (known) return known;
+  const { rows } = await client.query<{
+    status: string;
+    owner_key_id: string | null;
+    config_version: number;
+    policy_version: number;
+    policy_shadow_mode: boolean;
+    tool_use_call_id: string | null;
+  }>(LOAD_RUN, [call.toolUseId, call.runId, call.orgId]);
+  const run = rows[0];
+  if (run?.status !== 'running') throw new Error(`run ${call.runId} is not running`);
+  if (run.tool_use_call_id) throw new Error('toolUseId repeated');
+  const check = [call.runId, call.orgId, run.owner_key_id, run.config_version, run.policy_version, run.policy_shadow_mode];
+  runsRead.set(call.runId, check);
+  return check;
+}
+
+/** The decision's statement with the run's check ahead of the append (ledger.service's `precondition`), made once per shape. */
+const checkedTexts = new Map<number, string>();
+function checkedAppend(joined: Joined | null, before: number): string {
+  let text = checkedTexts.get(before);
+  if (text === undefined) {
+    const check = `guard as (select toolgate_call_run_check(${numbered('?::uuid, ?::uuid, ?::uuid, ?::int, ?::int, ?::boolean', before)}) as org_id)`;
+    text = `with ${joined ? `${joined.sql}, ` : ''}${check} ${numbered(LEDGER_APPEND_FROM_ROW, before + 6)}`;
+    checkedTexts.set(before, text);
+  }
+  return text;
 }

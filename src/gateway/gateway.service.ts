@@ -33,7 +33,8 @@ import {
 import { startApprovedCall } from './tool-call-state';
 import { blockIfPolicyBlocks } from './approval-policy-change';
 import { openApprovedParams } from './approved-params';
-import { loadRunForCall } from './run-for-call';
+import { loadRunForCall, type RunForCall } from './run-for-call';
+import { RunCache, isRunChanged, runCheck } from './run-cache';
 import { assertDriver, blocked, invalidInput, isStorable, outcomeOf, replay, storable } from './call-outcome';
 import type { InFlightCalls } from '../recovery/in-flight';
 import type { Failpoints } from '../recovery/failpoints';
@@ -92,6 +93,8 @@ export class ToolGateway {
   private draining = false;
   /** The last time a call was stamped with: this node's calls are stamped in the order they are decided. */
   private lastStamp = 0;
+  /** The runs this node decided calls for, as last read: the next call checks instead of reading (run-cache.ts). */
+  private readonly runs = new RunCache();
 
   constructor(private readonly deps: GatewayDeps) {}
 
@@ -147,17 +150,22 @@ export class ToolGateway {
    * backstop), so deciding again answers by the key's rule — a replay, or a refusal when the
    * winner's content differs.
    */
-  private async decideOnce(request: ToolCallRequest, registered: RegisteredTool | undefined, retry: boolean): Promise<Decided> {
+  private async decideOnce(request: ToolCallRequest, registered: RegisteredTool | undefined, retry: boolean, cached = true): Promise<Decided> {
     try {
       return await traceStage(
         'decide',
         request,
-        () => this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim))),
+        () => this.claiming((claim) => rawTransaction(this.deps.orm, (tx) => this.decide(tx, request, registered, claim, cached))),
         describeDecided,
       );
     } catch (error) {
+      // Decided on the run as this node last read it, which has changed since: nothing was written; again on a fresh read.
+      if (isRunChanged(error)) {
+        this.runs.forget(request.runId);
+        return this.decideOnce(request, registered, retry, false);
+      }
       const raced = error instanceof ToolUseRecorded || (error instanceof UniqueConstraintViolationException && request.toolUseId);
-      if (raced && retry) return this.decideOnce(request, registered, false);
+      if (raced && retry) return this.decideOnce(request, registered, false, false);
       throw error;
     }
   }
@@ -311,12 +319,19 @@ export class ToolGateway {
     request: ToolCallRequest,
     registered: RegisteredTool | undefined,
     claim: (callId: string) => void,
+    cached: boolean,
   ): Promise<Decided> {
-    // A read that locks nothing: alone, before any BEGIN (the decision's write may then go alone too).
-    const run = await loadRunForCall(readOutside(tx), request.caller.orgId, request.runId, request.toolUseId ?? null);
+    // The run as this node last read it, checked by the decision's own statement (run-cache.ts);
+    // not for a keyless repeat, whose answer (a replay) writes nothing that would check it.
+    const known = cached && !request.joinRepeats ? this.runs.get(request.runId, request.caller) : undefined;
+    const run: RunForCall = known
+      ? { ...known, toolUseCall: null }
+      : // A read that locks nothing: alone, before any BEGIN (the decision's write may then go alone too).
+        await loadRunForCall(readOutside(tx), request.caller.orgId, request.runId, request.toolUseId ?? null);
     // Read with the run, so a suspension holds on every node from its commit on; nothing is recorded.
     if (run.orgSuspended) throw orgSuspended();
     assertDriver(run, request.caller);
+    if (!known) this.runs.remember(run);
     const fingerprint = callFingerprint({ runId: run.id, toolName: request.toolName, action: request.action, params: request.params });
     // What is stored must be storable: NUL (which PostgreSQL refuses) becomes U+FFFD.
     const stored = { ...request, toolName: storable(request.toolName).slice(0, 200), action: storable(request.action).slice(0, 200) };
@@ -326,6 +341,7 @@ export class ToolGateway {
       inputRedacted: storable(redactInput(request.params)),
       fingerprint,
       metadata: this.deps.orm.getMetadata(),
+      ...(known ? { runCheck: runCheck(known) } : {}),
     };
     if (run.toolUseCall) {
       // A key names exactly one call: its own content replays (calls older than fingerprints too).

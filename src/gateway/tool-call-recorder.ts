@@ -8,7 +8,7 @@ import { type ApprovalRouting, ladderTimes } from '../policy/approval-routing';
 import { approvalBindingHash, sealedParamsAad } from '../approvals/approval-binding';
 import { sealJson } from '../credentials/sealed-json';
 import type { MasterKeyring } from '../credentials/keyring';
-import { appendLedgerEvents, type LedgerEntry } from '../ledger/ledger.service';
+import { appendLedgerEvents, type JoinedWrite, type LedgerEntry } from '../ledger/ledger.service';
 import { redactOutput } from '../redaction/redact';
 import { ERROR_CATALOG, type ErrorCode } from '../errors/error-codes';
 import type { PolicyVerdict } from '../policy/policy-evaluator';
@@ -40,6 +40,8 @@ interface CallBase {
   metadata: MetadataStorage;
   /** When the call was decided (the gateway's clock: what history windows are measured on); default now. */
   createdAt?: Date;
+  /** The run was not read for this call: the decision's statement checks it (run-cache.ts) and rolls back if it changed. */
+  runCheck?: JoinedWrite;
 }
 
 /** A new row, detached: the entity's own initializers fill ids and defaults. */
@@ -87,7 +89,7 @@ export async function recordBlockedCall(
     [requestEvent(call, base, 'tool_call.requested', {}), requestEvent(call, base, 'tool_call.blocked', { reason, errorCode: code, ...details })],
     [insertSql(base.metadata, 'ToolCall', call)],
     // The decision's last statement: alone (no BEGIN, no COMMIT) when nothing came before it.
-    { toolUse: toolUseOf(base), last: true },
+    { toolUse: toolUseOf(base), last: true, precondition: base.runCheck },
   );
   return call;
 }
@@ -203,7 +205,7 @@ export async function recordDecidedCall(
     events.push(...(await awaitApproval(tx, run, request.caller, call.id)));
   }
   // The decision's last statement: alone (no BEGIN, no COMMIT) when nothing came before it.
-  await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input), last: true });
+  await appendLedgerEvents(tx, events, rows, { toolUse: toolUseOf(input), last: true, precondition: input.runCheck });
   return { call, tool, approvalRequestId, decision: verdict.outcome };
 }
 

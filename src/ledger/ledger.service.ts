@@ -37,7 +37,6 @@ export interface JoinedWrite {
 /** The columns an append writes, in the order of ledgerRowValues. */
 export const EVENT_COLUMNS =
   'id, org_id, sequence, hash_version, type, run_id, resource_id, actor_role, actor_key_id, metadata, created_at, prev_hash, hash';
-const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /**
  * The org's lock, its head, `n` event ids and the time (see the migration …_ledger_tamper),
  * and the call a racing request recorded for the same tool use meanwhile (…_append_point_tool_use).
@@ -67,6 +66,13 @@ export interface AppendOptions {
    * (whose unique check would wait on that call's outcome transaction, which waits on this lock).
    */
   toolUse?: { runId: string; toolUseId: string };
+  /**
+   * An SQL expression that checks, in the append's own statement, what the append's events
+   * were decided on, and answers the org's id; it raises to roll the statement back. The
+   * append takes the org from it, so it runs first (gateway/run-cache.ts: the run a node
+   * last read, checked instead of read again).
+   */
+  precondition?: JoinedWrite;
 }
 
 /** The run's tool use was recorded by another request first; nothing was appended. */
@@ -152,11 +158,19 @@ export async function appendLedgerEvents(
   const { contents, params: appendParams } = ledgerAppendParams(orgId, entries, options.toolUse);
   const params: unknown[] = [];
   for (const write of joined) params.push(...write.params);
-  params.push(...appendParams);
   // The joined writes are CTEs the main SELECT does not read: PostgreSQL runs them after it,
   // so the lock and the racing tool use's check come before any of their rows.
-  const prefix = joined.length === 0 ? '' : `with ${joined.map((write, i) => `w${i} as (${write.sql})`).join(', ')} `;
-  return appended(em, orgId, contents, await sendAppend(em, `${prefix}${LEDGER_APPEND}`, params, options.last ?? false));
+  const ctes = joined.map((write, i) => `w${i} as (${write.sql})`);
+  const { precondition } = options;
+  if (precondition) {
+    // The append reads the org from the check's row: the check runs first, and raises before anything is written.
+    ctes.push(`guard as (select ${precondition.sql} as org_id)`);
+    params.push(...precondition.params, ...appendParams.slice(1));
+  } else {
+    params.push(...appendParams);
+  }
+  const sql = `${ctes.length === 0 ? '' : `with ${ctes.join(', ')} `}${precondition ? LEDGER_APPEND_FROM_ROW : LEDGER_APPEND}`;
+  return appended(em, orgId, contents, await sendAppend(em, sql, params, options.last ?? false));
 }
 
 /** LEDGER_APPEND on the org of the row a `guard` CTE returned (its first parameter dropped). */

@@ -304,13 +304,15 @@ describe('hot path', () => {
     expect(succeeded.value.status).toBe('succeeded');
     expect(transactionsIn(succeeded.statements)).toBe(0);
     expect(succeeded.statements.filter((s) => /^\[query\] (commit|rollback)\b/.test(s))).toEqual([]);
-    // The decision: the run read alone, then its rows with the ledger append, one statement;
-    // the outcome: the call's UPDATE with its append, one statement. Each is its own transaction.
+    // The decision: its rows with the ledger append and the check of the run as this node
+    // read it for the warming call (run-cache.ts), one statement; the outcome: the call's
+    // UPDATE with its append, one statement. Each is its own transaction.
     const gateway = succeeded.statements.filter((s) => /agent_runs r join orgs|toolgate_ledger_append/.test(s));
-    expect(gateway).toHaveLength(3);
-    expect(gateway[0]).toMatch(/^\[query\] select r\.id, r\.org_id/);
-    expect(gateway[1]).toMatch(/^\[query\] with w0 as \(insert into "policy_decisions".* toolgate_ledger_append\(/);
-    expect(gateway[2]).toMatch(/^\[query\] with guard as \(update tool_calls set status = .* toolgate_ledger_append\(guard\.org_id,/);
+    expect(gateway).toHaveLength(2);
+    expect(gateway[0]).toMatch(
+      /^\[query\] with w0 as \(insert into "policy_decisions".*toolgate_call_run_check\(.* toolgate_ledger_append\(guard\.org_id,/,
+    );
+    expect(gateway[1]).toMatch(/^\[query\] with guard as \(update tool_calls set status = .* toolgate_ledger_append\(guard\.org_id,/);
     // One insert of the call, one update with its outcome: nothing is flushed twice.
     expect(touching(succeeded.statements, 'tool_calls').filter((s) => /\b(insert|update)\b/i.test(s))).toHaveLength(2);
 
