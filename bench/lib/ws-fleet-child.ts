@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { createClient, type Client } from 'graphql-ws';
 import { latencyStats } from './stats';
-import type { CollectReply, FleetMessage, FleetResponse, FleetVariant, OpenReply } from './ws-fleet-protocol';
+import type { CollectReply, FleetMessage, FleetResponse, FleetVariant, OpenReply, Publication } from './ws-fleet-protocol';
 
 /**
  * The subscribers of the subscriptions scenario, in a process of their own (forked by
@@ -150,12 +150,13 @@ async function openRaw(url: string, count: number): Promise<OpenReply> {
   return { opened: count, ms: performance.now() - started, frameBytes };
 }
 
-async function collect(variant: FleetVariant, publishes: [number, number][], timeoutMs: number): Promise<CollectReply> {
+async function collect(variant: FleetVariant, publishes: Publication[], timeoutMs: number): Promise<CollectReply> {
   const rec = recording;
   if (!rec || rec.variant !== variant) throw new Error(`not recording ${variant}`);
   const clients = variant === 'gql' ? gqlClients.length : rawSockets.length;
   const expected = publishes.length * clients;
-  const published = new Map<number, number>(publishes);
+  const published = new Map<number, Publication>(publishes.map((p) => [p.id, p]));
+  const scheduled = publishes.every((p) => p.scheduledAt !== null);
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, timeoutMs);
     function done() {
@@ -171,26 +172,29 @@ async function collect(variant: FleetVariant, publishes: [number, number][], tim
   recording = null;
   const cpu = process.cpuUsage(rec.cpu);
   const wallMs = now() - rec.startedAt;
-  const latencies: number[] = [];
+  const fromPublish: number[] = [];
+  const fromSchedule: number[] = [];
   let strays = 0;
   let lastReceipt = Number.NaN;
   for (let i = 0; i < rec.ids.length; i++) {
-    const at = published.get(rec.ids[i]);
-    if (at === undefined) {
+    const event = published.get(rec.ids[i]);
+    if (event === undefined) {
       strays += 1;
       continue;
     }
-    latencies.push(rec.times[i] - at);
+    fromPublish.push(rec.times[i] - event.publishedAt);
+    if (scheduled && event.scheduledAt !== null) fromSchedule.push(rec.times[i] - event.scheduledAt);
     if (!(rec.times[i] <= lastReceipt)) lastReceipt = rec.times[i];
   }
-  const firstPublish = Math.min(...publishes.map((p) => p[1]));
+  const firstPublish = Math.min(...publishes.map((p) => p.publishedAt));
   return {
     expected,
-    received: latencies.length,
+    received: fromPublish.length,
     strays,
     errors,
     firstError,
-    ...latencyStats(latencies),
+    fromPublish: latencyStats(fromPublish),
+    fromSchedule: scheduled ? latencyStats(fromSchedule) : null,
     firstPublish,
     lastReceipt,
     cpuMs: (cpu.user + cpu.system) / 1000,

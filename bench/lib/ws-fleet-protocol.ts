@@ -3,7 +3,20 @@
  * ws-fleet-child.ts). Times are wall-clock milliseconds (`performance.timeOrigin +
  * performance.now()`) of the child's clock.
  */
+import type { LatencyStats } from './timing';
+
 export type FleetVariant = 'gql' | 'raw';
+
+/**
+ * One event of a run: when it was published (the commit's return for graphql-ws, the
+ * broadcast's start for raw) and, in a steady load, when the load meant to publish it (its
+ * schedule: start + n × period, the same for both variants; null in a burst).
+ */
+export interface Publication {
+  id: number;
+  publishedAt: number;
+  scheduledAt: number | null;
+}
 
 export type FleetRequest =
   | { cmd: 'clock' }
@@ -20,8 +33,8 @@ export type FleetRequest =
   | {
       cmd: 'collect';
       variant: FleetVariant;
-      /** [event id, publish time on the child's clock] of every event of the run. */
-      publishes: [number, number][];
+      /** Every event of the run, its times on the child's clock. */
+      publishes: Publication[];
       timeoutMs: number;
     }
   | { cmd: 'close-raw' }
@@ -46,11 +59,10 @@ export interface CollectReply {
   /** Subscriptions or sockets that ended with an error (should be 0). */
   errors: number;
   firstError: string | null;
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
-  max: number;
+  /** Publication → each client's receipt, over every delivery. */
+  fromPublish: LatencyStats;
+  /** Schedule → each client's receipt (null when the events had no schedule: a burst). */
+  fromSchedule: LatencyStats | null;
   firstPublish: number;
   lastReceipt: number;
   /** CPU (user + system) of the child during the run, ms. */

@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { bounded, wallNow } from './timing';
-import type { ClockReply, CollectReply, FleetRequest, FleetResponse, FleetVariant, OpenReply } from './ws-fleet-protocol';
+import type { ClockReply, CollectReply, FleetRequest, FleetResponse, FleetVariant, OpenReply, Publication } from './ws-fleet-protocol';
 
 /**
  * The bench process's handle on its websocket-client child (ws-fleet-child.ts, compiled
@@ -95,9 +95,13 @@ export class WsFleet {
     return this.request<void>({ cmd: 'record', variant });
   }
 
-  /** Waits (at most `timeoutMs`) for every client to have every event; `publishes` in this process's clock. */
-  collect(variant: FleetVariant, publishes: [number, number][], timeoutMs: number): Promise<CollectReply> {
-    const shifted = publishes.map(([id, at]) => [id, at + this.offsetMs] as [number, number]);
+  /** Waits (at most `timeoutMs`) for every client to have every event; `publishes` in this process's clock (`wallNow()`). */
+  collect(variant: FleetVariant, publishes: Publication[], timeoutMs: number): Promise<CollectReply> {
+    const shifted = publishes.map(({ id, publishedAt, scheduledAt }) => ({
+      id,
+      publishedAt: publishedAt + this.offsetMs,
+      scheduledAt: scheduledAt === null ? null : scheduledAt + this.offsetMs,
+    }));
     return this.request<CollectReply>({ cmd: 'collect', variant, publishes: shifted, timeoutMs }, timeoutMs + 30_000);
   }
 
