@@ -80,11 +80,13 @@ interface ColumnsRead {
   convert: Convert;
 }
 
-// By the list of names, a module constant of the feature that reads them: built once.
-const columnsReads = new WeakMap<readonly string[], ColumnsRead>();
+// By entity and list of names (a module constant of the feature that reads them): built once.
+const columnsReads = new WeakMap<EntityMetadata, WeakMap<readonly string[], ColumnsRead>>();
 
 function columnsRead<E>(em: EntityManager, meta: EntityMetadata<E>, names: readonly string[]): ColumnsRead {
-  const known = columnsReads.get(names);
+  let ofEntity = columnsReads.get(meta as EntityMetadata);
+  if (!ofEntity) columnsReads.set(meta as EntityMetadata, (ofEntity = new WeakMap()));
+  const known = ofEntity.get(names);
   if (known) return known;
   const props = names.map((name) => {
     const prop = (meta.properties as Record<string, EntityProperty<E> | undefined>)[name];
@@ -103,7 +105,7 @@ function columnsRead<E>(em: EntityManager, meta: EntityMetadata<E>, names: reado
     typed?.(row);
   };
   const read = { list, convert };
-  columnsReads.set(names, read);
+  ofEntity.set(names, read);
   return read;
 }
 
