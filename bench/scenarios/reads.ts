@@ -79,10 +79,12 @@ export function bareGraphql(server: BenchServer, key: string) {
     const { caller } = await services.keys.authenticate(key);
     const em = orm.em.fork();
     const correlationId = randomUUID();
+    const sql = rawStatements(orm);
     const contextValue: RequestContext = {
       em,
+      sql,
       caller,
-      loaders: createLoaders(em, rawStatements(orm), caller.orgId),
+      loaders: createLoaders(em, sql, caller.orgId),
       correlationId,
       logger: services.logger.child({ correlationId }),
       services,

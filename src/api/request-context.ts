@@ -17,6 +17,7 @@ export type LoadersFactory = (em: EntityManager, sql: SqlRunner, orgId: string |
  */
 export class LazyRequestContext implements RequestContext {
   private forked: EntityManager | undefined;
+  private statements: SqlRunner | undefined;
   private madeLoaders: RequestLoaders | undefined;
   private child: Logger | undefined;
 
@@ -34,8 +35,13 @@ export class LazyRequestContext implements RequestContext {
     return this.forked;
   }
 
+  get sql(): SqlRunner {
+    this.statements ??= rawStatements(this.orm);
+    return this.statements;
+  }
+
   get loaders(): RequestLoaders {
-    this.madeLoaders ??= this.createLoaders(this.em, rawStatements(this.orm), this.caller?.orgId ?? null);
+    this.madeLoaders ??= this.createLoaders(this.em, this.sql, this.caller?.orgId ?? null);
     return this.madeLoaders;
   }
 

@@ -115,7 +115,35 @@ export class ToolCallsArgs extends PageArgs {
   filter?: ToolCallFilter | null;
 }
 
-export const toToolCallType = (c: ToolCall): ToolCallType => ({
+/** What a call's GraphQL type reads of its row (the loaders read these columns, not `select *`). */
+export type ToolCallFields = Pick<
+  ToolCall,
+  | 'id'
+  | 'runId'
+  | 'toolName'
+  | 'action'
+  | 'correlationId'
+  | 'status'
+  | 'inputRedacted'
+  | 'editedInputRedacted'
+  | 'outputRedacted'
+  | 'riskLevel'
+  | 'reviewRequired'
+  | 'reviewAcknowledgedAt'
+  | 'reviewAcknowledgedBy'
+  | 'reviewNote'
+  | 'errorCode'
+  | 'errorText'
+  | 'vendorStatusCode'
+  | 'retryCount'
+  | 'durationMs'
+  | 'costCents'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'policyDecisionId'
+>;
+
+export const toToolCallType = (c: ToolCallFields): ToolCallType => ({
   id: c.id,
   runId: c.runId,
   toolName: c.toolName,

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Caller } from '../auth/caller';
 import type { Logger } from '../support/logger';
+import type { SqlRunner } from '../db/raw-transaction';
 
 /**
  * The long-lived services a resolver reaches, and only those: each feature declares the
@@ -22,6 +23,8 @@ export interface RequestLoaders {}
 /** What every resolver gets: a request-scoped EntityManager fork and the caller. */
 export interface RequestContext {
   em: EntityManager;
+  /** Hand-written statements on the ORM's pool, without the ORM (src/db/raw-transaction.ts): for the hot reads. */
+  sql: SqlRunner;
   /** Null when no key was sent; resolvers reach it only through `requireCaller`. */
   caller: Caller | null;
   loaders: RequestLoaders;

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EntityName } from '@mikro-orm/core';
-import { queryPlain } from '../db/plain-rows';
+import { queryColumns, queryPlain } from '../db/plain-rows';
 import type { SqlRunner } from '../db/raw-transaction';
 
 /**
@@ -14,13 +14,31 @@ import type { SqlRunner } from '../db/raw-transaction';
  */
 
 /** Rows of `entity` for a batch of keys: a statement whose parameters are the caller's org, then the keys. */
-export type OrgRows = <E extends object>(entity: EntityName<E>, text: string) => (keys: string[]) => Promise<E[]>;
+export interface OrgRows {
+  /** Every column (`select * from …`), mapped by the ORM. */
+  <E extends object>(entity: EntityName<E>, text: string): (keys: string[]) => Promise<E[]>;
+  /** Only `props` (a module constant): `text` gets their select list (queryColumns), no ORM mapping. */
+  columns<E extends object, K extends keyof E & string>(
+    entity: EntityName<E>,
+    props: readonly K[],
+    text: (columns: string) => string,
+  ): (keys: string[]) => Promise<Pick<E, K>[]>;
+}
 
 export function orgRows(em: EntityManager, sql: SqlRunner, orgId: string | null): OrgRows {
   const org = orgId ?? '00000000-0000-0000-0000-000000000000';
-  // Hand-written statements mapped by the ORM (src/db/plain-rows.ts): they run for every
-  // nested list, and the query builder spent more CPU building them than PostgreSQL answering.
-  return (entity, text) => (keys) => queryPlain(em, sql, entity, text, [org, keys]);
+  // Hand-written statements (src/db/plain-rows.ts): they run for every nested list, and the
+  // query builder spent more CPU building them than PostgreSQL answering.
+  const rows =
+    <E extends object>(entity: EntityName<E>, text: string) =>
+    (keys: string[]) =>
+      queryPlain(em, sql, entity, text, [org, keys]);
+  return Object.assign(rows, {
+    columns:
+      <E extends object, K extends keyof E & string>(entity: EntityName<E>, props: readonly K[], text: (columns: string) => string) =>
+      (keys: string[]) =>
+        queryColumns(em, sql, entity, props, text, [org, keys]),
+  });
 }
 
 /**
@@ -32,11 +50,20 @@ export const NESTED_LIST_CAP = 1000;
 
 /**
  * The first `cap` rows of `table` for each key (parameters: the org, the keys), in order:
- * a lateral index scan per key that stops at the cap, however many rows a key has.
+ * a lateral index scan per key that stops at the cap, however many rows a key has. `columns`:
+ * the select list (OrgRows.columns gives it), every column by default.
  */
-export function firstOfEach(table: string, keyColumn: string, keyType: 'uuid' | 'text', orderBy: string, cap: number, where = ''): string {
+export function firstOfEach(
+  table: string,
+  keyColumn: string,
+  keyType: 'uuid' | 'text',
+  orderBy: string,
+  cap: number,
+  where = '',
+  columns = '*',
+): string {
   return `with scope as (select ?::uuid as org_id)
-    select * from ${table} where org_id = (select org_id from scope) and id in (
+    select ${columns} from ${table} where org_id = (select org_id from scope) and id in (
       select first.id from unnest(?::${keyType}[]) as k(key)
       cross join lateral (select id from ${table} where org_id = (select org_id from scope) and ${keyColumn} = k.key${where} order by ${orderBy} limit ${cap}) first)
     order by ${orderBy}`;

@@ -2,7 +2,8 @@ import { Field, ID, Int, ObjectType, createUnionType } from 'type-graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import type { RunMessage } from './run-message.entity';
 import type { StoredBlock } from './run-messages';
-import type { ToolCall, ToolCallStatus } from '../gateway/tool-call.entity';
+import type { ToolCallStatus } from '../gateway/tool-call.entity';
+import type { LoadedToolCall } from '../gateway/tool-call.loaders';
 import { ToolCallStatusEnum } from '../gateway/tool-call.types';
 import { toolKey } from '../catalog/tool-key';
 import { redactInput, redactOutput } from '../redaction/redact';
@@ -106,7 +107,7 @@ export function messageText(message: RunMessage): string {
  * unredacted; readers get the tool call's redacted copies (its input, its stored result),
  * and the redactor's own pass where no call was recorded.
  */
-export function toRunMessageType(message: RunMessage, callsByToolUse: ReadonlyMap<string, ToolCall>): RunMessageType {
+export function toRunMessageType(message: RunMessage, callsByToolUse: ReadonlyMap<string, LoadedToolCall>): RunMessageType {
   const blocks: RunMessageType['blocks'] = [];
   const content: Record<string, unknown>[] = [];
   for (const block of message.content as StoredBlock[]) {

@@ -1,12 +1,14 @@
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { Caller } from '../auth/caller';
-import { readableRunsWhere } from './run-visibility';
+import { readableRunsSql, readableRunsWhere } from './run-visibility';
 import { AgentRun } from './agent-run.entity';
 import { notFound } from '../errors/app-error';
 import { isUuid } from '../db/ids';
 import { findSpecialist } from '../orgs/org.service';
-import { createdWithin, paginate } from '../graphql/paging';
-import { toRunType, type RunsArgs } from './run.types';
+import { createdWithinSql, paginateSql } from '../graphql/paging';
+import { queryColumns } from '../db/plain-rows';
+import type { SqlRunner } from '../db/raw-transaction';
+import { toRunType, type RunFields, type RunsArgs } from './run.types';
 
 /**
  * A run the caller reads (RUN_SCOPE): another org's run, or one of its org the key does not
@@ -30,16 +32,51 @@ export async function findRunToDrive(em: EntityManager, caller: Caller, runId: s
   return run;
 }
 
-export async function listRuns(em: EntityManager, caller: Caller, args: RunsArgs) {
+// Every column of RunFields and no other (the Record makes the compiler check both ways).
+const PAGE_READ: Record<keyof RunFields, true> = {
+  id: true,
+  specialistId: true,
+  status: true,
+  metadata: true,
+  pendingApprovalCount: true,
+  inputTokens: true,
+  outputTokens: true,
+  cacheCreationInputTokens: true,
+  cacheReadInputTokens: true,
+  llmCostMicros: true,
+  toolCostCents: true,
+  correlationId: true,
+  driver: true,
+  ownerKeyId: true,
+  errorCode: true,
+  errorMessage: true,
+  createdAt: true,
+  updatedAt: true,
+  completedAt: true,
+};
+const PAGE_COLUMNS = Object.keys(PAGE_READ) as (keyof RunFields)[];
+
+/**
+ * A page of the runs the caller reads, newest first: hand-written SQL (paginateSql), since
+ * every console and API read of runs starts here and the query builder cost as much CPU as
+ * the rest of the page (docs/benchmarks.md, "Reads, rows (item 3)").
+ */
+export async function listRuns(em: EntityManager, sql: SqlRunner, caller: Caller, args: RunsArgs) {
   const filter = args.filter ?? {};
-  const orgId = caller.orgId;
-  if (filter.specialistId) await findSpecialist(em, orgId, filter.specialistId);
-  const where = {
-    ...readableRunsWhere(em, caller),
-    orgId,
-    ...(filter.status ? { status: filter.status } : {}),
-    ...(filter.specialistId ? { specialistId: filter.specialistId } : {}),
-    ...createdWithin(filter.created),
-  };
-  return paginate(em, AgentRun, where as FilterQuery<AgentRun>, args, 'newest_first', toRunType);
+  if (filter.specialistId) await findSpecialist(em, caller.orgId, filter.specialistId);
+  const where = ['r.org_id = ?'];
+  const params: unknown[] = [caller.orgId];
+  const readable = readableRunsSql(caller, 'r');
+  if (readable) where.push(readable.sql), params.push(...readable.params);
+  if (filter.status) where.push('r.status = ?'), params.push(filter.status);
+  if (filter.specialistId) where.push('r.specialist_id = ?'), params.push(filter.specialistId);
+  const created = createdWithinSql(filter.created, 'r.created_at');
+  where.push(...created.sql), params.push(...created.params);
+  return paginateSql(
+    sql,
+    { table: 'agent_runs', alias: 'r', where: where.join(' and '), params },
+    args,
+    (text, values) => queryColumns(em, sql, AgentRun, PAGE_COLUMNS, text, values),
+    toRunType,
+  );
 }

@@ -21,7 +21,7 @@ export class RunResolver {
   @Authorized()
   @Query(() => AgentRunConnection, { description: 'Runs of the org, newest first' })
   async runs(@Args(() => RunsArgs) args: RunsArgs, @Ctx() ctx: RequestContext) {
-    return listRuns(ctx.em, requireCaller(ctx), args);
+    return listRuns(ctx.em, ctx.sql, requireCaller(ctx), args);
   }
 
   @FieldResolver(() => [ToolCallType], {

@@ -99,7 +99,10 @@ export class RunsArgs extends PageArgs {
   filter?: RunFilter | null;
 }
 
-export const toRunType = (run: AgentRun): AgentRunType => ({
+/** What a run's GraphQL type reads of its row (the runs page reads these columns, not `select *`). */
+export type RunFields = Omit<AgentRun, 'orgId'>;
+
+export const toRunType = (run: RunFields): AgentRunType => ({
   id: run.id,
   specialistId: run.specialistId,
   status: run.status,

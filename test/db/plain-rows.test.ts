@@ -1,11 +1,12 @@
 import type { EntityMetadata } from '@mikro-orm/core';
 import { useDemoApp } from '../support/demo-fixture';
 import { newOrg, newRun, newToolCall } from '../support/factories';
-import { findPlain, queryPlain } from '../../src/db/plain-rows';
+import { findPlain, queryColumns, queryPlain } from '../../src/db/plain-rows';
 import { rawStatements } from '../../src/db/raw-transaction';
 import { createWebhookEndpoint } from '../../src/webhooks/webhook.service';
 import { failRun } from '../../src/runs/run-state';
 import { RunMessage } from '../../src/runs/run-message.entity';
+import { ToolCall } from '../../src/gateway/tool-call.entity';
 
 // The list and loader reads answer plain rows instead of entities: every property must hold
 // what the entity's would (JSON parsed, timestamps as Dates, bigints as the ORM converts them).
@@ -31,7 +32,7 @@ beforeAll(async () => {
   });
 });
 
-test('findPlain and queryPlain answer, for every entity with rows, the property values em.find hydrates', async () => {
+test('findPlain, queryPlain and queryColumns answer, for every entity with rows, the property values em.find hydrates', async () => {
   const { app } = demo;
   const compared: string[] = [];
   for (const meta of Object.values(app.orm.getMetadata().getAll()) as EntityMetadata[]) {
@@ -51,8 +52,18 @@ test('findPlain and queryPlain answer, for every entity with rows, the property 
     )) as Record<string, unknown>[];
     const props = meta.props.filter((p) => p.persist !== false && p.fieldNames?.length === 1).map((p) => p.name);
     const pick = (o: Record<string, unknown>) => Object.fromEntries(props.map((name) => [name, o[name]]));
+    // Every column under its property's name, without the ORM's mapping: the values must be the same.
+    const columns = (await queryColumns(
+      app.em().fork(),
+      rawStatements(app.orm),
+      meta.class,
+      props as never[],
+      (list) => `select ${list} from "${meta.tableName}" order by "${pkColumn}" asc limit 20`,
+      [],
+    )) as Record<string, unknown>[];
     expect([meta.className, rows.map(pick)]).toStrictEqual([meta.className, entities.map(pick)]);
     expect([meta.className, queried.map(pick)]).toStrictEqual([meta.className, entities.map(pick)]);
+    expect([meta.className, columns]).toStrictEqual([meta.className, entities.map(pick)]);
     compared.push(meta.className);
   }
   expect(compared.sort()).toEqual(
@@ -69,4 +80,23 @@ test('findPlain and queryPlain answer, for every entity with rows, the property 
       'WebhookDelivery',
     ]),
   );
+});
+
+test('queryColumns reads only the columns it is given, and refuses a property that is not one column', async () => {
+  const { app, seed } = demo;
+  const props = ['id', 'createdAt', 'reviewRequired'] as const;
+  const [row] = await queryColumns(
+    app.em().fork(),
+    rawStatements(app.orm),
+    ToolCall,
+    props,
+    (list) => `select ${list} from tool_calls where org_id = ? order by created_at limit 1`,
+    [seed.orgId],
+  );
+  expect(Object.keys(row).sort()).toEqual(['createdAt', 'id', 'reviewRequired']);
+  expect(row.createdAt).toBeInstanceOf(Date);
+  expect(typeof row.reviewRequired).toBe('boolean');
+  await expect(
+    queryColumns(app.em().fork(), rawStatements(app.orm), ToolCall, ['nope' as 'id'], (list) => `select ${list} from tool_calls`, []),
+  ).rejects.toThrow('ToolCall.nope is not one column');
 });
