@@ -323,7 +323,9 @@ export class ToolGateway {
   ): Promise<Decided> {
     // The run as this node last read it, checked by the decision's own statement (run-cache.ts);
     // not for a keyless repeat, whose answer (a replay) writes nothing that would check it.
-    const known = cached && !request.joinRepeats ? this.runs.get(request.runId, request.caller) : undefined;
+    const copy = cached && !request.joinRepeats ? this.runs.get(request.runId, request.caller) : undefined;
+    // This node already saw a newer config of the org than the copy's: the check would refuse it.
+    const known = copy && !this.deps.orgConfig.hasNewer(copy.orgId, copy.configVersion) ? copy : undefined;
     const run: RunForCall = known
       ? { ...known, toolUseCall: null }
       : // A read that locks nothing: alone, before any BEGIN (the decision's write may then go alone too).

@@ -42,6 +42,11 @@ export class OrgConfigCache {
   /** How many times an org's config was read from the database (tests, benchmarks). */
   loads = 0;
 
+  /** This node holds the org's config at a version after `configVersion`: whatever was read at that version is stale. */
+  hasNewer(orgId: string, configVersion: number): boolean {
+    return (this.entries.get(orgId)?.configVersion ?? configVersion) > configVersion;
+  }
+
   /**
    * The org's config at `configVersion`, loaded on a miss through `tx` itself (plain SQL):
    * the gateway holds one connection per call and must never wait for a second one.

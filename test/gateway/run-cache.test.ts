@@ -118,3 +118,25 @@ test('a cached run that waits for approval still takes calls, and the waiting ca
   expect(await demo.gw.count('approval_requests', 'tool_call_id = ?', [waiting.toolCallId])).toBe(1);
   expect((await demo.gw.run(run.id)).pendingApprovalCount).toBe(1);
 });
+
+test('once this node loaded a newer config of the org, a run cached before it is read afresh instead of checked and refused', async () => {
+  const run = await warmRun();
+  const rule = await demo.gw.ok(UPSERT_POLICY_RULE, {
+    input: { name: 'inert', position: 1, toolPattern: 'nothing_matches', risk: 'low', decision: 'allow', enabled: false },
+  });
+  try {
+    // Another run's first call reads its run, sees the new version and loads that config.
+    const other = await demo.gw.startRun();
+    expect((await demo.gw.execute(other.id, 'order_lookup', 'lookup', LOOKUP)).status).toBe('succeeded');
+    const next = await recordStatements(demo.app, () => demo.gw.execute(run.id, 'order_lookup', 'lookup', LOOKUP));
+    expect(next.value.status).toBe('succeeded');
+    expect(next.statements.filter((s) => /^\[query\] select r\.id, r\.org_id/.test(s))).toHaveLength(1);
+    expect(next.statements.filter((s) => /toolgate_call_run_check/.test(s))).toEqual([]);
+    // And the run is cached again at the new version: its next call is checked, not read.
+    const after = await recordStatements(demo.app, () => demo.gw.execute(run.id, 'order_lookup', 'lookup', LOOKUP));
+    expect(after.statements.filter((s) => /toolgate_call_run_check/.test(s))).toHaveLength(1);
+    expect(after.statements.filter((s) => /^\[query\] select r\.id, r\.org_id/.test(s))).toEqual([]);
+  } finally {
+    await demo.gw.ok(DELETE_POLICY_RULE, { id: rule.upsertPolicyRule.id });
+  }
+});
