@@ -44,7 +44,8 @@ export function formatErrorsAsApollo(
   return { errors: formatted, status, headers };
 }
 
-function asGraphQLError(maybeError: unknown): GraphQLError {
+/** Apollo Server's ensureGraphQLError: any thrown value as a GraphQLError. */
+export function asGraphQLError(maybeError: unknown): GraphQLError {
   const error = maybeError instanceof Error ? maybeError : new GraphQLError(`Unexpected error value: ${String(maybeError)}`);
   return error instanceof GraphQLError ? error : new GraphQLError(error.message, { originalError: error });
 }

@@ -18,7 +18,7 @@ import type { OperationGuard } from '../operation-guard';
 import type { ClientErrorFormatter } from '../client-errors';
 import { activeOperationSpan, markOperationSpanFailed, nameOperationSpan } from '../../telemetry/trace-graphql';
 import { NO_STORE, admitOverHttp, chargeRefusedOverHttp, logOperation, logOperationErrors, settleResponse } from './apollo-plugins';
-import { formatErrorsAsApollo } from './apollo-errors';
+import { asGraphQLError, formatErrorsAsApollo } from './apollo-errors';
 import { responseMediaType } from './media';
 
 /** The one root field this route serves. */
@@ -83,7 +83,10 @@ async function serve(
   if (span) nameOperationSpan(span, routed.operation.operation, routed.operationName, caller.orgId);
   const headers: Record<string, string> = {};
 
-  const admission = await admitOverHttp(options.guard, options.schema, routed.document, routed.operation, variables, caller);
+  // A failure of the guard itself (its store unreachable) is answered as Apollo Server answers a plugin's throw.
+  const admission = await admitOverHttp(options.guard, options.schema, routed.document, routed.operation, variables, caller).catch(
+    (error: unknown) => ({ charged: false, refused: asGraphQLError(error) }),
+  );
   if ('refused' in admission) {
     const errors = [admission.refused];
     if (!admission.charged) Object.assign(headers, await chargeRefusedOverHttp(options.guard, caller));
