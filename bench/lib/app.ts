@@ -97,6 +97,8 @@ export async function startBenchServer(
     WS_MAX_SUBSCRIPTIONS_PER_KEY: '1000000',
     WS_MAX_SUBSCRIPTIONS_PER_ORG: '1000000',
     EVENT_BUS: 'postgres',
+    // GRAPHQL_TOOL_CALL_ROUTE=false measures executeToolCall through Apollo Server (docs/benchmarks.md, "Gateway route").
+    ...(process.env.GRAPHQL_TOOL_CALL_ROUTE ? { GRAPHQL_TOOL_CALL_ROUTE: process.env.GRAPHQL_TOOL_CALL_ROUTE } : {}),
   });
   const orm = await initOrm({ entities: ENTITIES, clientUrl: db.url, poolMax: config.dbPoolMax, onQuery: options.onQuery });
   const logger = createLogger(config);

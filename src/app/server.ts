@@ -16,6 +16,7 @@ import { PersistedDocuments, manifestFiles } from '../api/persisted-documents';
 import { startGraphQLWebSocket } from '../realtime/websocket';
 import type { SubscriptionFanout } from '../realtime/subscription-fanout';
 import { graphqlRoute } from '../api/http/graphql-route';
+import { toolCallRoute } from '../api/http/tool-call-route';
 import { mcpRoute } from '../mcp/mcp-route';
 import { mediaTypeStatusPlugin, noStorePlugin, operationGuardPlugin, requestLoggingPlugin } from '../api/http/apollo-plugins';
 import { compiledReadsPlugin } from '../api/http/compiled-reads';
@@ -69,6 +70,7 @@ export async function startHttpServer(
   const rateLimits = await openRateLimits(config.api.rateLimit, config.redisUrl, orm, logger);
   const guard = new OperationGuard(manifest, config.api, schema, rateLimits.limits);
   const format = createClientErrorFormatter(config);
+  const includeStacktrace = config.nodeEnv === 'development' && config.fullStacks;
 
   const app = express();
   app.disable('x-powered-by');
@@ -96,7 +98,7 @@ export async function startHttpServer(
   const apollo = new ApolloServer<RequestContext>({
     schema,
     formatError: format,
-    includeStacktraceInErrorResponses: config.nodeEnv === 'development' && config.fullStacks,
+    includeStacktraceInErrorResponses: includeStacktrace,
     // Production profile (NODE_ENV=production): no introspection, no field suggestions.
     introspection: config.api.introspection,
     hideSchemaDetailsFromClientErrors: !config.api.fieldSuggestions,
@@ -183,6 +185,7 @@ export async function startHttpServer(
       maxBodyBytes: config.api.maxBodyBytes,
       ide: config.api.ide,
       contextFor,
+      toolCallRoute: config.api.toolCallRoute ? toolCallRoute({ schema, guard, format, includeStacktrace, contextFor }) : undefined,
     }),
   );
   // MCP over Streamable HTTP: a run's manifest as tools, every call through the same gateway.

@@ -124,6 +124,7 @@ function apiConfig(read: Read, nodeEnv: Config['nodeEnv']): ApiConfig {
     introspection: read('GRAPHQL_INTROSPECTION'),
     fieldSuggestions: nodeEnv !== 'production',
     ide: read('GRAPHQL_IDE'),
+    toolCallRoute: read('GRAPHQL_TOOL_CALL_ROUTE'),
     maxBodyBytes: read('GRAPHQL_MAX_BODY_BYTES'),
     maxTokens: read('GRAPHQL_MAX_TOKENS'),
     maxDepth: read('GRAPHQL_MAX_DEPTH'),

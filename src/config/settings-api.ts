@@ -13,6 +13,10 @@ export const API = group('API limits', {
     description: "a browser's GET of /graphql serves the bundled GraphiQL",
     readme: "a browser's GET of `/graphql` serves the bundled GraphiQL (see [GraphQL IDE](#graphql-ide))",
   }),
+  GRAPHQL_TOOL_CALL_ROUTE: flag({
+    default: true,
+    description: 'executeToolCall over HTTP on the lighter route (false: through Apollo Server, as every other operation)',
+  }),
   GRAPHQL_MAX_BODY_BYTES: integer({ default: 1_048_576, min: 1024, max: 64 * 1_048_576, description: 'largest request body or websocket message' }),
   GRAPHQL_MAX_TOKENS: integer({ default: 1000, min: 10, max: 1_000_000, description: 'lexical tokens per operation' }),
   GRAPHQL_MAX_DEPTH: integer({ default: 8, min: 1, max: 1000, description: 'query depth' }),

@@ -172,6 +172,11 @@ export interface ApiConfig {
   fieldSuggestions: boolean;
   /** GRAPHQL_IDE: a browser's GET of /graphql serves the bundled GraphiQL (default: not in production). */
   ide: boolean;
+  /**
+   * GRAPHQL_TOOL_CALL_ROUTE: `executeToolCall` over HTTP skips Apollo Server's pipeline for the same
+   * checks and execution at less CPU (src/api/http/tool-call-route.ts; default on).
+   */
+  toolCallRoute: boolean;
   /** Largest JSON body (HTTP) or websocket message accepted. */
   maxBodyBytes: number;
   /** Lexical tokens of the query text, counted before it is parsed. */

@@ -2,7 +2,7 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { RequestHandler } from 'express';
 import { SpanKind, SpanStatusCode, context, propagation, trace, type Span } from '@opentelemetry/api';
-import { getOperationAST, type ExecutionArgs } from 'graphql';
+import { getOperationAST, type ExecutionArgs, type GraphQLError } from 'graphql';
 import type { RequestContext } from '../graphql/context';
 import { errorCodeOf } from '../graphql/format-error';
 import { isTracingOn } from './tracing';
@@ -49,26 +49,42 @@ export function graphqlTracing(): RequestHandler | null {
 export function graphqlTracingPlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
-      const span = trace.getActiveSpan();
-      if (!span || !operationSpans.has(span)) return;
+      const span = activeOperationSpan();
+      if (!span) return;
       return {
         async didResolveOperation({ operation, operationName, contextValue }) {
-          const type = operation?.operation ?? 'query';
-          span.updateName(operationName ? `${type} ${operationName}` : type);
-          span.setAttributes({
-            'graphql.operation.type': type,
-            ...(operationName ? { 'graphql.operation.name': operationName } : {}),
-            ...(contextValue.caller ? { [TOOLGATE.orgId]: contextValue.caller.orgId } : {}),
-          });
+          nameOperationSpan(span, operation?.operation, operationName, contextValue.caller?.orgId);
         },
         async didEncounterErrors({ errors }) {
-          const code = errors[0] && errorCodeOf(errors[0]);
-          if (typeof code === 'string') span.setAttribute(TOOLGATE.errorCode, code);
-          span.setStatus({ code: SpanStatusCode.ERROR });
+          markOperationSpanFailed(span, errors);
         },
       };
     },
   };
+}
+
+/** The span graphqlTracing() opened for this request, if it runs inside one. */
+export function activeOperationSpan(): Span | undefined {
+  const span = trace.getActiveSpan();
+  return span && operationSpans.has(span) ? span : undefined;
+}
+
+/** `{type} {name}` and the operation's attributes (both HTTP paths). */
+export function nameOperationSpan(span: Span, type: string | undefined, operationName: string | null | undefined, orgId: string | undefined): void {
+  const kind = type ?? 'query';
+  span.updateName(operationName ? `${kind} ${operationName}` : kind);
+  span.setAttributes({
+    'graphql.operation.type': kind,
+    ...(operationName ? { 'graphql.operation.name': operationName } : {}),
+    ...(orgId ? { [TOOLGATE.orgId]: orgId } : {}),
+  });
+}
+
+/** The first error's code and the error status (both HTTP paths). */
+export function markOperationSpanFailed(span: Span, errors: readonly GraphQLError[]): void {
+  const code = errors[0] && errorCodeOf(errors[0]);
+  if (typeof code === 'string') span.setAttribute(TOOLGATE.errorCode, code);
+  span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
 /**

@@ -130,6 +130,8 @@ export async function startTestApp(
     // The suites' receivers and sandboxes listen on loopback: opened explicitly, as an operator would.
     EGRESS_ALLOW_CIDRS: '127.0.0.1/32',
     ...(options.trustedDocuments ? {} : { TRUSTED_DOCUMENT_ROLES: 'none' }),
+    // CI runs the embedded pass with the lighter executeToolCall route off (.ci/run): both HTTP paths meet the gateway suites.
+    ...(process.env.GRAPHQL_TOOL_CALL_ROUTE ? { GRAPHQL_TOOL_CALL_ROUTE: process.env.GRAPHQL_TOOL_CALL_ROUTE } : {}),
     ...(options.liveness ? { NODE_HEARTBEAT_MS: '3600000', NODE_DEAD_AFTER_MS: '7200000' } : {}),
     ...env,
   });

@@ -2,7 +2,7 @@ import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace';
 import { startTestApp, type TestApp } from '../support/app';
 import { createTestDatabase, type TestDatabase } from '../support/database';
-import { RESOLVE_APPROVAL, START_AGENT_RUN } from '../support/documents';
+import { EXECUTE_TOOL_CALL, RESOLVE_APPROVAL, START_AGENT_RUN } from '../support/documents';
 import { seedDemo, type SeedResult } from '../../src/seed/demo-seed';
 import { isTracingOn, startTracing, stopTracing } from '../../src/telemetry/tracing';
 import { RunClient } from '../runs/run-helpers';
@@ -170,4 +170,43 @@ test('a run paused for approval and resumed on another server is one trace, cont
   expect(text).not.toMatch(/Birds@Intuit/i);
   expect(text).not.toContain(INVOICE_REQUEST);
   expect(text).not.toContain('120.5');
+});
+
+test('executeToolCall over HTTP (the lighter route by default) is a span of its operation, with the gateway stages under it', async () => {
+  const runs = new RunClient(app, seed);
+  const started = await app.gql(START_AGENT_RUN, {
+    key: seed.keys.agent,
+    variables: { input: { specialistId: seed.specialistId, driver: 'EXTERNAL' } },
+  });
+  const runId = started.body.data!.startAgentRun.id;
+  const caller = newTraceparent();
+  const input = { runId, toolName: 'order_lookup', action: 'lookup', params: { orderId: '12345' }, correlationId: 'trace-route-1' };
+  const called = await app.gql(EXECUTE_TOOL_CALL, { key: seed.keys.agent, variables: { input }, headers: { traceparent: caller.header } });
+  expect(called.body.errors).toBeUndefined();
+  await runs.jobsDone(runId);
+  const refused = newTraceparent();
+  const forbidden = await app.gql(EXECUTE_TOOL_CALL, {
+    key: seed.keys.client,
+    variables: { input: { ...input, correlationId: 'trace-route-2' } },
+    headers: { traceparent: refused.header },
+  });
+  expect(forbidden.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
+
+  const all = new SpanTree(exporter.getFinishedSpans().map(seen));
+  const tree = new SpanTree(all.spans.filter((s) => s.traceId === caller.traceId));
+  const [operation] = tree.named('mutation ExecuteToolCall');
+  expect(operation.attributes).toMatchObject({
+    'graphql.operation.type': 'mutation',
+    'graphql.operation.name': 'ExecuteToolCall',
+    'toolgate.org.id': seed.orgId,
+    'http.response.status_code': 200,
+  });
+  const httpServer = tree.parentOf(operation);
+  expect(httpServer ? httpServer.parentSpanId : operation.parentSpanId).toBe(caller.spanId);
+  const stages = tree.where((s) => s.name === 'execute_tool order_lookup.lookup');
+  expect(stages.length).toBeGreaterThanOrEqual(1);
+  for (const stage of stages) expect(tree.ancestorNamed(stage, 'mutation ExecuteToolCall')).toBe(operation);
+
+  const [failed] = new SpanTree(all.spans.filter((s) => s.traceId === refused.traceId)).named('mutation ExecuteToolCall');
+  expect(failed.attributes['toolgate.error.code']).toBe('FORBIDDEN');
 });

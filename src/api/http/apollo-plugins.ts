@@ -1,5 +1,6 @@
 import { HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import type { GraphQLError } from 'graphql';
+import type { DocumentNode, FormattedExecutionResult, GraphQLError, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type { Caller } from '../../auth/caller';
 import type { RequestContext } from '../../graphql/context';
 import { AppError } from '../../errors/app-error';
 import { ERROR_CATALOG } from '../../errors/error-codes';
@@ -34,28 +35,51 @@ export function operationGuardPlugin(guard: OperationGuard): ApolloServerPlugin<
           if (operation.operation === 'subscription') {
             throw withHttpStatus(new AppError('SUBSCRIPTION_OVER_HTTP', 'Subscriptions are served over graphql-ws (wss://…/graphql), not HTTP'));
           }
-          try {
-            const { verdict } = await guard.admit(schema, document, operation, request.variables, contextValue.caller);
-            charged = true;
-            setHeaders(response.http.headers, rateLimitHeaders(verdict));
-          } catch (error) {
-            if (!(error instanceof AppError)) throw error;
-            if (isRateLimited(error)) charged = true;
-            throw withHttpStatus(error);
-          }
+          const admission = await admitOverHttp(guard, schema, document, operation, request.variables, contextValue.caller);
+          charged = admission.charged;
+          if ('refused' in admission) throw admission.refused;
+          setHeaders(response.http.headers, admission.headers);
         },
         async didEncounterErrors({ contextValue, response }) {
           if (charged || !contextValue?.caller) return;
           charged = true;
-          try {
-            setHeaders(response.http.headers, rateLimitHeaders(await guard.chargeRefused(contextValue.caller)));
-          } catch (error) {
-            if (!isRateLimited(error)) throw error;
-          }
+          const headers = await chargeRefusedOverHttp(guard, contextValue.caller);
+          if (headers) setHeaders(response.http.headers, headers);
         },
       };
     },
   };
+}
+
+/** An operation's admission over HTTP: its RateLimit header fields, or the refusal as answered (status, 429's fields). */
+export type HttpAdmission = { charged: true; headers: Record<string, string> } | { charged: boolean; refused: GraphQLError };
+
+/** The guard's `admit` as both HTTP paths answer it (Apollo's plugin above, and ./tool-call-route.ts). */
+export async function admitOverHttp(
+  guard: OperationGuard,
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+  caller: Caller,
+): Promise<HttpAdmission> {
+  try {
+    const { verdict } = await guard.admit(schema, document, operation, variables, caller);
+    return { charged: true, headers: rateLimitHeaders(verdict) };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    return { charged: isRateLimited(error), refused: withHttpStatus(error) };
+  }
+}
+
+/** A request refused before it was charged: one point, and the RateLimit header fields (null once the budget is spent). */
+export async function chargeRefusedOverHttp(guard: OperationGuard, caller: Caller): Promise<Record<string, string> | null> {
+  try {
+    return rateLimitHeaders(await guard.chargeRefused(caller));
+  } catch (error) {
+    if (!isRateLimited(error)) throw error;
+    return null;
+  }
 }
 
 function setHeaders(headers: HeaderMap, values: Record<string, string>): void {
@@ -84,22 +108,34 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
       return {
         async willSendResponse({ request, response }) {
           if (response.body.kind !== 'single') return;
-          const result = response.body.singleResult;
-          const unavailable = result.errors?.find((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE');
-          if (unavailable) {
-            response.body.singleResult = { errors: [{ message: unavailable.message, extensions: { code: 'SERVICE_UNAVAILABLE' } }] };
-            response.http.status = ERROR_CATALOG.SERVICE_UNAVAILABLE.httpStatus;
-            response.http.headers.set('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
-            return;
-          }
-          if (result.data !== undefined) return; // execution started: a (partial) GraphQL response, 200
           const mediaType: ResponseMediaType =
             request.http?.headers.get('accept') === APPLICATION_JSON ? APPLICATION_JSON : 'application/graphql-response+json';
-          response.http.status = statusForErrors(mediaType, response.http.status ?? 200, result.errors ?? []);
+          const settled = settleResponse(mediaType, response.http.status, response.body.singleResult);
+          response.body.singleResult = settled.result;
+          response.http.status = settled.status;
+          if (settled.retryAfter) response.http.headers.set('retry-after', settled.retryAfter);
         },
       };
     },
   };
+}
+
+/** A response's final status and body by the rules above (both HTTP paths); `status` undefined is Apollo's 200. */
+export function settleResponse<R extends FormattedExecutionResult>(
+  mediaType: ResponseMediaType,
+  status: number | undefined,
+  result: R,
+): { status: number | undefined; result: R | FormattedExecutionResult; retryAfter?: string } {
+  const unavailable = result.errors?.find((e) => e.extensions?.code === 'SERVICE_UNAVAILABLE');
+  if (unavailable) {
+    return {
+      status: ERROR_CATALOG.SERVICE_UNAVAILABLE.httpStatus,
+      result: { errors: [{ message: unavailable.message, extensions: { code: 'SERVICE_UNAVAILABLE' } }] },
+      retryAfter: String(UNAVAILABLE_RETRY_AFTER_SECONDS),
+    };
+  }
+  if (result.data !== undefined) return { status, result }; // execution started: a (partial) GraphQL response, 200
+  return { status: statusForErrors(mediaType, status ?? 200, result.errors ?? []), result };
 }
 
 /**
@@ -109,12 +145,14 @@ export function mediaTypeStatusPlugin(): ApolloServerPlugin<RequestContext> {
  * are per key and change with every call; this says so once per response.
  * (Installed with ApolloServerPluginCacheControlDisabled, src/app/server.ts.)
  */
+export const NO_STORE = ['cache-control', 'no-store'] as const;
+
 export function noStorePlugin(): ApolloServerPlugin<RequestContext> {
   return {
     async requestDidStart() {
       return {
         async willSendResponse({ response }) {
-          response.http.headers.set('cache-control', 'no-store');
+          response.http.headers.set(NO_STORE[0], NO_STORE[1]);
         },
       };
     },
@@ -134,37 +172,59 @@ export function requestLoggingPlugin(): ApolloServerPlugin<RequestContext> {
       const started = performance.now();
       return {
         async didEncounterErrors({ errors, contextValue, operationName }) {
-          let unavailable: unknown;
-          for (const error of errors) {
-            if (isExpectedError(error)) continue;
-            if (isDatabaseUnavailable(error)) {
-              unavailable ??= error;
-              continue;
-            }
-            contextValue?.logger?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
-          }
-          if (unavailable !== undefined) {
-            contextValue?.logger?.warn(
-              { operationName: operationName ?? null, during: 'execution', cause: describeUnavailable(unavailable) },
-              'database unavailable: answered 503 SERVICE_UNAVAILABLE',
-            );
-          }
+          logOperationErrors(contextValue, errors, operationName);
         },
         async willSendResponse({ contextValue, operationName, errors }) {
-          // The check first: the request's child logger is made on first use, and mostly not needed.
-          if (!contextValue?.services.logger.isLevelEnabled('debug')) return;
-          contextValue.logger.debug(
-            {
-              operationName: operationName ?? null,
-              orgId: contextValue.caller?.orgId,
-              role: contextValue.caller?.role,
-              durationMs: Math.round((performance.now() - started) * 10) / 10,
-              errorCodes: errors?.map((e) => errorCodeOf(e) ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR')),
-            },
-            'graphql operation',
-          );
+          logOperation(contextValue, operationName, started, errors);
         },
       };
     },
   };
+}
+
+/** The error lines of an operation's errors (see requestLoggingPlugin); both HTTP paths. */
+export function logOperationErrors(
+  contextValue: RequestContext | undefined,
+  errors: readonly GraphQLError[],
+  operationName: string | null | undefined,
+): void {
+  let unavailable: unknown;
+  for (const error of errors) {
+    if (isExpectedError(error)) continue;
+    if (isDatabaseUnavailable(error)) {
+      unavailable ??= error;
+      continue;
+    }
+    contextValue?.logger?.error({ err: error.originalError ?? error, path: error.path, operationName }, 'request failed');
+  }
+  if (unavailable !== undefined) {
+    contextValue?.logger?.warn(
+      { operationName: operationName ?? null, during: 'execution', cause: describeUnavailable(unavailable) },
+      'database unavailable: answered 503 SERVICE_UNAVAILABLE',
+    );
+  }
+}
+
+/** The operation's debug line (see requestLoggingPlugin); both HTTP paths. */
+export function logOperation(
+  contextValue: RequestContext | undefined,
+  operationName: string | null | undefined,
+  started: number,
+  errors: readonly GraphQLError[] | undefined,
+  /** Which path served it, when not Apollo Server (`tool-call`: ./tool-call-route.ts). */
+  route?: string,
+): void {
+  // The check first: the request's child logger is made on first use, and mostly not needed.
+  if (!contextValue?.services.logger.isLevelEnabled('debug')) return;
+  contextValue.logger.debug(
+    {
+      operationName: operationName ?? null,
+      orgId: contextValue.caller?.orgId,
+      role: contextValue.caller?.role,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      errorCodes: errors?.map((e) => errorCodeOf(e) ?? (isDatabaseUnavailable(e) ? 'SERVICE_UNAVAILABLE' : 'INTERNAL_SERVER_ERROR')),
+      ...(route ? { route } : {}),
+    },
+    'graphql operation',
+  );
 }

@@ -35,6 +35,8 @@ export interface GraphQLRouteOptions {
   /** Serve the bundled GraphiQL to browsers (GRAPHQL_IDE; ./graphql-ide.ts). */
   ide: boolean;
   contextFor(caller: Caller, correlationId: string): RequestContext;
+  /** The lighter route of executeToolCall (./tool-call-route.ts), just before Apollo Server; absent when turned off. */
+  toolCallRoute?: RequestHandler;
 }
 
 /**
@@ -43,7 +45,8 @@ export interface GraphQLRouteOptions {
  *   media type (406) → POST content type (415) → JSON body and its size (400, 413) →
  *   batches (400) → API key (401, authenticated once; Apollo's context reuses it) →
  *   trusted documents and the token limit (400).
- * Apollo Server then applies CSRF prevention, GET-for-queries-only (405), parsing,
+ * executeToolCall then takes the lighter route of ./tool-call-route.ts (GRAPHQL_TOOL_CALL_ROUTE);
+ * for anything else Apollo Server then applies CSRF prevention, GET-for-queries-only (405), parsing,
  * validation, and the operation guard plugin (limits, rate limit).
  * An unreachable database anywhere on the way (the key lookup, a resolver) answers 503
  * `SERVICE_UNAVAILABLE` with `Retry-After` (resolvers: see mediaTypeStatusPlugin).
@@ -68,6 +71,7 @@ export function graphqlRoute(options: GraphQLRouteOptions): express.Router {
   router.use(trustedDocuments(options, refuse));
   const tracing = graphqlTracing();
   if (tracing) router.use(tracing);
+  if (options.toolCallRoute) router.use(options.toolCallRoute);
   router.use(apollo);
   router.use(bodyErrors(options, refuse));
   return router;
