@@ -189,8 +189,14 @@ export function createdWithinSql(range: CreatedRange | null | undefined, column:
   checkRange(range);
   const sql: string[] = [];
   const params: Date[] = [];
-  if (range.from) sql.push(`${column} >= ?`), params.push(range.from);
-  if (range.to) sql.push(`${column} < ?`), params.push(range.to);
+  if (range.from) {
+    sql.push(`${column} >= ?`);
+    params.push(range.from);
+  }
+  if (range.to) {
+    sql.push(`${column} < ?`);
+    params.push(range.to);
+  }
   return { sql, params };
 }
 

@@ -67,11 +67,16 @@ export async function listRuns(em: EntityManager, sql: SqlRunner, caller: Caller
   const where = ['r.org_id = ?'];
   const params: unknown[] = [caller.orgId];
   const readable = readableRunsSql(caller, 'r');
-  if (readable) where.push(readable.sql), params.push(...readable.params);
-  if (filter.status) where.push('r.status = ?'), params.push(filter.status);
-  if (filter.specialistId) where.push('r.specialist_id = ?'), params.push(filter.specialistId);
+  const and = (condition: string, ...values: unknown[]) => {
+    where.push(condition);
+    params.push(...values);
+  };
+  if (readable) and(readable.sql, ...readable.params);
+  if (filter.status) and('r.status = ?', filter.status);
+  if (filter.specialistId) and('r.specialist_id = ?', filter.specialistId);
   const created = createdWithinSql(filter.created, 'r.created_at');
-  where.push(...created.sql), params.push(...created.params);
+  where.push(...created.sql);
+  params.push(...created.params);
   return paginateSql(
     sql,
     { table: 'agent_runs', alias: 'r', where: where.join(' and '), params },
