@@ -61,6 +61,8 @@ interface RoundResult {
   firstRelay: number[];
   /** From the start request: the mutation's answer, the subscription's listener registered, the relay's first wake-up of it. */
   answered: number[];
+  /** From the start request: the model received the run's first request. */
+  modelRequest: number[];
   listened: number[];
   relayed: number[];
   /** Deltas emitted before the subscription's listener was registered (excluded from (b)). */
@@ -129,12 +131,18 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
     const sdk = new Anthropic({ apiKey: 'offline-model', baseURL: agent.model.url, maxRetries: 0 });
 
     let requests: MessagesRequest[] = [];
-    agent.onModelRequest = (request) => void requests.push(request);
+    /** When the model received each request of the current run (the bench's clock). */
+    let requestedAt: number[] = [];
+    agent.onModelRequest = (request, at) => {
+      requests.push(request);
+      requestedAt.push(at);
+    };
 
     /** One run through Toolgate, started over HTTP and followed by a runTokens subscription until its text is complete. */
     const oneRun = async () => {
       emitted.length = 0;
       requests = [];
+      requestedAt = [];
       const counted = agent!.statements;
       const received: { end: number; at: number }[] = [];
       let failure: unknown = null;
@@ -202,6 +210,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
         stepStart: stepAt - t0,
         firstRelay: received[0].at - mine[0].at,
         answered: answeredAt - t0,
+        modelRequest: (requestedAt[0] ?? Number.NaN) - performance.timeOrigin - t0,
         listened: live - t0,
         relayed: wokenAt - t0,
         latencies,
@@ -256,6 +265,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           const stepStart: number[] = [];
           const firstRelay: number[] = [];
           const answered: number[] = [];
+          const modelRequest: number[] = [];
           const listened: number[] = [];
           const relayed: number[] = [];
           const latencies: number[] = [];
@@ -271,6 +281,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
               stepStart.push(r.stepStart);
               firstRelay.push(r.firstRelay);
               answered.push(r.answered);
+              modelRequest.push(r.modelRequest);
               listened.push(r.listened);
               relayed.push(r.relayed);
               statements.push(r.statements);
@@ -294,6 +305,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
             stepStart,
             firstRelay,
             answered,
+            modelRequest,
             listened,
             relayed,
             early,
@@ -302,7 +314,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           });
           ctx.log(
             `  tokens run ${round + 1}/${settings.runs} runTokens (${perRound} runs)       TTFT p50 ${fmtMs(ttft.p50)} p99 ${fmtMs(ttft.p99)} ms ` +
-              `(step started ${fmtMs(median(stepStart))}, runtime's first delta ${fmtMs(median(runtimeTtft))}, its relay ${fmtMs(median(firstRelay))}; answered ${fmtMs(median(answered))}, listener ${fmtMs(median(listened))}, relay woke it ${fmtMs(median(relayed))})  per delta p50 ${fmtMs(delta.p50)} p95 ${fmtMs(delta.p95)} p99 ${fmtMs(delta.p99)} ms ` +
+              `(step started ${fmtMs(median(stepStart))}, model request ${fmtMs(median(modelRequest))}, runtime's first delta ${fmtMs(median(runtimeTtft))}, its relay ${fmtMs(median(firstRelay))}; answered ${fmtMs(median(answered))}, listener ${fmtMs(median(listened))}, relay woke it ${fmtMs(median(relayed))})  per delta p50 ${fmtMs(delta.p50)} p95 ${fmtMs(delta.p95)} p99 ${fmtMs(delta.p99)} ms ` +
               `over ${latencies.length} deltas${Number.isFinite(statements[0]) ? `, ${median(statements)} statements start → first delta` : ''}${early ? ` (${early} before the listener, excluded)` : ''}, ${(items / perRound).toFixed(1)} items/run  rss ${ttft.peakRssMb.toFixed(0)} MB  load ${ttft.loadAvg1m.toFixed(1)}`,
           );
         } else {
@@ -352,6 +364,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           runtimeTtftP50: median(rounds.map((r) => median(r.runtimeTtft))),
           firstDeltaRelayP50: median(rounds.map((r) => median(r.firstRelay))),
           answeredP50: median(rounds.map((r) => median(r.answered))),
+          modelRequestP50: median(rounds.map((r) => median(r.modelRequest))),
           listenerP50: median(rounds.map((r) => median(r.listened))),
           relayWokeP50: median(rounds.map((r) => median(r.relayed))),
         },
@@ -386,7 +399,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
         `Breakdown (medians of per-round medians, from the start request): the run's job picked up and its step started after ${x.stepStartedP50.toFixed(1)} ms, ` +
         `the runtime had its first text delta after ${x.runtimeTtftP50.toFixed(1)} ms (the step's database work, the model request and the model's own time to first token), ` +
         `and relaying that first delta to the subscriber took ${x.firstDeltaRelayP50.toFixed(1)} ms. ` +
-        `The mutation answered after ${x.answeredP50.toFixed(1)} ms, the subscription's listener was registered after ${x.listenerP50.toFixed(1)} ms, ` +
+        `The model received the first request after ${x.modelRequestP50.toFixed(1)} ms; the mutation answered after ${x.answeredP50.toFixed(1)} ms, the subscription's listener was registered after ${x.listenerP50.toFixed(1)} ms, ` +
         `and the relay woke it with the first delta after ${x.relayWokeP50.toFixed(1)} ms.`,
       `Per delta: from the runtime's receipt of a text delta (services.runEvents 'token') to the subscriber's receipt of the item that completes it; ` +
         `${deltaFigure.extra!.deltasPerRun.toFixed(0)} deltas per run arrived as ${deltaFigure.extra!.itemsPerRun.toFixed(1)} items (coalesced)` +
