@@ -59,6 +59,12 @@ interface RoundResult {
   stepStart: number[];
   /** The first delta of each run: runtime → subscriber. */
   firstRelay: number[];
+  /** From the start request: the mutation's answer, the subscription's listener registered, the relay's first wake-up of it. */
+  answered: number[];
+  /** From the start request: the model received the run's first request. */
+  modelRequest: number[];
+  listened: number[];
+  relayed: number[];
   /** Deltas emitted before the subscription's listener was registered (excluded from (b)). */
   early: number;
   /** Items the subscriber received per run (coalescing: fewer than deltas). */
@@ -100,11 +106,16 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
     // When the subscription's listener is registered (runId → time): a delta emitted after it
     // certainly took the live path.
     const listening = new Map<string, number>();
+    // When the relay first woke a subscriber of the run (its first delta reached this node's relay).
+    const woken = new Map<string, number>();
     const relay = server.services.realtime!.tokens;
     const listen = relay.listen.bind(relay);
     relay.listen = (runId, orgId, listener) => {
       if (!listening.has(runId)) listening.set(runId, performance.now());
-      return listen(runId, orgId, listener);
+      return listen(runId, orgId, () => {
+        if (!woken.has(runId)) woken.set(runId, performance.now());
+        listener();
+      });
     };
     // When each run's step starts (on the committing node, or its job picked up).
     const stepStarts = new Map<string, number>();
@@ -120,12 +131,18 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
     const sdk = new Anthropic({ apiKey: 'offline-model', baseURL: agent.model.url, maxRetries: 0 });
 
     let requests: MessagesRequest[] = [];
-    agent.onModelRequest = (request) => void requests.push(request);
+    /** When the model received each request of the current run (the bench's clock). */
+    let requestedAt: number[] = [];
+    agent.onModelRequest = (request, at) => {
+      requests.push(request);
+      requestedAt.push(at);
+    };
 
     /** One run through Toolgate, started over HTTP and followed by a runTokens subscription until its text is complete. */
     const oneRun = async () => {
       emitted.length = 0;
       requests = [];
+      requestedAt = [];
       const counted = agent!.statements;
       const received: { end: number; at: number }[] = [];
       let failure: unknown = null;
@@ -135,6 +152,7 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
         { input: { specialistId: seed.specialistId, message: QUESTION } },
         seed.keys.client,
       );
+      const answeredAt = performance.now();
       const runId = startAgentRun.id;
       const stop = socket!.subscribe<TokenItem>(
         TOKENS,
@@ -171,6 +189,8 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       listening.delete(runId);
       const stepAt = stepStarts.get(runId) ?? Number.NaN;
       stepStarts.delete(runId);
+      const wokenAt = woken.get(runId) ?? Number.NaN;
+      woken.delete(runId);
       const mine = emitted.filter((e) => e.runId === runId);
       const latencies: number[] = [];
       let early = 0;
@@ -189,6 +209,10 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
         runtimeTtft: mine[0].at - t0,
         stepStart: stepAt - t0,
         firstRelay: received[0].at - mine[0].at,
+        answered: answeredAt - t0,
+        modelRequest: (requestedAt[0] ?? Number.NaN) - performance.timeOrigin - t0,
+        listened: live - t0,
+        relayed: wokenAt - t0,
         latencies,
         early,
         items: received.length,
@@ -240,6 +264,10 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           const runtimeTtft: number[] = [];
           const stepStart: number[] = [];
           const firstRelay: number[] = [];
+          const answered: number[] = [];
+          const modelRequest: number[] = [];
+          const listened: number[] = [];
+          const relayed: number[] = [];
           const latencies: number[] = [];
           let early = 0;
           let items = 0;
@@ -252,6 +280,10 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
               runtimeTtft.push(r.runtimeTtft);
               stepStart.push(r.stepStart);
               firstRelay.push(r.firstRelay);
+              answered.push(r.answered);
+              modelRequest.push(r.modelRequest);
+              listened.push(r.listened);
+              relayed.push(r.relayed);
               statements.push(r.statements);
               latencies.push(...r.latencies);
               early += r.early;
@@ -266,10 +298,23 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
             ops: latencies.length,
             cpuMsPerOp: (ttft.cpuMsPerOp * perRound) / Math.max(1, deltas),
           };
-          rounds.push({ ttft, delta, runtimeTtft, stepStart, firstRelay, early, itemsPerRun: items / perRound, deltasPerRun: deltas / perRound });
+          rounds.push({
+            ttft,
+            delta,
+            runtimeTtft,
+            stepStart,
+            firstRelay,
+            answered,
+            modelRequest,
+            listened,
+            relayed,
+            early,
+            itemsPerRun: items / perRound,
+            deltasPerRun: deltas / perRound,
+          });
           ctx.log(
             `  tokens run ${round + 1}/${settings.runs} runTokens (${perRound} runs)       TTFT p50 ${fmtMs(ttft.p50)} p99 ${fmtMs(ttft.p99)} ms ` +
-              `(step started ${fmtMs(median(stepStart))}, runtime's first delta ${fmtMs(median(runtimeTtft))}, its relay ${fmtMs(median(firstRelay))})  per delta p50 ${fmtMs(delta.p50)} p95 ${fmtMs(delta.p95)} p99 ${fmtMs(delta.p99)} ms ` +
+              `(step started ${fmtMs(median(stepStart))}, model request ${fmtMs(median(modelRequest))}, runtime's first delta ${fmtMs(median(runtimeTtft))}, its relay ${fmtMs(median(firstRelay))}; answered ${fmtMs(median(answered))}, listener ${fmtMs(median(listened))}, relay woke it ${fmtMs(median(relayed))})  per delta p50 ${fmtMs(delta.p50)} p95 ${fmtMs(delta.p95)} p99 ${fmtMs(delta.p99)} ms ` +
               `over ${latencies.length} deltas${Number.isFinite(statements[0]) ? `, ${median(statements)} statements start → first delta` : ''}${early ? ` (${early} before the listener, excluded)` : ''}, ${(items / perRound).toFixed(1)} items/run  rss ${ttft.peakRssMb.toFixed(0)} MB  load ${ttft.loadAvg1m.toFixed(1)}`,
           );
         } else {
@@ -318,6 +363,10 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
           stepStartedP50: median(rounds.map((r) => median(r.stepStart))),
           runtimeTtftP50: median(rounds.map((r) => median(r.runtimeTtft))),
           firstDeltaRelayP50: median(rounds.map((r) => median(r.firstRelay))),
+          answeredP50: median(rounds.map((r) => median(r.answered))),
+          modelRequestP50: median(rounds.map((r) => median(r.modelRequest))),
+          listenerP50: median(rounds.map((r) => median(r.listened))),
+          relayWokeP50: median(rounds.map((r) => median(r.relayed))),
         },
       },
       ({ p50DeltaMs, p99DeltaMs }) =>
@@ -349,7 +398,9 @@ export async function tokensScenario(ctx: BenchContext, env: TokensEnv): Promise
       `Time to first token: from sending startAgentRun to the first runTokens item at the subscriber, against the SDK's request → first text delta for the same first model request; goals on the added time (p50 Δ, p99 Δ). ` +
         `Breakdown (medians of per-round medians, from the start request): the run's job picked up and its step started after ${x.stepStartedP50.toFixed(1)} ms, ` +
         `the runtime had its first text delta after ${x.runtimeTtftP50.toFixed(1)} ms (the step's database work, the model request and the model's own time to first token), ` +
-        `and relaying that first delta to the subscriber took ${x.firstDeltaRelayP50.toFixed(1)} ms.`,
+        `and relaying that first delta to the subscriber took ${x.firstDeltaRelayP50.toFixed(1)} ms. ` +
+        `The model received the first request after ${x.modelRequestP50.toFixed(1)} ms; the mutation answered after ${x.answeredP50.toFixed(1)} ms, the subscription's listener was registered after ${x.listenerP50.toFixed(1)} ms, ` +
+        `and the relay woke it with the first delta after ${x.relayWokeP50.toFixed(1)} ms.`,
       `Per delta: from the runtime's receipt of a text delta (services.runEvents 'token') to the subscriber's receipt of the item that completes it; ` +
         `${deltaFigure.extra!.deltasPerRun.toFixed(0)} deltas per run arrived as ${deltaFigure.extra!.itemsPerRun.toFixed(1)} items (coalesced)` +
         `${early ? `; ${early} deltas emitted before the subscription's listener was registered were left out` : ''}. The baseline column shows the SDK's own inter-delta gaps (no relay: 0 added by definition).`,

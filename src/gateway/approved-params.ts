@@ -10,12 +10,15 @@ import type { ToolCall } from './tool-call.entity';
  * The params an approved call runs with: the approval's sealed copy, opened with the
  * (org, call) AAD and checked against the approval's binding hash — what a person approved
  * is exactly what runs. CONFLICT when they cannot be opened or no longer match.
+ * `decidedPolicyVersion`: the call's decision's policy version when the caller read it
+ * already in this transaction (a decision row never changes); read here otherwise.
  */
 export async function openApprovedParams(
   tx: EntityManager,
   keyring: MasterKeyring,
   call: ToolCall,
   approval: ApprovalRequest,
+  decidedPolicyVersion?: number,
 ): Promise<Record<string, unknown>> {
   if (!approval.sealedParams) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
   const params = openJson<Record<string, unknown>>(
@@ -23,9 +26,10 @@ export async function openApprovedParams(
     sealedParamsAad(call.orgId, call.id),
     approval.sealedParams,
   );
-  const [decision] = await tx.execute<{ policy_version: number }[]>('select policy_version from policy_decisions where id = ?', [
-    call.policyDecisionId,
-  ]);
+  const [decision] =
+    decidedPolicyVersion === undefined
+      ? await tx.execute<{ policy_version: number }[]>('select policy_version from policy_decisions where id = ?', [call.policyDecisionId])
+      : [{ policy_version: decidedPolicyVersion }];
   const expected = approvalBindingHash({
     orgId: call.orgId,
     runId: call.runId,

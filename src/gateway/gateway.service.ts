@@ -232,7 +232,8 @@ export class ToolGateway {
         let params: Record<string, unknown>;
         try {
           if (!tool) throw new AppError('CONFLICT', 'The approved call can no longer be resumed');
-          params = await openApprovedParams(tx, this.deps.keyring, call, approval);
+          // The decision's policy version came with the run's row (one statement fewer while it is held).
+          params = await openApprovedParams(tx, this.deps.keyring, call, approval, run.decided_policy_version ?? undefined);
         } catch (error) {
           if (!(await start())) return current();
           const code = error instanceof AppError ? error.code : 'CONFLICT';

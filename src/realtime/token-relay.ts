@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from '../support/logger';
 import type { RunEvents, TokenEvent } from '../runs/run-events';
 import { MAX_BUS_MESSAGE_BYTES, type EventBus } from './event-bus';
@@ -46,7 +47,9 @@ const IDLE_MS = 10 * 60_000;
  * given the message so far and then the live deltas, without gaps or repeats (deltas are
  * placed by their offset in the run's assistant text). A retraction (`retract`: the text from
  * its offset on is discarded, see TokenEvent) travels in the same ordered stream: each node
- * cuts its buffer there and tells its listeners.
+ * cuts its buffer there and tells its listeners. The node streaming a run applies its own
+ * deltas at once, as it publishes them (its subscribers wait for no bus round trip), and skips
+ * its own messages when the bus brings them back (tagged with `node`).
  */
 export class TokenRelay {
   private readonly runs = new Map<string, RunBuffer>();
@@ -54,6 +57,8 @@ export class TokenRelay {
   private readonly outbox = new Map<string, { pending: TokenEvent | null; lastSent: number; timer: NodeJS.Timeout | null }>();
   private started: Promise<void> | null = null;
   private readonly sweeper: NodeJS.Timeout;
+  /** Tags this node's messages on the bus: it applied them when it sent them. */
+  private readonly node = randomUUID();
 
   constructor(
     private readonly bus: EventBus,
@@ -143,26 +148,38 @@ export class TokenRelay {
     run.lastSent = performance.now();
   }
 
+  /** Applied here at once, then published for the other nodes. */
   private send(event: TokenEvent): void {
-    const message = JSON.stringify(event);
+    this.apply(event);
+    this.publish(event);
+  }
+
+  private publish(event: TokenEvent): void {
+    const message = JSON.stringify({ ...event, node: this.node });
     // Split what would not fit one NOTIFY payload.
     if (Buffer.byteLength(message) > MAX_BUS_MESSAGE_BYTES) {
       const half = Math.floor(event.text.length / 2);
-      this.send({ ...event, text: event.text.slice(0, half) });
+      this.publish({ ...event, text: event.text.slice(0, half) });
       const { retract: _cutByTheFirstHalf, ...rest } = event;
-      this.send({ ...rest, offset: event.offset + half, text: event.text.slice(half) });
+      this.publish({ ...rest, offset: event.offset + half, text: event.text.slice(half) });
       return;
     }
     this.bus.publish('tokens', message).catch((error: unknown) => this.logger.warn({ err: error }, 'could not publish tokens'));
   }
 
   private consume(message: string): void {
-    let event: TokenEvent;
+    let event: TokenEvent & { node?: string };
     try {
-      event = JSON.parse(message) as TokenEvent;
+      event = JSON.parse(message) as TokenEvent & { node?: string };
     } catch {
       return;
     }
+    if (event.node === this.node) return; // applied when sent
+    this.apply(event);
+  }
+
+  /** Places a delta (or a retraction) in the run's text and wakes its listeners. */
+  private apply(event: TokenEvent): void {
     const run = this.buffer(event.runId, event.orgId, event.offset);
     const cut = event.retract === true && this.cut(run, event.offset);
     if (event.text.length === 0) {

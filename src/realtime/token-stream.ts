@@ -1,5 +1,6 @@
 import type { RequestContext } from '../graphql/context';
 import { requireCaller } from '../graphql/auth-checker';
+import { isUuid } from '../db/ids';
 import { findRun } from '../runs/run-query.service';
 import { assistantText, loadMessages } from '../runs/run-messages';
 import { realtimeOf } from './ledger-stream';
@@ -41,11 +42,20 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
 
   async function* stream() {
     const caller = requireCaller(ctx);
-    const run = await findRun(ctx.services.orm.em.fork(), caller, runId);
-    await recheckAccess(ctx);
+    // The run's visibility, the key and the stored text are read at once (one round trip's
+    // wait, not three); nothing is sent before the first two pass. Reading the stored text
+    // before the listener is attached loses nothing: the relay keeps every run's live text
+    // whether anyone listens or not, and the snapshot below is taken after the listener.
+    const stored = isUuid(runId) ? loadMessages(ctx.services.orm.em.fork(), runId) : Promise.resolve([]);
+    stored.catch(() => undefined); // awaited below, unless the run is not the caller's
+    const [found, access] = await Promise.allSettled([findRun(ctx.services.orm.em.fork(), caller, runId), recheckAccess(ctx)]);
+    // In the order they were checked one after the other: an unknown run first.
+    if (found.status === 'rejected') throw found.reason;
+    if (access.status === 'rejected') throw access.reason;
+    const run = found.value;
     const follow = realtime.tokens.listen(run.id, run.orgId, () => wake.notify());
     try {
-      let persisted = assistantText(await loadMessages(ctx.services.orm.em.fork(), run.id));
+      let persisted = assistantText(await stored);
       let loadedAt = Date.now();
       let sent = afterOffset ?? 0;
       while (!wake.closed) {

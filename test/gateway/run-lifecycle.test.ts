@@ -1,7 +1,14 @@
 import { Client } from 'pg';
 import { useDemoApp } from '../support/demo-fixture';
 import { newOrg } from '../support/factories';
-import { COMPLETE_RUN, DELETE_POLICY_RULE, START_AGENT_RUN, UPSERT_POLICY_RULE } from '../support/documents';
+import {
+  COMPLETE_RUN,
+  DELETE_POLICY_RULE,
+  EXECUTE_APPROVED_TOOL_CALL,
+  RESOLVE_APPROVAL,
+  START_AGENT_RUN,
+  UPSERT_POLICY_RULE,
+} from '../support/documents';
 import { type GatewayClient, errorCode, recordStatements, touching, transactionsIn } from './gateway-helpers';
 
 /**
@@ -333,5 +340,18 @@ describe('hot path', () => {
         expect(touching(measured.statements, table)).toEqual([]);
       }
     }
+  });
+
+  test("an approved call's claim reads its decision once, with the run's row it locks (its policy version checks what was approved)", async () => {
+    const run = await demo.gw.startRun();
+    const waiting = await demo.gw.execute(run.id, 'invoice', 'send', { customerId: '1', amount: 6 }, { toolUseId: 'toolu_claim_reads' });
+    expect(waiting.status).toBe('waiting_approval');
+    await demo.gw.ok(RESOLVE_APPROVAL, { id: waiting.approvalRequestId!, decision: 'APPROVE' }, demo.seed.keys.expert);
+
+    const approved = await recordStatements(demo.app, () => demo.gw.ok(EXECUTE_APPROVED_TOOL_CALL, { id: waiting.toolCallId }, demo.seed.keys.agent));
+    expect(approved.value.executeApprovedToolCall.status).toBe('succeeded');
+    const decisionReads = approved.statements.filter((s) => /^\[query\] select\b.*\bpolicy_decisions\b/is.test(s));
+    expect(decisionReads).toHaveLength(1);
+    expect(decisionReads[0]).toMatch(/for no key update of r\b/);
   });
 });

@@ -26,6 +26,8 @@ import {
 let app: TestApp;
 let org: TestOrg;
 const published: { channel: BusChannel; message: string }[] = [];
+/** While set, this node's token messages wait here before they reach the bus (released in order). */
+let heldTokens: (() => Promise<void>)[] | null = null;
 
 beforeAll(async () => {
   app = await startTestApp({}, { eventBus: 'postgres' });
@@ -35,6 +37,10 @@ beforeAll(async () => {
   const publish = bus.publish.bind(bus);
   bus.publish = (channel, message) => {
     published.push({ channel, message });
+    if (channel === 'tokens' && heldTokens) {
+      heldTokens.push(() => publish(channel, message));
+      return Promise.resolve();
+    }
     return publish(channel, message);
   };
 });
@@ -135,6 +141,43 @@ describe('token deltas', () => {
     expect(gaps(feed.items)).toEqual([]);
     expect(joined(feed.items)).toBe(['Hi ', ...big].join(''));
     expect(app.services.realtime!.tokens.snapshot(run.id)).toEqual({ start: 0, text: ['Hi ', ...big].join('') });
+  });
+});
+
+describe('the streaming node', () => {
+  test("its own subscribers get its deltas without the bus's round trip, and its messages coming back are skipped (a retraction is not applied twice)", async () => {
+    const run = await newRun(app.em(), org, { status: 'running' });
+    const realtime = app.services.realtime!;
+    const emit = (offset: number, text: string, retract?: boolean) =>
+      app.services.runEvents.emit('token', { orgId: org.org.id, runId: run.id, offset, text, ...(retract ? { retract } : {}) });
+    const feed = retractingTokens(connect(app.wsUrl, org.keys.expert).client, run.id);
+    await waitUntil(() => realtime.tokens.listenerCount(run.id) === 1, 'the subscription to listen');
+    heldTokens = [];
+    // The first delta of an attempt retracts from its offset; nothing of it reaches the bus yet.
+    emit(0, 'Hello ', true);
+    await feed.until((f) => appliedText(f.items) === 'Hello ', 'the first delta, from this node');
+    emit(6, 'world');
+    await feed.until((f) => appliedText(f.items) === 'Hello world', 'the second delta, from this node');
+    const held = heldTokens;
+    heldTokens = null;
+    expect(held.length).toBe(2);
+    // This node's listener hears what the bus brings back, after the relay (subscribed first) did.
+    const heard: string[] = [];
+    const unsubscribe = await realtime.bus.subscribe('tokens', (message) => {
+      if ((JSON.parse(message) as { runId: string }).runId === run.id) heard.push(message);
+    });
+    try {
+      // The bus brings both back: the first, applied again, would cut "world" (and a later one add it back).
+      for (const send of held) await send();
+      await waitUntil(() => heard.length === 2, 'both messages back from the bus');
+    } finally {
+      await unsubscribe();
+    }
+    expect(realtime.tokens.snapshot(run.id)).toEqual({ start: 0, text: 'Hello world' });
+    expect(realtime.tokens.generation(run.id)).toBe(0);
+    emit(11, '!');
+    await feed.until((f) => appliedText(f.items) === 'Hello world!', 'a later delta');
+    expect(feed.items.every((item) => item.retractFrom === null)).toBe(true);
   });
 });
 
