@@ -1,41 +1,14 @@
 import type DataLoader from 'dataloader';
 import { ToolCall } from './tool-call.entity';
-import type { ToolCallFields } from './tool-call.types';
+import { TOOL_CALL_FIELDS, type ToolCallFields } from './tool-call.types';
 import { NESTED_LIST_CAP, firstOfEach, groupLoader, uniqueLoader, type OrgRows } from '../graphql/loaders';
 
 /** A call as the loaders read it: what its GraphQL type shows, and its tool_use id (a run's messages pair calls by it). */
 export type LoadedToolCall = ToolCallFields & Pick<ToolCall, 'toolUseId'>;
 
-// Every column of LoadedToolCall and no other (the Record makes the compiler check both ways):
-// not the org, the fingerprint, the node or the sealed input a running call carries, which
-// no read shows and which cost parsing for every row of every nested list.
-const READ: Record<keyof LoadedToolCall, true> = {
-  id: true,
-  runId: true,
-  toolName: true,
-  action: true,
-  correlationId: true,
-  toolUseId: true,
-  status: true,
-  inputRedacted: true,
-  editedInputRedacted: true,
-  outputRedacted: true,
-  policyDecisionId: true,
-  riskLevel: true,
-  reviewRequired: true,
-  reviewAcknowledgedAt: true,
-  reviewAcknowledgedBy: true,
-  reviewNote: true,
-  errorCode: true,
-  errorText: true,
-  vendorStatusCode: true,
-  retryCount: true,
-  durationMs: true,
-  costCents: true,
-  createdAt: true,
-  updatedAt: true,
-};
-const LOADED_TOOL_CALL_COLUMNS = Object.keys(READ) as (keyof LoadedToolCall)[];
+// Not the org, the fingerprint, the node or the sealed input a running call carries, which no
+// read shows and which cost parsing for every row of every nested list.
+const LOADED_TOOL_CALL_COLUMNS = [...TOOL_CALL_FIELDS, 'toolUseId'] as const;
 
 declare module '../graphql/context' {
   interface RequestLoaders {

@@ -116,32 +116,32 @@ export class ToolCallsArgs extends PageArgs {
 }
 
 /** What a call's GraphQL type reads of its row (the loaders read these columns, not `select *`). */
-export type ToolCallFields = Pick<
-  ToolCall,
-  | 'id'
-  | 'runId'
-  | 'toolName'
-  | 'action'
-  | 'correlationId'
-  | 'status'
-  | 'inputRedacted'
-  | 'editedInputRedacted'
-  | 'outputRedacted'
-  | 'riskLevel'
-  | 'reviewRequired'
-  | 'reviewAcknowledgedAt'
-  | 'reviewAcknowledgedBy'
-  | 'reviewNote'
-  | 'errorCode'
-  | 'errorText'
-  | 'vendorStatusCode'
-  | 'retryCount'
-  | 'durationMs'
-  | 'costCents'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'policyDecisionId'
->;
+export const TOOL_CALL_FIELDS = [
+  'id',
+  'runId',
+  'toolName',
+  'action',
+  'correlationId',
+  'status',
+  'inputRedacted',
+  'editedInputRedacted',
+  'outputRedacted',
+  'riskLevel',
+  'reviewRequired',
+  'reviewAcknowledgedAt',
+  'reviewAcknowledgedBy',
+  'reviewNote',
+  'errorCode',
+  'errorText',
+  'vendorStatusCode',
+  'retryCount',
+  'durationMs',
+  'costCents',
+  'createdAt',
+  'updatedAt',
+  'policyDecisionId',
+] as const satisfies readonly (keyof ToolCall)[];
+export type ToolCallFields = Pick<ToolCall, (typeof TOOL_CALL_FIELDS)[number]>;
 
 export const toToolCallType = (c: ToolCallFields): ToolCallType => ({
   id: c.id,

@@ -46,7 +46,8 @@ export function tokenStream(ctx: RequestContext, runId: string, afterOffset: num
     // wait, not three); nothing is sent before the first two pass. Reading the stored text
     // before the listener is attached loses nothing: the relay keeps every run's live text
     // whether anyone listens or not, and the snapshot below is taken after the listener.
-    const stored = isUuid(runId) ? loadMessages(ctx.services.orm.em.fork(), runId) : Promise.resolve([]);
+    // Read within the caller's org only: another org's run is never read, not even to be dropped.
+    const stored = isUuid(runId) ? loadMessages(ctx.services.orm.em.fork(), runId, caller.orgId) : Promise.resolve([]);
     stored.catch(() => undefined); // awaited below, unless the run is not the caller's
     const [found, access] = await Promise.allSettled([findRun(ctx.services.orm.em.fork(), caller, runId), recheckAccess(ctx)]);
     // In the order they were checked one after the other: an unknown run first.

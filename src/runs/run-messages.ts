@@ -32,8 +32,8 @@ export interface ToolUseNote {
 
 export type StoredBlock = Record<string, unknown> & { type: string; toolgate?: PendingNote | ToolUseNote };
 
-export async function loadMessages(em: EntityManager, runId: string): Promise<RunMessage[]> {
-  return em.find(RunMessage, { runId }, { orderBy: { position: 'asc' } });
+export async function loadMessages(em: EntityManager, runId: string, orgId?: string): Promise<RunMessage[]> {
+  return em.find(RunMessage, orgId ? { runId, orgId } : { runId }, { orderBy: { position: 'asc' } });
 }
 
 export function appendMessage(

@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from 'express';
+import { LRUCache } from 'lru-cache';
 import {
   type GraphQLError,
   Kind,
@@ -24,7 +25,7 @@ import { responseMediaType } from './media';
 /** The one root field this route serves. */
 export const ROUTED_ROOT_FIELD = 'executeToolCall';
 
-/** Document texts remembered (routed or not); past this, the oldest is forgotten. */
+/** Document texts remembered (routed or not); past this, the least recently used is forgotten. */
 export const MAX_ROUTED_DOCUMENTS = 500;
 
 export interface ToolCallRouteOptions {
@@ -160,20 +161,21 @@ function routableRequest(method: string, body: unknown): { query: string; variab
 /**
  * Which document texts the route serves, decided once per text: one operation, a mutation
  * whose only selection is `executeToolCall` (no directive on it), no introspection field,
- * valid against the schema. Bounded: the oldest text is forgotten first.
+ * valid against the schema. Bounded: the least recently used text is forgotten first.
  */
 class RoutedDocuments {
-  private readonly seen = new Map<string, RoutedDocument | null>();
+  /** Each text's decision (`false`: not routed), the least recently used forgotten first. */
+  private readonly seen = new LRUCache<string, RoutedDocument | false>({ max: MAX_ROUTED_DOCUMENTS });
 
   constructor(private readonly schema: GraphQLSchema) {}
 
   get(text: string): RoutedDocument | null {
-    const known = this.seen.get(text);
-    if (known !== undefined) return known;
-    const routed = this.decide(text);
-    if (this.seen.size >= MAX_ROUTED_DOCUMENTS) this.seen.delete(this.seen.keys().next().value as string);
-    this.seen.set(text, routed);
-    return routed;
+    let routed = this.seen.get(text);
+    if (routed === undefined) {
+      routed = this.decide(text) ?? false;
+      this.seen.set(text, routed);
+    }
+    return routed || null;
   }
 
   private decide(text: string): RoutedDocument | null {
